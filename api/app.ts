@@ -1,0 +1,33 @@
+/**
+ * `createHostApp(host, deps)`: the Express app of one host (admin, web or push), built from the
+ * route table. No listen(), no env reads; api/main.ts wires it to a socket.
+ */
+import express, { type Express } from 'express';
+import type { ApiDeps } from './deps';
+import { errorMiddleware, notFound } from './http-errors';
+import { requestLog } from './request-log';
+import type { Host, Route } from './route-table';
+import { allRoutes } from './routes';
+
+const JSON_LIMIT = '64kb';
+
+export function createHostApp(
+  host: Host,
+  deps: ApiDeps,
+  routes: readonly Route[] = allRoutes(deps),
+): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestLog(deps.log, host));
+  app.use('/api/v2', express.json({ limit: JSON_LIMIT }));
+  for (const route of routes) {
+    if (route.hosts.includes(host)) app[route.method](route.path, ...route.handlers);
+  }
+  app.use('/api/v2', notFound());
+  app.use((_req, res) => {
+    res.status(404).type('text/plain').send('Not found');
+  });
+  app.use(errorMiddleware(deps.log));
+  return app;
+}

@@ -1,0 +1,77 @@
+/**
+ * The one place where errors become HTTP replies. JSON API errors have the shape
+ * `{"error":{"code","message"}}`; anything unexpected is logged and answered as INTERNAL without
+ * details. Backing-service outages become 503 with Retry-After, so clients know to retry.
+ */
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, ERRORS, type ErrorCode } from '../shared/errors';
+import type { Logger } from '../shared/log';
+
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { type?: string; status?: number; name?: string; message?: string };
+  // body-parser / raw-body errors
+  if (e.type === 'entity.parse.failed')
+    return new AppError('VALIDATION_FAILED', 'malformed JSON body');
+  if (e.type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE');
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+    return new AppError('UNSUPPORTED_MEDIA_TYPE');
+  }
+  if (isDependencyOutage(err))
+    return new AppError('DEPENDENCY_UNAVAILABLE', undefined, undefined, { cause: err });
+  return new AppError('INTERNAL', undefined, undefined, { cause: err });
+}
+
+/** Redis (fail-fast producer) and Mongo connectivity failures. */
+export function isDependencyOutage(err: unknown): boolean {
+  const e = err as { name?: string; message?: string };
+  if (
+    typeof e?.name === 'string' &&
+    /^Mongo(ServerSelection|Network|NotConnected|TopologyClosed)/.test(e.name)
+  ) {
+    return true;
+  }
+  const message = typeof e?.message === 'string' ? e.message : '';
+  return (
+    /Stream isn't writeable and enableOfflineQueue options is false/.test(message) ||
+    /Connection is closed/.test(message) ||
+    /ECONNREFUSED|ECONNRESET|ETIMEDOUT/.test(message) ||
+    /Reached the max retries per request limit/.test(message)
+  );
+}
+
+export function sendError(res: Parameters<RequestHandler>[1], err: AppError): void {
+  if (err.code === 'DEPENDENCY_UNAVAILABLE') res.setHeader('Retry-After', '5');
+  res.status(err.status).json({ error: { code: err.code, message: err.message } });
+}
+
+export function errorMiddleware(log: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const appError = toAppError(err);
+    const reqLog = (res.locals.log as Logger | undefined) ?? log;
+    if (appError.status >= 500) {
+      reqLog.error({ err: describe(err), code: appError.code }, 'request failed');
+    } else {
+      reqLog.debug({ code: appError.code }, 'request refused');
+    }
+    sendError(res, appError);
+  };
+}
+
+export function notFound(code: ErrorCode = 'NOT_FOUND'): RequestHandler {
+  return (_req, res) => {
+    res.status(ERRORS[code].status).json({ error: { code, message: ERRORS[code].message } });
+  };
+}
+
+function describe(err: unknown): Record<string, unknown> {
+  if (err instanceof Error) {
+    const cause = err.cause instanceof Error ? err.cause : undefined;
+    return { name: err.name, message: err.message, stack: err.stack, cause: cause?.message };
+  }
+  return { value: String(err) };
+}

@@ -1,0 +1,85 @@
+/**
+ * The API process: connects to Redis (fail-fast producer profile) and MongoDB, builds the
+ * dependencies once, and serves the three hosts. `close()` is its one shutdown path: stop intake,
+ * finish in-flight requests until the deadline, then close queues, Redis and Mongo.
+ */
+import { createAccountsService } from '../shared/accounts/service';
+import { createKeyRing } from '../shared/crypto/keys';
+import type { TlsMaterial } from '../shared/crypto/tls';
+import type { Logger } from '../shared/log';
+import { createProducers } from '../shared/queues/producers';
+import { ensureIndexes } from '../shared/storage/indexes';
+import { connectMongo, mongoReachable } from '../shared/storage/mongo';
+import { closeRedis, createProducerRedis } from '../shared/storage/redis';
+import { createHostApp } from './app';
+import type { ApiDeps } from './deps';
+import { listen, type Listener } from './server';
+import type { Host } from './route-table';
+
+export interface ApiOptions {
+  readonly log: Logger;
+  readonly redisUrl: string;
+  readonly mongoUrl: string;
+  readonly database?: string;
+  readonly queuePrefix: string;
+  readonly masterKey: Buffer;
+  /** Undefined: plain HTTP (TLS=off, behind a TLS-terminating proxy). */
+  readonly tls: TlsMaterial | undefined;
+  readonly host: string;
+  readonly ports: Readonly<Record<Host, number>>;
+  readonly publicUrls: ApiDeps['publicUrls'];
+}
+
+export interface ApiProcess {
+  readonly ports: Readonly<Record<Host, number>>;
+  close(deadlineMs: number): Promise<void>;
+}
+
+export async function startApi(options: ApiOptions): Promise<ApiProcess> {
+  const { log } = options;
+  const mongo = await connectMongo(options.mongoUrl, options.database);
+  const redis = createProducerRedis(options.redisUrl, 'apkrelay:api');
+  redis.on('error', (err) => log.warn({ err: err.message }, 'redis (api) connection error'));
+  const producers = createProducers(redis, options.queuePrefix);
+  const listeners: Listener[] = [];
+  try {
+    await ensureIndexes(mongo.db);
+    const deps: ApiDeps = {
+      log,
+      accounts: createAccountsService(mongo.db, createKeyRing(options.masterKey)),
+      publicUrls: options.publicUrls,
+      readiness: {
+        redis: async () => (await redis.ping()) === 'PONG',
+        mongo: () => mongoReachable(mongo),
+        workers: () => producers.allHaveWorkers(),
+      },
+    };
+    for (const host of ['admin', 'web', 'push'] as const) {
+      listeners.push(
+        await listen(createHostApp(host, deps), {
+          host: options.host,
+          port: options.ports[host],
+          tls: options.tls,
+        }),
+      );
+    }
+  } catch (err) {
+    await Promise.all(listeners.map((l) => l.close(0)));
+    await producers.close().catch(() => undefined);
+    await closeRedis(redis);
+    await mongo.close();
+    throw err;
+  }
+  const [admin, web, push] = listeners as [Listener, Listener, Listener];
+  let closing: Promise<void> | undefined;
+  return {
+    ports: { admin: admin.port, web: web.port, push: push.port },
+    close: (deadlineMs) =>
+      (closing ??= (async () => {
+        await Promise.all(listeners.map((l) => l.close(deadlineMs)));
+        await producers.close().catch(() => undefined);
+        await closeRedis(redis);
+        await mongo.close();
+      })()),
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * The route table: every HTTP route of every host, as data. Hosts mount their routes from it, the
+ * OpenAPI test compares it with the published document, and the access-control tests enumerate it,
+ * so a route cannot be added without being seen by all three.
+ */
+import type { RequestHandler } from 'express';
+
+export type Host = 'admin' | 'web' | 'push';
+export type Method = 'get' | 'post' | 'put' | 'delete';
+/** Who may call a route: anyone, or an account authenticated by its API key. */
+export type Access = 'public' | 'apiKey';
+
+export interface Route {
+  readonly method: Method;
+  /** Express path syntax (`/api/v2/apps/:package`); OpenAPI uses `{package}`. */
+  readonly path: string;
+  readonly hosts: readonly Host[];
+  readonly access: Access;
+  readonly summary: string;
+  readonly handlers: readonly RequestHandler[];
+}
+
+export function toOpenApiPath(expressPath: string): string {
+  return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}

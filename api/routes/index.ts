@@ -1,0 +1,26 @@
+import type { ApiDeps } from '../deps';
+import { openApiDocument } from '../openapi';
+import type { Route } from '../route-table';
+import { accountRoutes } from './accounts';
+import { healthRoutes } from './health';
+
+/** Every route of every host. */
+export function allRoutes(deps: ApiDeps): Route[] {
+  const document = openApiDocument(deps.publicUrls.base);
+  return [
+    ...healthRoutes(deps),
+    {
+      method: 'get',
+      path: '/api/v2/openapi.json',
+      hosts: ['admin'],
+      access: 'public',
+      summary: 'This document.',
+      handlers: [
+        (_req, res) => {
+          res.json(document);
+        },
+      ],
+    },
+    ...accountRoutes(deps),
+  ];
+}

@@ -1,0 +1,156 @@
+/**
+ * `apkrelay start`: the whole service as one process tree (embedded Redis and MongoDB-protocol
+ * server when no URLs are configured, then an API process and a worker process), or one role with
+ * `--only api|workers` for scaling out. Each process has one shutdown path; the supervisor stops
+ * its children first and the services it started last.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { once } from 'node:events';
+import { Command, Option } from 'commander';
+import { startApi } from '../../../api/main';
+import type { Config } from '../../../shared/config';
+import { resolveMasterKey } from '../../../shared/crypto/master-key';
+import { resolveTlsMaterial } from '../../../shared/crypto/tls';
+import type { Logger } from '../../../shared/log';
+import { startWorkers } from '../../../workers/main';
+import { installShutdown } from '../../process/shutdown';
+import { ensureServices } from '../../services/embedded';
+import { cliConfig, cliLogger } from '../context';
+
+type Role = 'api' | 'workers';
+interface ReadyMessage {
+  type: 'ready';
+  role: Role;
+}
+
+export function register(program: Command): void {
+  program
+    .command('start')
+    .description(
+      'Run apkrelay: API (three HTTPS listeners) and workers, on embedded services by default.',
+    )
+    .addOption(new Option('--only <role>', 'run a single role').choices(['api', 'workers']))
+    .action(async (opts: { only?: Role }) => {
+      const config = cliConfig();
+      if (opts.only) await runRole(config, opts.only);
+      else await supervise(config);
+    });
+}
+
+function hostnames(config: Config): string[] {
+  return [config.publicBaseUrl, config.publicWebUrl, config.publicPushUrl].map((u) =>
+    new URL(u).hostname.replace(/^\[|\]$/g, ''),
+  );
+}
+
+async function runRole(config: Config, role: Role): Promise<void> {
+  const log = cliLogger(config, role);
+  const services = await ensureServices(config);
+  const masterKey = await resolveMasterKey(config.masterKey, config.dataDir, log);
+  const common = {
+    log,
+    redisUrl: services.redisUrl,
+    mongoUrl: services.mongoUrl,
+    queuePrefix: config.queuePrefix,
+    masterKey,
+  };
+  let stop: () => Promise<void>;
+  if (role === 'api') {
+    const tls = config.tls
+      ? await resolveTlsMaterial({
+          certFile: config.tlsCert,
+          keyFile: config.tlsKey,
+          dataDir: config.dataDir,
+          hostnames: hostnames(config),
+        })
+      : undefined;
+    const api = await startApi({
+      ...common,
+      tls,
+      host: config.host,
+      ports: { admin: config.port, web: config.webPort, push: config.pushPort },
+      publicUrls: {
+        base: config.publicBaseUrl,
+        web: config.publicWebUrl,
+        push: config.publicPushUrl,
+      },
+    });
+    log.info({ ports: api.ports }, 'api listening');
+    stop = () => api.close(config.shutdownTimeoutMs);
+  } else {
+    const workers = await startWorkers({ ...common, dataDir: config.dataDir });
+    stop = () => workers.close();
+  }
+  installShutdown(log, config.shutdownTimeoutMs, async () => {
+    await stop();
+    await services.stop();
+  });
+  process.send?.({ type: 'ready', role } satisfies ReadyMessage);
+  if (!process.send && role === 'api') printUrls(config);
+}
+
+function printUrls(config: Config): void {
+  process.stdout.write(
+    `apkrelay is running:\n` +
+      `  admin + API  ${config.publicBaseUrl}\n` +
+      `  web          ${config.publicWebUrl}\n` +
+      `  push         ${config.publicPushUrl}\n`,
+  );
+}
+
+async function supervise(config: Config): Promise<void> {
+  const log = cliLogger(config, 'supervisor');
+  const services = await ensureServices(config);
+  // Generated once here, so the children only read them.
+  await resolveMasterKey(config.masterKey, config.dataDir, log);
+  if (config.tls) {
+    await resolveTlsMaterial({
+      certFile: config.tlsCert,
+      keyFile: config.tlsKey,
+      dataDir: config.dataDir,
+      hostnames: hostnames(config),
+    });
+  }
+  const entry = path.join(__dirname, '..', 'main.js');
+  const children = new Map<Role, ChildProcess>();
+  let shuttingDown = false;
+  const shutdown = installShutdown(log, config.shutdownTimeoutMs, async () => {
+    shuttingDown = true;
+    await Promise.all([...children.values()].map((c) => stopChild(c, config.shutdownTimeoutMs)));
+    await services.stop();
+  });
+  const ready = (['api', 'workers'] as const).map((role) => {
+    const child = fork(entry, ['start', '--only', role], { stdio: 'inherit' });
+    children.set(role, child);
+    child.on('exit', (code, signal) => {
+      if (shuttingDown) return;
+      log.error({ role, code, signal }, 'a child process exited; stopping apkrelay');
+      process.exitCode = 1;
+      void shutdown();
+    });
+    return waitReady(child, role, log);
+  });
+  await Promise.all(ready);
+  printUrls(config);
+}
+
+function waitReady(child: ChildProcess, role: Role, log: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    child.on('message', (message: ReadyMessage) => {
+      if (message?.type === 'ready' && message.role === role) {
+        log.info({ role, pid: child.pid }, 'ready');
+        resolve();
+      }
+    });
+  });
+}
+
+async function stopChild(child: ChildProcess, deadlineMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), deadlineMs);
+  await exited;
+  clearTimeout(timer);
+}

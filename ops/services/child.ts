@@ -1,0 +1,98 @@
+/** Spawning a service process, waiting for it to answer, and stopping it with a deadline. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/**
+ * Starts a service in its own process group (a terminal's Ctrl-C reaches only our supervisor,
+ * which stops services last), writing straight to its log file so it never depends on our pipes.
+ */
+export function spawnService(bin: string, args: readonly string[], logFile: string): ChildProcess {
+  const fd = openSync(logFile, 'a');
+  try {
+    const child = spawn(bin, args, { stdio: ['ignore', fd, fd], detached: true });
+    child.unref();
+    return child;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.setTimeout(1000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+export async function waitForPort(
+  port: number,
+  child: ChildProcess | undefined,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) {
+      throw new Error(`${what} exited with code ${child.exitCode} before accepting connections`);
+    }
+    if (await portAnswers(port)) return;
+    await sleep(100);
+  }
+  throw new Error(`${what} did not accept connections on port ${port} within ${timeoutMs} ms`);
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+export async function stopPid(pid: number, graceMs: number): Promise<void> {
+  if (!isAlive(pid)) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + graceMs;
+  while (isAlive(pid) && Date.now() < deadline) await sleep(50);
+  if (isAlive(pid)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      return;
+    }
+    while (isAlive(pid)) await sleep(20);
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * Embedded default services: when REDIS_URL / MONGO_URL are unset, apkrelay runs its own Redis and
+ * MongoDB-protocol server on loopback with their data under DATA_DIR. The first process that needs
+ * them starts them and records them in `DATA_DIR/run/services.json`; later processes using the same
+ * DATA_DIR (the CLI while `npm start` runs, a second `start:api`) find and reuse them. Only the
+ * process that started a service stops it.
+ */
+import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Config } from '../../shared/config';
+import { ensureMongoServer, ensureRedisServer, type MongoKind } from './binaries';
+import { freePort, isAlive, portAnswers, spawnService, stopPid, waitForPort } from './child';
+
+interface ServiceRecord {
+  pid: number;
+  port: number;
+  url: string;
+}
+interface StateFile {
+  redis?: ServiceRecord;
+  mongo?: ServiceRecord & { kind: MongoKind };
+}
+
+export interface Services {
+  readonly redisUrl: string;
+  readonly mongoUrl: string;
+  /** Stops what this process started; leaves reused or external services alone. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const STOP_GRACE_MS = 8_000;
+
+export async function ensureServices(
+  config: Pick<Config, 'redisUrl' | 'mongoUrl' | 'dataDir' | 'searchPath'>,
+): Promise<Services> {
+  if (config.redisUrl && config.mongoUrl) {
+    return { redisUrl: config.redisUrl, mongoUrl: config.mongoUrl, stop: async () => {} };
+  }
+  const runDir = path.join(config.dataDir, 'run');
+  await mkdir(runDir, { recursive: true });
+  const release = await lock(path.join(runDir, 'services.lock'));
+  const started: number[] = [];
+  try {
+    const stateFile = path.join(runDir, 'services.json');
+    const state = await readState(stateFile);
+    let redisUrl = config.redisUrl;
+    if (!redisUrl) {
+      if (!(await reusable(state.redis))) {
+        state.redis = await startRedis(config.dataDir, config.searchPath);
+        started.push(state.redis.pid);
+      }
+      redisUrl = state.redis!.url;
+    }
+    let mongoUrl = config.mongoUrl;
+    if (!mongoUrl) {
+      if (!(await reusable(state.mongo))) {
+        state.mongo = await startMongo(config.dataDir, config.searchPath);
+        started.push(state.mongo.pid);
+      }
+      mongoUrl = state.mongo!.url;
+    }
+    await writeFile(stateFile, JSON.stringify(state, null, 2));
+    let stopping: Promise<void> | undefined;
+    return {
+      redisUrl,
+      mongoUrl,
+      stop: () =>
+        (stopping ??= (async () => {
+          await Promise.all(started.map((pid) => stopPid(pid, STOP_GRACE_MS)));
+          if (started.length > 0) await rm(stateFile, { force: true });
+        })()),
+    };
+  } catch (err) {
+    await Promise.all(started.map((pid) => stopPid(pid, STOP_GRACE_MS)));
+    throw err;
+  } finally {
+    await release();
+  }
+}
+
+async function readState(file: string): Promise<StateFile> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as StateFile;
+  } catch {
+    return {};
+  }
+}
+
+async function reusable(record: ServiceRecord | undefined): Promise<boolean> {
+  return record !== undefined && isAlive(record.pid) && (await portAnswers(record.port));
+}
+
+async function startRedis(dataDir: string, searchPath: string): Promise<ServiceRecord> {
+  const bin = await ensureRedisServer(searchPath);
+  const dir = path.join(dataDir, 'redis');
+  await mkdir(dir, { recursive: true });
+  const port = await freePort();
+  // Durable enough for a queue (fsync every second), never evicting job data.
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'everysec',
+    '--maxmemory-policy',
+    'noeviction',
+    '--daemonize',
+    'no',
+    '--protected-mode',
+    'yes',
+  ];
+  const child = spawnService(bin, args, path.join(dir, 'redis.log'));
+  await waitForPort(port, child, 15_000, 'redis-server');
+  return { pid: child.pid!, port, url: `redis://127.0.0.1:${port}` };
+}
+
+async function startMongo(
+  dataDir: string,
+  searchPath: string,
+): Promise<ServiceRecord & { kind: MongoKind }> {
+  const { kind, bin } = await ensureMongoServer(searchPath);
+  const dir = path.join(dataDir, kind);
+  await mkdir(dir, { recursive: true });
+  const port = await freePort();
+  const args =
+    kind === 'mongod'
+      ? ['--dbpath', dir, '--bind_ip', '127.0.0.1', '--port', String(port), '--quiet']
+      : [
+          '--handler=sqlite',
+          `--sqlite-url=file:${dir}/`,
+          `--listen-addr=127.0.0.1:${port}`,
+          `--state-dir=${dir}`,
+          '--telemetry=disable',
+          '--debug-addr=-',
+          '--log-level=warn',
+        ];
+  const child = spawnService(bin, args, path.join(dir, `${kind}.log`));
+  await waitForPort(port, child, 30_000, kind);
+  return { pid: child.pid!, port, url: `mongodb://127.0.0.1:${port}`, kind };
+}
+
+/** A lock file holding the owner's pid; a lock left by a dead process is taken over. */
+async function lock(file: string): Promise<() => Promise<void>> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    // Written aside then hard-linked: the lock appears atomically with its owner's pid inside.
+    const claim = `${file}.${process.pid}`;
+    await writeFile(claim, String(process.pid));
+    try {
+      await link(claim, file);
+      return () => rm(file, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = Number(await readFile(file, 'utf8').catch(() => ''));
+      if (!Number.isInteger(owner) || owner <= 0 || !isAlive(owner)) {
+        await rm(file, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${file} (held by ${owner})`);
+      await sleep(100);
+    } finally {
+      await rm(claim, { force: true });
+    }
+  }
+}

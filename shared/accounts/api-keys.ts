@@ -1,0 +1,39 @@
+/**
+ * API keys: 192 random bits, shown to their owner. The database holds an HMAC of the key (the
+ * lookup index; a dump alone does not reveal keys) and an AES-GCM sealed copy (so the owner can
+ * read it again), both under sub-keys of the master key.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { KeyRing } from '../crypto/keys';
+import { seal, unseal } from '../crypto/seal';
+
+const PREFIX = 'ak_';
+const KEY_PATTERN = /^ak_[A-Za-z0-9_-]{32}$/;
+
+export function generateApiKey(): string {
+  return PREFIX + randomBytes(24).toString('base64url');
+}
+
+/** Cheap shape check before any database work; says nothing about validity. */
+export function looksLikeApiKey(value: string): boolean {
+  return KEY_PATTERN.test(value);
+}
+
+export function apiKeyLookup(keys: KeyRing, apiKey: string): string {
+  return createHmac('sha256', keys.subkey('api-key-lookup')).update(apiKey).digest('hex');
+}
+
+/** Constant-time comparison of a presented key's lookup value with a stored one. */
+export function lookupMatches(presented: string, stored: string): boolean {
+  const a = Buffer.from(presented, 'hex');
+  const b = Buffer.from(stored, 'hex');
+  return a.length === b.length && a.length > 0 && timingSafeEqual(a, b);
+}
+
+export function sealApiKey(keys: KeyRing, accountId: string, apiKey: string): string {
+  return seal(keys.subkey('api-key-seal'), Buffer.from(apiKey), `api-key:${accountId}`);
+}
+
+export function unsealApiKey(keys: KeyRing, accountId: string, sealed: string): string {
+  return unseal(keys.subkey('api-key-seal'), sealed, `api-key:${accountId}`).toString();
+}

@@ -1,0 +1,138 @@
+/**
+ * Accounts: sign-up, API-key authentication, plan changes. Used by the JSON API, the web sign-up
+ * and the operator CLI alike, so every path applies the same rules.
+ */
+import { MongoServerError, ObjectId, type Collection, type Db } from 'mongodb';
+import type { KeyRing } from '../crypto/keys';
+import { AppError } from '../errors';
+import {
+  apiKeyLookup,
+  generateApiKey,
+  looksLikeApiKey,
+  lookupMatches,
+  sealApiKey,
+  unsealApiKey,
+} from './api-keys';
+import { hashPassword } from './passwords';
+import { FREE_PLAN, toAccount, type Account, type AccountDoc, type Plan } from './types';
+
+export const ACCOUNTS_COLLECTION = 'accounts';
+const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
+export const MIN_PASSWORD_LENGTH = 8;
+const MAX_PASSWORD_LENGTH = 1024;
+export const MAX_PLAN_INSTALLATIONS = 1_000_000;
+
+export interface SignUp {
+  email: unknown;
+  password: unknown;
+  plan?: Plan;
+}
+
+export interface AccountsService {
+  create(input: SignUp): Promise<{ account: Account; apiKey: string }>;
+  authenticateApiKey(apiKey: string): Promise<Account | null>;
+  revealApiKey(accountId: string): Promise<string>;
+  findByEmail(email: string): Promise<Account | null>;
+  setPlan(email: string, plan: Plan): Promise<Account>;
+}
+
+export function accountsCollection(db: Db): Collection<AccountDoc> {
+  return db.collection<AccountDoc>(ACCOUNTS_COLLECTION);
+}
+
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function validatePlan(installations: number): Plan {
+  if (
+    !Number.isInteger(installations) ||
+    installations < 0 ||
+    installations > MAX_PLAN_INSTALLATIONS
+  ) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `plan installations must be a whole number from 0 to ${MAX_PLAN_INSTALLATIONS}`,
+    );
+  }
+  return { installations };
+}
+
+function validateSignUp(input: SignUp): { email: string; password: string } {
+  const problems: string[] = [];
+  const email = typeof input.email === 'string' ? normaliseEmail(input.email) : '';
+  if (!EMAIL_PATTERN.test(email)) problems.push('email must be an email address');
+  const password = typeof input.password === 'string' ? input.password : '';
+  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+    problems.push(
+      `password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`,
+    );
+  }
+  if (problems.length > 0) {
+    throw new AppError('VALIDATION_FAILED', problems.join('; '), { problems });
+  }
+  return { email, password };
+}
+
+export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
+  const accounts = accountsCollection(db);
+
+  return {
+    async create(input) {
+      const { email, password } = validateSignUp(input);
+      const plan = input.plan ?? FREE_PLAN;
+      const _id = new ObjectId();
+      const apiKey = generateApiKey();
+      const now = new Date();
+      const doc: AccountDoc = {
+        _id,
+        email,
+        passwordHash: await hashPassword(password),
+        apiKeyLookup: apiKeyLookup(keys, apiKey),
+        apiKeySealed: sealApiKey(keys, _id.toHexString(), apiKey),
+        plan: { installations: plan.installations },
+        roles: ['owner'],
+        createdAt: now,
+        updatedAt: now,
+      };
+      try {
+        await accounts.insertOne(doc);
+      } catch (err) {
+        if (err instanceof MongoServerError && err.code === 11000) {
+          throw new AppError('ACCOUNT_EMAIL_TAKEN');
+        }
+        throw err;
+      }
+      return { account: toAccount(doc), apiKey };
+    },
+
+    async authenticateApiKey(apiKey) {
+      if (!looksLikeApiKey(apiKey)) return null;
+      const lookup = apiKeyLookup(keys, apiKey);
+      const doc = await accounts.findOne({ apiKeyLookup: lookup });
+      return doc && lookupMatches(lookup, doc.apiKeyLookup) ? toAccount(doc) : null;
+    },
+
+    async revealApiKey(accountId) {
+      const doc = await accounts.findOne({ _id: new ObjectId(accountId) });
+      if (!doc) throw new AppError('NOT_FOUND', 'account not found');
+      return unsealApiKey(keys, accountId, doc.apiKeySealed);
+    },
+
+    async findByEmail(email) {
+      const doc = await accounts.findOne({ email: normaliseEmail(email) });
+      return doc ? toAccount(doc) : null;
+    },
+
+    async setPlan(email, plan) {
+      const valid = validatePlan(plan.installations);
+      const doc = await accounts.findOneAndUpdate(
+        { email: normaliseEmail(email) },
+        { $set: { plan: valid, updatedAt: new Date() } },
+        { returnDocument: 'after' },
+      );
+      if (!doc) throw new AppError('NOT_FOUND', `no account with email ${normaliseEmail(email)}`);
+      return toAccount(doc);
+    },
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * Every setting of apkrelay, read once from the environment and validated.
+ *
+ * `loadConfig(env)` is pure: it never touches the disk or the network, reports every bad variable
+ * in one `ConfigError`, and returns a frozen object. It is the only place that reads
+ * `process.env`; everything else receives the config (or a part of it) as a parameter.
+ * Side effects that depend on settings (generating a master key or a TLS certificate when none is
+ * given, starting embedded Redis/Mongo) live in their own modules and take the config.
+ */
+import path from 'node:path';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly webPort: number;
+  readonly pushPort: number;
+  readonly publicBaseUrl: string;
+  readonly publicWebUrl: string;
+  readonly publicPushUrl: string;
+  /** Unset: an embedded Redis is started under `dataDir`. */
+  readonly redisUrl: string | undefined;
+  /** Unset: an embedded MongoDB-protocol server is started under `dataDir`. */
+  readonly mongoUrl: string | undefined;
+  readonly dataDir: string;
+  /** 32 bytes; unset: generated once into `dataDir/master.key`. */
+  readonly masterKey: Buffer | undefined;
+  readonly tls: boolean;
+  readonly tlsCert: string | undefined;
+  readonly tlsKey: string | undefined;
+  readonly logLevel: LogLevel;
+  /** Prefix of every Redis key (BullMQ queues included); lets several deployments share a Redis. */
+  readonly queuePrefix: string;
+  readonly shutdownTimeoutMs: number;
+  /** The executable search path (PATH), for locating redis-server, mongod/ferretdb, apksigner. */
+  readonly searchPath: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+const LOG_LEVELS: readonly LogLevel[] = [
+  'fatal',
+  'error',
+  'warn',
+  'info',
+  'debug',
+  'trace',
+  'silent',
+];
+
+/** Collects problems while reading variables so that one run reports all of them. */
+class Reader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  raw(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  }
+
+  port(name: string, fallback: number): number {
+    return this.integer(name, fallback, 1, 65535);
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`);
+      return fallback;
+    }
+    return Number(value);
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.raw(name)?.toLowerCase();
+    if (value === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(value)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+      return fallback;
+    }
+    return value as T;
+  }
+
+  url(name: string, protocols: readonly string[]): string | undefined {
+    const value = this.raw(name);
+    if (value === undefined) return undefined;
+    try {
+      const parsed = new URL(value);
+      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
+      return value.replace(/\/+$/, '');
+    } catch {
+      this.problems.push(`${name} must be a ${protocols.join(' or ')} URL (got "${value}")`);
+      return undefined;
+    }
+  }
+
+  key32(name: string): Buffer | undefined {
+    const value = this.raw(name);
+    if (value === undefined) return undefined;
+    const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(value) ? Buffer.from(value, 'base64') : undefined;
+    if (bytes?.length !== 32) {
+      this.problems.push(`${name} must be 32 bytes encoded in base64 (44 characters)`);
+      return undefined;
+    }
+    return bytes;
+  }
+}
+
+export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
+  const r = new Reader(env);
+  const port = r.port('PORT', 3000);
+  const webPort = r.port('WEB_PORT', 3001);
+  const pushPort = r.port('PUSH_PORT', 3002);
+  if (new Set([port, webPort, pushPort]).size !== 3) {
+    r.problems.push(
+      `PORT, WEB_PORT and PUSH_PORT must differ (got ${port}, ${webPort}, ${pushPort})`,
+    );
+  }
+  const tls = r.oneOf('TLS', ['on', 'off'], 'on') === 'on';
+  const tlsCert = r.raw('TLS_CERT');
+  const tlsKey = r.raw('TLS_KEY');
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) {
+    r.problems.push('TLS_CERT and TLS_KEY must be set together (paths to PEM files)');
+  }
+  const scheme = tls ? 'https' : 'http';
+  const host = r.raw('HOST') ?? '0.0.0.0';
+  const localUrl = (p: number) => `${scheme}://localhost:${p}`;
+  const config: Config = {
+    host,
+    port,
+    webPort,
+    pushPort,
+    publicBaseUrl: r.url('PUBLIC_BASE_URL', ['https:', 'http:']) ?? localUrl(port),
+    publicWebUrl: r.url('PUBLIC_WEB_URL', ['https:', 'http:']) ?? localUrl(webPort),
+    publicPushUrl: r.url('PUBLIC_PUSH_URL', ['https:', 'http:']) ?? localUrl(pushPort),
+    redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
+    mongoUrl: r.url('MONGO_URL', ['mongodb:', 'mongodb+srv:']),
+    dataDir: path.resolve(cwd, r.raw('DATA_DIR') ?? '.data'),
+    masterKey: r.key32('MASTER_KEY'),
+    tls,
+    tlsCert: tlsCert === undefined ? undefined : path.resolve(cwd, tlsCert),
+    tlsKey: tlsKey === undefined ? undefined : path.resolve(cwd, tlsKey),
+    logLevel: r.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
+    queuePrefix: queuePrefix(r),
+    shutdownTimeoutMs: r.integer('SHUTDOWN_TIMEOUT_MS', 15_000, 100, 600_000),
+    searchPath: env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
+  };
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
+  return Object.freeze(config);
+}
+
+function queuePrefix(r: Reader): string {
+  const value = r.raw('QUEUE_PREFIX') ?? 'apkrelay';
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(value)) {
+    r.problems.push(`QUEUE_PREFIX must be 1-64 letters, digits, "_" or "-" (got "${value}")`);
+  }
+  return value;
+}
+
+/** The process's own environment; the one sanctioned read of `process.env`. */
+export function processEnv(): Env {
+  return process.env;
+}

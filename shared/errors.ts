@@ -1,0 +1,42 @@
+/**
+ * The one catalogue of error codes apkrelay speaks. Each code has an HTTP status and a default
+ * message; `api/http-errors.ts` is the only place that turns an `AppError` into a reply. Codes are
+ * stable (clients and tests match on them); messages are for people and may be improved.
+ */
+export const ERRORS = {
+  VALIDATION_FAILED: { status: 400, message: 'The request is not valid.' },
+  UNAUTHENTICATED: { status: 401, message: 'Missing or invalid credentials.' },
+  FORBIDDEN: { status: 403, message: 'Not allowed.' },
+  NOT_FOUND: { status: 404, message: 'Not found.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
+  ACCOUNT_EMAIL_TAKEN: { status: 409, message: 'An account with this email already exists.' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type.' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests.' },
+  INTERNAL: { status: 500, message: 'Internal error.' },
+  DEPENDENCY_UNAVAILABLE: {
+    status: 503,
+    message: 'A backing service is unavailable; retry later.',
+  },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export class AppError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly details?: Readonly<Record<string, unknown>>,
+    options?: { cause?: unknown },
+  ) {
+    super(message ?? ERRORS[code].message, options);
+    this.name = 'AppError';
+    this.status = ERRORS[code].status;
+  }
+}
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError;
+}

@@ -1,0 +1,36 @@
+/**
+ * What a queue is, shared by producers (API) and consumers (workers): its name, the payload
+ * contract (validated when read back from Redis, since old jobs outlive code), the job-id builder
+ * used for de-duplication and its retry policy.
+ */
+import type { JobsOptions } from 'bullmq';
+
+export interface QueueDefinition<Payload, Result, Name extends string = string> {
+  readonly name: Name;
+  /** Throws when `data` is not a valid payload (a job written by another version of the code). */
+  parse(data: unknown): Payload;
+  readonly jobOptions: JobsOptions;
+  /** A stable id makes re-adding the same work a no-op (BullMQ ignores duplicate job ids). */
+  jobId?(payload: Payload): string;
+  /** Parallel jobs per worker process. */
+  readonly concurrency: number;
+  /** Type-level carrier of the result; never read. */
+  readonly __result?: Result;
+}
+
+export type PayloadOf<Q> = Q extends QueueDefinition<infer P, unknown, string> ? P : never;
+export type ResultOf<Q> = Q extends QueueDefinition<unknown, infer R, string> ? R : never;
+
+export function defineQueue<Payload, Result, Name extends string = string>(
+  definition: QueueDefinition<Payload, Result, Name>,
+): QueueDefinition<Payload, Result, Name> {
+  return Object.freeze(definition);
+}
+
+/** Small helper for payload validators: a plain object. */
+export function asRecord(data: unknown, queue: string): Record<string, unknown> {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw new Error(`${queue}: payload must be an object`);
+  }
+  return data as Record<string, unknown>;
+}

@@ -1,0 +1,40 @@
+/**
+ * The MongoDB connection. Code speaks only the official driver's API, restricted to what both
+ * MongoDB and FerretDB v1 support: single-document atomic updates, unique indexes, GridFS; no
+ * transactions, change streams, $lookup, TTL, sparse or partial indexes.
+ */
+import { MongoClient, type Db } from 'mongodb';
+
+export interface Mongo {
+  readonly client: MongoClient;
+  readonly db: Db;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_DATABASE = 'apkrelay';
+
+export async function connectMongo(url: string, database?: string): Promise<Mongo> {
+  const client = new MongoClient(url, {
+    serverSelectionTimeoutMS: 5_000,
+    connectTimeoutMS: 5_000,
+    appName: 'apkrelay',
+  });
+  await client.connect();
+  const dbName = database ?? (new URL(url).pathname.replace(/^\//, '') || DEFAULT_DATABASE);
+  let closing: Promise<void> | undefined;
+  return {
+    client,
+    db: client.db(dbName),
+    close: () => (closing ??= client.close()),
+  };
+}
+
+/** True when the server answers a ping within the driver's selection timeout. */
+export async function mongoReachable(mongo: Mongo): Promise<boolean> {
+  try {
+    await mongo.db.command({ ping: 1 });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,13 @@
+import type { Logger } from '../shared/log';
+
+/** What a processor gets besides its payload. */
+export interface JobContext {
+  readonly jobId: string;
+  readonly attempt: number;
+  readonly log: Logger;
+  /** Aborted when the worker is closing; long work should stop at the next safe point. */
+  readonly signal: AbortSignal;
+}
+
+/** A processor is a plain function; the BullMQ Worker around it is a thin shell. */
+export type Processor<Payload, Result> = (payload: Payload, ctx: JobContext) => Promise<Result>;

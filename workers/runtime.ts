@@ -1,0 +1,113 @@
+/**
+ * Builds the BullMQ Workers (one per registered queue) around plain processors, installs the
+ * job schedulers, and closes everything in order. Refuses to start when a queue has no processor.
+ */
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Logger } from '../shared/log';
+import { QUEUES } from '../shared/queues';
+import type { QueueDefinition } from '../shared/queues/definition';
+import { HOUSEKEEPING_SCHEDULE, housekeepingQueue } from '../shared/queues/housekeeping';
+import { closeRedis, createWorkerRedis, type Redis } from '../shared/storage/redis';
+import type { Processor } from './processor';
+
+export interface WorkerRuntime {
+  readonly queueNames: readonly string[];
+  close(): Promise<void>;
+}
+
+export interface WorkerRuntimeOptions {
+  readonly redisUrl: string;
+  readonly prefix: string;
+  readonly log: Logger;
+  readonly processors: Readonly<Record<string, Processor<never, unknown> | undefined>>;
+  /** Install the periodic job schedulers (idempotent: BullMQ upserts them by id). */
+  readonly schedulers?: boolean;
+}
+
+export function missingProcessors(
+  queues: readonly { name: string }[],
+  processors: Readonly<Record<string, unknown>>,
+): string[] {
+  return queues.map((q) => q.name).filter((name) => typeof processors[name] !== 'function');
+}
+
+export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise<WorkerRuntime> {
+  const missing = missingProcessors(QUEUES, options.processors);
+  if (missing.length > 0) {
+    throw new Error(`refusing to start: no processor for queue(s) ${missing.join(', ')}`);
+  }
+  const connection: Redis = createWorkerRedis(options.redisUrl);
+  const workers = QUEUES.map((definition) =>
+    buildWorker(
+      definition as QueueDefinition<unknown, unknown>,
+      options.processors[definition.name] as Processor<unknown, unknown>,
+      connection,
+      options,
+    ),
+  );
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  if (options.schedulers ?? true) {
+    const queue = new Queue(housekeepingQueue.name, { connection, prefix: options.prefix });
+    await queue.upsertJobScheduler(
+      HOUSEKEEPING_SCHEDULE.id,
+      { every: HOUSEKEEPING_SCHEDULE.every },
+      {
+        name: 'purge-staging',
+        data: HOUSEKEEPING_SCHEDULE.payload,
+        opts: housekeepingQueue.jobOptions,
+      },
+    );
+    await queue.close();
+  }
+  options.log.info({ queues: QUEUES.map((q) => q.name) }, 'workers started');
+  let closing: Promise<void> | undefined;
+  return {
+    queueNames: QUEUES.map((q) => q.name),
+    close: () =>
+      (closing ??= (async () => {
+        await Promise.all(workers.map((w) => w.close()));
+        await closeRedis(connection);
+      })()),
+  };
+}
+
+function buildWorker(
+  definition: QueueDefinition<unknown, unknown>,
+  processor: Processor<unknown, unknown>,
+  connection: Redis,
+  options: WorkerRuntimeOptions,
+): Worker {
+  const worker = new Worker(
+    definition.name,
+    async (job: Job, _token?: string, signal?: AbortSignal) => {
+      let payload: unknown;
+      try {
+        payload = definition.parse(job.data);
+      } catch (err) {
+        // A payload no version of this code can read will never succeed: do not retry it.
+        throw new UnrecoverableError(`invalid payload: ${(err as Error).message}`);
+      }
+      const log = options.log.child({ queue: definition.name, jobId: job.id });
+      return processor(payload, {
+        jobId: job.id ?? '',
+        attempt: job.attemptsMade + 1,
+        log,
+        signal: signal ?? new AbortController().signal,
+      });
+    },
+    {
+      connection,
+      prefix: options.prefix,
+      concurrency: definition.concurrency,
+      autorun: true,
+      name: `apkrelay-${process.pid}`,
+    },
+  );
+  worker.on('failed', (job, err) =>
+    options.log.warn({ queue: definition.name, jobId: job?.id, err: err.message }, 'job failed'),
+  );
+  worker.on('error', (err) =>
+    options.log.error({ queue: definition.name, err: err.message }, 'worker error'),
+  );
+  return worker;
+}
