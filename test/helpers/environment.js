@@ -1,0 +1,17 @@
+// Test environment that fails a test file which leaves a tracked resource open (a Worker, a
+// Redis or Mongo client, a server). It checks after every afterAll hook of the file has run,
+// which a setupFilesAfterEnv hook cannot do (those run first).
+const { TestEnvironment } = require('jest-environment-node');
+
+class LeakGuardEnvironment extends TestEnvironment {
+  async teardown() {
+    const open = this.global.__apkrelayOpenResources;
+    const left = open ? [...open.values()] : [];
+    await super.teardown();
+    if (left.length > 0) {
+      throw new Error(`test file left resources open: ${left.join(', ')}`);
+    }
+  }
+}
+
+module.exports = LeakGuardEnvironment;

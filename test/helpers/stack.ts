@@ -1,0 +1,88 @@
+/**
+ * A running apkrelay for integration tests: the real API (three HTTPS listeners on ephemeral
+ * ports) and, unless disabled, the real workers, against the real Redis and Mongo, isolated in
+ * their own database and queue prefix. `close()` stops everything and drops the database.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startApi, type ApiProcess } from '../../api/main';
+import { freePort } from '../../ops/services/child';
+import { selfSignedCertificate, type TlsMaterial } from '../../shared/crypto/tls';
+import { connectMongo, type Mongo } from '../../shared/storage/mongo';
+import { startWorkers, type WorkerProcess } from '../../workers/main';
+import { track } from './resources';
+import { isolation, serviceUrls, testLogger } from './services';
+
+let tls: TlsMaterial | undefined;
+export function testTls(): TlsMaterial {
+  return (tls ??= selfSignedCertificate(['localhost'], new Date()));
+}
+
+export interface TestStack {
+  readonly urls: { readonly admin: string; readonly web: string; readonly push: string };
+  readonly ca: string;
+  readonly mongo: Mongo;
+  readonly database: string;
+  readonly prefix: string;
+  readonly masterKey: Buffer;
+  readonly dataDir: string;
+  readonly redisUrl: string;
+  readonly mongoUrl: string;
+  startWorkers(): Promise<WorkerProcess>;
+  close(): Promise<void>;
+}
+
+export async function startStack(options: { workers?: boolean } = {}): Promise<TestStack> {
+  const { redisUrl, mongoUrl } = serviceUrls();
+  const { database, prefix } = isolation();
+  const masterKey = randomBytes(32);
+  const log = testLogger();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'apkrelay-test-'));
+  const material = testTls();
+  const closers: Array<() => Promise<void>> = [];
+  const mongo = await connectMongo(mongoUrl, database);
+  closers.push(
+    track(`mongo ${database}`, async () => {
+      await mongo.db.dropDatabase().catch(() => undefined);
+      await mongo.close();
+    }),
+  );
+  const common = { log, redisUrl, mongoUrl, database, queuePrefix: prefix, masterKey };
+  const launchWorkers = async (): Promise<WorkerProcess> => {
+    const workers = await startWorkers({ ...common, dataDir, schedulers: false });
+    const close = track('workers', () => workers.close());
+    closers.push(close);
+    return { close };
+  };
+  if (options.workers ?? true) await launchWorkers();
+  const ports = { admin: await freePort(), web: await freePort(), push: await freePort() };
+  const url = (port: number) => `https://localhost:${port}`;
+  const urls = { admin: url(ports.admin), web: url(ports.web), push: url(ports.push) };
+  const api: ApiProcess = await startApi({
+    ...common,
+    tls: material,
+    host: '127.0.0.1',
+    ports,
+    publicUrls: { base: urls.admin, web: urls.web, push: urls.push },
+  });
+  closers.push(track('api', () => api.close(1_000)));
+  return {
+    urls,
+    ca: material.cert,
+    mongo,
+    database,
+    prefix,
+    masterKey,
+    dataDir,
+    redisUrl,
+    mongoUrl,
+    startWorkers: launchWorkers,
+    async close() {
+      // API first (stop intake), then workers, then the database.
+      for (const close of [...closers].reverse()) await close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { allRoutes } from '../../../api/routes';
+import { toOpenApiPath } from '../../../api/route-table';
+import type { ApiDeps } from '../../../api/deps';
+import { request } from '../../helpers/http';
+import { startStack, type TestStack } from '../../helpers/stack';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack({ workers: false });
+});
+afterAll(() => stack.close());
+
+interface Doc {
+  openapi: string;
+  paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+}
+
+test('the served OpenAPI document lists exactly the routes of the route table', async () => {
+  const reply = await request(`${stack.urls.admin}/api/v2/openapi.json`, { ca: stack.ca });
+  expect(reply.status).toBe(200);
+  const doc = reply.json<Doc>();
+  expect(doc.openapi).toBe('3.1.0');
+
+  // The table is data; building it needs deps only for handlers, which are not called here.
+  const routes = allRoutes({ publicUrls: { base: '', web: '', push: '' } } as unknown as ApiDeps);
+  const fromTable = routes.map((r) => `${r.method.toUpperCase()} ${toOpenApiPath(r.path)}`).sort();
+  const fromDoc = Object.entries(doc.paths)
+    .flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`))
+    .sort();
+  expect(fromDoc).toEqual(fromTable);
+});
+
+test('every documented status of sign-up is one the server really produces', async () => {
+  const doc = (
+    await request(`${stack.urls.admin}/api/v2/openapi.json`, { ca: stack.ca })
+  ).json<Doc>();
+  const documented = Object.keys(doc.paths['/api/v2/accounts']?.post?.responses ?? {});
+  const created = await request(`${stack.urls.admin}/api/v2/accounts`, {
+    method: 'POST',
+    json: { email: 'doc@example.com', password: 'password-1' },
+    ca: stack.ca,
+  });
+  const bad = await request(`${stack.urls.admin}/api/v2/accounts`, {
+    method: 'POST',
+    json: {},
+    ca: stack.ca,
+  });
+  const taken = await request(`${stack.urls.admin}/api/v2/accounts`, {
+    method: 'POST',
+    json: { email: 'doc@example.com', password: 'password-1' },
+    ca: stack.ca,
+  });
+  for (const status of [created.status, bad.status, taken.status]) {
+    expect(documented).toContain(String(status));
+  }
+});
