@@ -17,7 +17,7 @@ export function buildProgram(): Command {
 
 async function main(argv: readonly string[]): Promise<void> {
   try {
-    await buildProgram().parseAsync(argv as string[]);
+    await buildProgram().parseAsync(argv);
   } catch (err) {
     const code = (err as { exitCode?: unknown }).exitCode;
     if (typeof code === 'number') {

@@ -79,6 +79,18 @@ export async function ensureServices(
   }
 }
 
+/** The services recorded for a DATA_DIR and whether each still answers. */
+export async function readServicesState(
+  dataDir: string,
+): Promise<Record<string, ServiceRecord & { running: boolean }>> {
+  const state = await readState(path.join(dataDir, 'run', 'services.json'));
+  const out: Record<string, ServiceRecord & { running: boolean }> = {};
+  for (const [name, record] of Object.entries(state) as [string, ServiceRecord][]) {
+    out[name] = { ...record, running: await reusable(record) };
+  }
+  return out;
+}
+
 async function readState(file: string): Promise<StateFile> {
   try {
     return JSON.parse(await readFile(file, 'utf8')) as StateFile;
@@ -163,7 +175,7 @@ async function lock(file: string): Promise<() => Promise<void>> {
         continue;
       }
       if (Date.now() > deadline)
-        throw new Error(`timed out waiting for ${file} (held by ${owner})`);
+        throw new Error(`timed out waiting for ${file} (held by ${owner})`, { cause: err });
       await sleep(100);
     } finally {
       await rm(claim, { force: true });

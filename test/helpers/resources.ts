@@ -4,7 +4,7 @@
  */
 type Registry = Map<number, string>;
 const g = globalThis as { __apkrelayOpenResources?: Registry };
-const registry: Registry = (g.__apkrelayOpenResources ??= new Map());
+const registry: Registry = (g.__apkrelayOpenResources ??= new Map<number, string>());
 let next = 0;
 
 export function track(label: string, close: () => Promise<void>): () => Promise<void> {

@@ -1,5 +1,5 @@
 /** `apkrelay account create|set-plan`: operator commands on accounts. */
-import { Command, InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { createAccountsService, validatePlan } from '../../../shared/accounts/service';
 import { FREE_PLAN } from '../../../shared/accounts/types';
 import { output, withDatabase } from '../context';

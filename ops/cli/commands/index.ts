@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { register as account } from './account';
+import { register as services } from './services';
 import { register as start } from './start';
 
 /** Every sub-command of `apkrelay`, in the order `--help` lists them. */
-export const commands: ReadonlyArray<(program: Command) => void> = [start, account];
+export const commands: ReadonlyArray<(program: Command) => void> = [start, account, services];

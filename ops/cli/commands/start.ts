@@ -7,7 +7,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { once } from 'node:events';
-import { Command, Option } from 'commander';
+import { Option, type Command } from 'commander';
 import { startApi } from '../../../api/main';
 import type { Config } from '../../../shared/config';
 import { resolveMasterKey } from '../../../shared/crypto/master-key';
@@ -82,11 +82,17 @@ async function runRole(config: Config, role: Role): Promise<void> {
     const workers = await startWorkers({ ...common, dataDir: config.dataDir });
     stop = () => workers.close();
   }
-  installShutdown(log, config.shutdownTimeoutMs, async () => {
+  const shutdown = installShutdown(log, config.shutdownTimeoutMs, async () => {
     await stop();
     await services.stop();
+    // The IPC channel to the supervisor would keep this process alive.
+    if (process.connected) process.disconnect();
   });
-  process.send?.({ type: 'ready', role } satisfies ReadyMessage);
+  if (process.send) {
+    // Forked by the supervisor: if it dies, the IPC channel closes and this process follows.
+    process.once('disconnect', () => void shutdown());
+    process.send({ type: 'ready', role } satisfies ReadyMessage);
+  }
   if (!process.send && role === 'api') printUrls(config);
 }
 
@@ -125,7 +131,7 @@ async function supervise(config: Config): Promise<void> {
     children.set(role, child);
     child.on('exit', (code, signal) => {
       if (shuttingDown) return;
-      log.error({ role, code, signal }, 'a child process exited; stopping apkrelay');
+      log.error({ child: role, code, signal }, 'a child process exited; stopping apkrelay');
       process.exitCode = 1;
       void shutdown();
     });
@@ -139,7 +145,7 @@ function waitReady(child: ChildProcess, role: Role, log: Logger): Promise<void> 
   return new Promise((resolve) => {
     child.on('message', (message: ReadyMessage) => {
       if (message?.type === 'ready' && message.role === role) {
-        log.info({ role, pid: child.pid }, 'ready');
+        log.info({ child: role, childPid: child.pid }, 'ready');
         resolve();
       }
     });
