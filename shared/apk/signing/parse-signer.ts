@@ -1,0 +1,209 @@
+/**
+ * The part of a v2/v3 signer block both schemes share: signatures over signed-data (verified with
+ * the strongest algorithm per platform range), certificates, public-key match and the digests
+ * record. Port of the common body of AOSP apksig `V2SchemeVerifier.parseSigner` and
+ * `V3SchemeVerifier.parseSigner`; scheme-specific fields are handled by the callers.
+ */
+import { issue } from '../issues';
+import { ByteReader, MalformedBlockError } from './byte-reader';
+import type { SchemeResult, SchemeSigner } from './scheme-result';
+import {
+  findAlgorithm,
+  signaturesToVerify,
+  verifySignature,
+  type SupportedSignature,
+} from './signature-algorithms';
+import { canonicalPublicKey, certificatePublicKeyInfo, publicKeyFromSpki } from './x509';
+
+export interface SignerRecords {
+  signedData: Buffer;
+  signatures: ByteReader;
+  publicKey: Buffer;
+}
+
+/**
+ * Verifies the signatures over signed-data; false after recording an error.
+ * `prefix` is `V2_SIG` or `V3_SIG`.
+ */
+export function verifySignedData(
+  prefix: string,
+  records: SignerRecords,
+  sdkRange: { min: number; max: number },
+  signer: SchemeSigner,
+  result: SchemeResult,
+): boolean {
+  const supported: SupportedSignature[] = [];
+  let count = 0;
+  while (records.signatures.hasRemaining()) {
+    count++;
+    try {
+      const sig = records.signatures.lengthPrefixedReader();
+      const id = sig.uint32();
+      const bytes = sig.lengthPrefixed();
+      signer.signatureAlgorithmIds.push(id);
+      const algorithm = findAlgorithm(id);
+      if (algorithm === undefined) {
+        signer.warnings.push(
+          issue(
+            `${prefix}_UNKNOWN_SIG_ALGORITHM`,
+            `Unknown signature algorithm: 0x${id.toString(16)}`,
+          ),
+        );
+        continue;
+      }
+      supported.push({ algorithm, signature: bytes });
+    } catch (err) {
+      if (!(err instanceof MalformedBlockError)) throw err;
+      signer.errors.push(
+        issue(`${prefix}_MALFORMED_SIGNATURE`, `Malformed signature record #${count}`),
+      );
+      return false;
+    }
+  }
+  if (signer.signatureAlgorithmIds.length === 0) {
+    signer.errors.push(issue(`${prefix}_NO_SIGNATURES`, 'No signatures'));
+    return false;
+  }
+  const toVerify = signaturesToVerify(supported, sdkRange.min, sdkRange.max);
+  if (toVerify === null) {
+    signer.errors.push(
+      issue(`${prefix}_NO_SUPPORTED_SIGNATURES`, 'No supported signatures for the platform range'),
+    );
+    return false;
+  }
+  for (const sig of toVerify) {
+    const key = publicKeyFromSpki(records.publicKey);
+    if (key === null || key.asymmetricKeyType !== sig.algorithm.keyType) {
+      signer.errors.push(
+        issue(`${prefix}_MALFORMED_PUBLIC_KEY`, `Malformed public key for ${sig.algorithm.name}`),
+      );
+      return false;
+    }
+    let ok: boolean;
+    try {
+      ok = verifySignature(sig.algorithm, key, records.signedData, sig.signature);
+    } catch (err) {
+      signer.errors.push(
+        issue(
+          `${prefix}_VERIFY_EXCEPTION`,
+          `Failed to verify ${sig.algorithm.name} signature: ${String(err)}`,
+        ),
+      );
+      return false;
+    }
+    if (!ok) {
+      signer.errors.push(
+        issue(
+          `${prefix}_DID_NOT_VERIFY`,
+          `${sig.algorithm.name} signature over signed-data did not verify`,
+        ),
+      );
+      return false;
+    }
+    result.digestsToVerify.add(sig.algorithm.digest);
+  }
+  return true;
+}
+
+/** Reads certificates and digests from signed-data; false after recording an error. */
+export function readCertificatesAndDigests(
+  prefix: string,
+  certificates: ByteReader,
+  digests: ByteReader,
+  publicKey: Buffer,
+  signer: SchemeSigner,
+): boolean {
+  let index = -1;
+  while (certificates.hasRemaining()) {
+    index++;
+    const cert = certificates.lengthPrefixed();
+    if (certificatePublicKeyInfo(cert) === null) {
+      signer.errors.push(
+        issue(`${prefix}_MALFORMED_CERTIFICATE`, `Malformed certificate #${index + 1}`),
+      );
+      return false;
+    }
+    signer.certificates.push(cert);
+  }
+  const main = signer.certificates[0];
+  if (main === undefined) {
+    signer.errors.push(issue(`${prefix}_NO_CERTIFICATES`, 'No certificates listed'));
+    return false;
+  }
+  const spki = certificatePublicKeyInfo(main) as Buffer;
+  if (!canonicalPublicKey(spki).equals(publicKey)) {
+    signer.errors.push(
+      issue(
+        `${prefix}_PUBLIC_KEY_MISMATCH_BETWEEN_CERTIFICATE_AND_SIGNATURES_RECORD`,
+        'Public key mismatch between certificate and signature record',
+      ),
+    );
+    return false;
+  }
+  let count = 0;
+  while (digests.hasRemaining()) {
+    count++;
+    try {
+      const d = digests.lengthPrefixedReader();
+      const algorithmId = d.uint32();
+      signer.contentDigests.push({ algorithmId, digest: d.lengthPrefixed() });
+    } catch (err) {
+      if (!(err instanceof MalformedBlockError)) throw err;
+      signer.errors.push(issue(`${prefix}_MALFORMED_DIGEST`, `Malformed digest record #${count}`));
+      return false;
+    }
+  }
+  const fromSignatures = signer.signatureAlgorithmIds;
+  const fromDigests = signer.contentDigests.map((d) => d.algorithmId);
+  if (
+    fromSignatures.length !== fromDigests.length ||
+    fromSignatures.some((id, i) => id !== fromDigests[i])
+  ) {
+    signer.errors.push(
+      issue(
+        `${prefix}_SIG_ALG_MISMATCH_BETWEEN_SIGNATURES_AND_DIGESTS_RECORDS`,
+        'Signature algorithms differ between signatures and digests records',
+      ),
+    );
+    return false;
+  }
+  return true;
+}
+
+/** Iterates the length-prefixed signers of a scheme block (apksig `parseSigners`). */
+export function forEachSigner(
+  prefix: string,
+  schemeBlock: Buffer,
+  result: SchemeResult,
+  newSigner: (index: number) => SchemeSigner,
+  parse: (signer: ByteReader, info: SchemeSigner) => void,
+): number {
+  let signers: ByteReader;
+  try {
+    signers = new ByteReader(schemeBlock).lengthPrefixedReader();
+  } catch (err) {
+    if (!(err instanceof MalformedBlockError)) throw err;
+    result.errors.push(issue(`${prefix}_MALFORMED_SIGNERS`, 'Malformed list of signers'));
+    return 0;
+  }
+  if (!signers.hasRemaining()) {
+    result.errors.push(issue(`${prefix}_NO_SIGNERS`, 'No signers'));
+    return 0;
+  }
+  let count = 0;
+  while (signers.hasRemaining()) {
+    const info = newSigner(count);
+    count++;
+    result.signers.push(info);
+    try {
+      parse(signers.lengthPrefixedReader(), info);
+    } catch (err) {
+      if (!(err instanceof MalformedBlockError)) throw err;
+      info.errors.push(
+        issue(`${prefix}_MALFORMED_SIGNER`, `Malformed signer block: ${err.message}`),
+      );
+      return count;
+    }
+  }
+  return count;
+}
