@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { register as account } from './account';
+import { register as inspect } from './inspect';
 import { register as services } from './services';
 import { register as start } from './start';
 
 /** Every sub-command of `apkrelay`, in the order `--help` lists them. */
-export const commands: ReadonlyArray<(program: Command) => void> = [start, account, services];
+export const commands: ReadonlyArray<(program: Command) => void> = [start, account, services, inspect];
