@@ -5,12 +5,13 @@
  * block: the signed attributes are verified over their received bytes with only the first
  * byte re-tagged, and certificates are reported (and fingerprinted) exactly as stored.
  * node-forge's `asn1.fromDer` rebuilds a tree without offsets, so slicing originals from it
- * is impossible; this reader walks tag-length-value headers over the input Buffer instead
- * and leaves value decoding (OIDs) to forge. Indefinite lengths are accepted, as BER allows;
+ * is impossible; this reader walks tag-length-value headers over the input Buffer instead.
+ * OIDs are decoded here too: forge's `derToOid` stops at 53-bit arcs, so a certificate with a
+ * UUID-based OID (2.25.<128 bits>), which Java parses, would be refused. Indefinite lengths are
+ * accepted, as BER allows;
  * nesting depth and lengths are bounded by the input, so hostile input costs at most a
  * linear walk.
  */
-import { asn1, util } from 'node-forge';
 
 export class BerError extends Error {
   constructor(message: string) {
@@ -177,7 +178,20 @@ export function readOid(buf: Buffer, node: BerNode | undefined, what: string): s
   const bytes = primitiveContent(buf, n, what);
   const last = bytes[bytes.length - 1];
   if (last === undefined || (last & 0x80) !== 0) throw new BerError(`malformed OID in ${what}`);
-  return asn1.derToOid(util.createBuffer(bytes.toString('binary')));
+  const arcs: string[] = [];
+  let value = 0n;
+  for (const b of bytes) {
+    value = (value << 7n) | BigInt(b & 0x7f);
+    if (b & 0x80) continue;
+    if (arcs.length === 0) {
+      const first = value < 80n ? value / 40n : 2n;
+      arcs.push(`${first}`, `${value - first * 40n}`);
+    } else {
+      arcs.push(`${value}`);
+    }
+    value = 0n;
+  }
+  return arcs.join('.');
 }
 
 /** A two's-complement INTEGER as a bigint. */

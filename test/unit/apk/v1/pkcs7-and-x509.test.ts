@@ -81,6 +81,15 @@ describe('BER walker', () => {
     expect(readOid(buf, oid, 'oid')).toBe('1.2.840.113549');
   });
 
+  it('decodes OIDs with arcs beyond 53 bits and a large second arc', () => {
+    const uuid = Buffer.from('06146983f09da7ebcfdee0c7a1a7b2c0948cc8f9d776', 'hex');
+    expect(readOid(uuid, readNode(uuid, 0), 'oid')).toBe(
+      '2.25.329800735698586629295641978511506172918',
+    );
+    const big = Buffer.from('0603883703', 'hex');
+    expect(readOid(big, readNode(big, 0), 'oid')).toBe('2.999.3');
+  });
+
   it('accepts non-minimal (BER) lengths', () => {
     const buf = Buffer.from('30820003' + '020105', 'hex');
     const [int] = childrenOf(buf, readNode(buf, 0));
