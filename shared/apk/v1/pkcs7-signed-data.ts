@@ -3,6 +3,8 @@
  * depth apksig's verifier needs (`internal/pkcs7/*`). Parts that are verified or reported
  * byte-for-byte (certificates, signed attributes, issuer names) are kept as slices of the
  * input. Malformed input throws BerError, which the caller reports as JAR_SIG_PARSE_EXCEPTION.
+ * Like apksig's Asn1BerParser, elements after the last known field of a SEQUENCE and bytes
+ * after the ContentInfo are ignored.
  */
 import {
   BerError,
@@ -53,12 +55,6 @@ export interface SignedData {
   readonly signerInfos: readonly SignerInfo[];
 }
 
-function only(buf: Buffer): BerNode {
-  const node = readNode(buf, 0);
-  if (node.end !== buf.length) throw new BerError('trailing bytes after ContentInfo');
-  return node;
-}
-
 function algorithmOid(buf: Buffer, node: BerNode | undefined, what: string): string {
   const [oidNode] = expectConstructed(buf, node, Tag.SEQUENCE, what);
   return readOid(buf, oidNode, what);
@@ -68,7 +64,7 @@ function algorithmOid(buf: Buffer, node: BerNode | undefined, what: string): str
 export function parseSignedData(block: Buffer): SignedData {
   const [typeNode, contentNode] = expectConstructed(
     block,
-    only(block),
+    readNode(block, 0), // like apksig, bytes after the ContentInfo are ignored
     Tag.SEQUENCE,
     'ContentInfo',
   );
@@ -94,8 +90,7 @@ export function parseSignedData(block: Buffer): SignedData {
     certificates = certNodes.map((n) => encodingOf(block, n));
   }
   if (isTag(fields[i], TagClass.CONTEXT, 1)) i++; // crls
-  const signerInfoNodes = expectConstructed(block, fields[i++], Tag.SET, 'SignerInfos');
-  if (i !== fields.length) throw new BerError('unexpected fields in SignedData');
+  const signerInfoNodes = expectConstructed(block, fields[i], Tag.SET, 'SignerInfos');
   if (signerInfoNodes.length > MAX_SIGNER_INFOS) throw new BerError('too many SignerInfos');
   return {
     encapContentType,
@@ -111,8 +106,7 @@ function parseSignerInfo(buf: Buffer, node: BerNode): SignerInfo {
   const sidNode = fields[i++];
   let issuerAndSerialNumber: IssuerAndSerialNumber | null = null;
   if (isUniversal(sidNode, Tag.SEQUENCE)) {
-    const [issuerNode, serialNode, extra] = childrenOf(buf, sidNode);
-    if (extra !== undefined) throw new BerError('malformed IssuerAndSerialNumber');
+    const [issuerNode, serialNode] = childrenOf(buf, sidNode);
     issuerAndSerialNumber = {
       issuer: encodingOf(buf, expectUniversal(issuerNode, Tag.SEQUENCE, 'issuer')),
       serialNumber: readInteger(buf, serialNode, 'serialNumber'),
@@ -128,10 +122,9 @@ function parseSignerInfo(buf: Buffer, node: BerNode): SignerInfo {
     signedAttrs = encodingOf(buf, attrsNode);
   }
   const signatureAlgorithmOid = algorithmOid(buf, fields[i++], 'SignerInfo.signatureAlgorithm');
-  const sigNode = expectUniversal(fields[i++], Tag.OCTET_STRING, 'SignerInfo.signature');
+  const sigNode = expectUniversal(fields[i], Tag.OCTET_STRING, 'SignerInfo.signature');
   const signature = primitiveContent(buf, sigNode, 'SignerInfo.signature');
-  if (isTag(fields[i], TagClass.CONTEXT, 1)) i++; // unsignedAttrs
-  if (i !== fields.length) throw new BerError('unexpected fields in SignerInfo');
+  // unsignedAttrs [1] and anything after are not needed.
   return {
     issuerAndSerialNumber,
     digestAlgorithmOid,
@@ -151,13 +144,13 @@ export interface SignedAttribute {
 export function parseSignedAttributes(signedAttrs: Buffer): SignedAttribute[] {
   const root = readNode(signedAttrs, 0);
   return childrenOf(signedAttrs, root).map((attrNode) => {
-    const [typeNode, valuesNode, extra] = expectConstructed(
+    // Fields after attrValues are ignored, as apksig's parser does.
+    const [typeNode, valuesNode] = expectConstructed(
       signedAttrs,
       attrNode,
       Tag.SEQUENCE,
       'Attribute',
     );
-    if (extra !== undefined) throw new BerError('malformed Attribute');
     const type = readOid(signedAttrs, typeNode, 'Attribute.attrType');
     const values = expectConstructed(signedAttrs, valuesNode, Tag.SET, 'Attribute.attrValues');
     return { type, values: values.map((v) => encodingOf(signedAttrs, v)) };

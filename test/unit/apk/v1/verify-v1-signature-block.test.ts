@@ -53,6 +53,19 @@ describe('verifyV1 signature blocks', () => {
     expect(r.signers[0]?.certificates).toEqual([signer.certificate]);
   });
 
+  it('ignores bytes after the ContentInfo, as apksig does', async () => {
+    const files = signJar(FILES, [ec]).map(([n, d]): [string, Buffer] => [
+      n,
+      n.endsWith('.EC') ? Buffer.concat([d, Buffer.from('trailing junk')]) : d,
+    ]);
+    const r = await verifyV1(memoryZip(files), {
+      minSdk: 24,
+      maxSdk: ANY,
+      foundSchemeIds: new Set(),
+    });
+    expect(r.errors).toEqual([]);
+  });
+
   it('refuses a signature algorithm that does not match the key', async () => {
     expect(codes(await verifyBlock(rsa, { sigOid: OIDS.ecPublicKey }))).toEqual([
       'JAR_SIG_VERIFY_EXCEPTION',
