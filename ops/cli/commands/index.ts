@@ -5,4 +5,9 @@ import { register as services } from './services';
 import { register as start } from './start';
 
 /** Every sub-command of `apkrelay`, in the order `--help` lists them. */
-export const commands: ReadonlyArray<(program: Command) => void> = [start, account, services, inspect];
+export const commands: ReadonlyArray<(program: Command) => void> = [
+  start,
+  account,
+  services,
+  inspect,
+];
