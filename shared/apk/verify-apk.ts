@@ -68,9 +68,9 @@ interface State {
 const okScheme = (r: SchemeResult | null): boolean => r !== null && !schemeHasErrors(r);
 
 async function verifyZip(zip: ZipArchive, st: State): Promise<void> {
+  await checkEntryLayout(zip);
   const manifest = await manifestFromZip(zip);
   st.manifest = manifest;
-  await checkEntryLayout(zip);
   const minSdk = manifest.minSdk;
   const parsed = await parseSigningSchemes(zip.source, zip.sections, minSdk, NO_MAX_SDK);
   st.parsed = parsed;
@@ -154,13 +154,15 @@ export async function verifyApk(
     parsed: null,
     digests: null,
   };
+  let zip: ZipArchive | null = null;
   try {
-    const zip = await openZip(source, limits);
+    zip = await openZip(source, limits);
     await verifyZip(zip, st);
   } catch (err) {
     st.errors.push(issueFromError(err));
   }
-  if (st.digests === null) {
+  // A ZIP that failed before the streaming pass still gets its hashes; a non-ZIP does not.
+  if (st.digests === null && zip !== null) {
     try {
       st.digests = await runDigestPass(source, null, null, new Set());
     } catch (err) {

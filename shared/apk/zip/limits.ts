@@ -1,5 +1,7 @@
 /** Hard limits applied while reading a ZIP; anything beyond them is refused with a typed error. */
 export interface ZipLimits {
+  /** Largest input accepted (a non-ZIP64 archive cannot exceed 4 GiB). */
+  readonly maxArchiveBytes: number;
   /** Most central-directory records accepted (a non-ZIP64 archive cannot list more than 65535). */
   readonly maxEntries: number;
   /** Largest central directory read into memory. */
@@ -14,10 +16,11 @@ export interface ZipLimits {
 }
 
 export const DEFAULT_ZIP_LIMITS: ZipLimits = Object.freeze({
+  maxArchiveBytes: 0xffffffff,
   maxEntries: 65_535,
   maxCentralDirectoryBytes: 64 * 1024 * 1024,
   maxEntryUncompressedBytes: 2 * 1024 * 1024 * 1024,
-  maxTotalUncompressedBytes: 8 * 1024 * 1024 * 1024,
+  maxTotalUncompressedBytes: 4 * 1024 * 1024 * 1024,
   maxCompressionRatio: 200,
   ratioCheckMinBytes: 1024 * 1024,
 });

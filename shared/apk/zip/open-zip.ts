@@ -18,6 +18,12 @@ export async function openZip(
   source: RandomAccessSource,
   limits: ZipLimits = DEFAULT_ZIP_LIMITS,
 ): Promise<ZipArchive> {
+  if (source.size > limits.maxArchiveBytes) {
+    throw new ApkFormatError(
+      ApkIssueCode.APK_TOO_LARGE,
+      `input of ${source.size} bytes exceeds ${limits.maxArchiveBytes}`,
+    );
+  }
   const sections = await findZipSections(source);
   if (sections.cdSize > limits.maxCentralDirectoryBytes) {
     throw new ApkFormatError(
