@@ -12,7 +12,11 @@ export interface V1Signer {
 }
 
 export interface V1Result {
-  /** Whether the APK has a JAR signature at all (META-INF/MANIFEST.MF present). */
+  /**
+   * Whether the APK carries a JAR signature at all: at least one signature block
+   * (META-INF/*.RSA, *.DSA or *.EC), whether or not it verifies. A bare MANIFEST.MF (as in
+   * plain JARs) does not count.
+   */
   present: boolean;
   verified: boolean;
   /** Signers whose signatures cover the APK's entries (apksig `Result.signers`). */
