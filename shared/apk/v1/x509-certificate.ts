@@ -20,6 +20,7 @@ import {
   readNode,
   readOid,
 } from './ber';
+import { canonicalName } from './x500-name';
 
 export const OID_RSA_ENCRYPTION = '1.2.840.113549.1.1.1';
 const OID_KEY_USAGE = '2.5.29.15';
@@ -81,12 +82,28 @@ export function parseCertificate(der: Buffer): X509Certificate {
 
   const tbs = expectConstructed(der, tbsNode, Tag.SEQUENCE, 'TBSCertificate');
   let i = 0;
-  if (isTag(tbs[0], TagClass.CONTEXT, 0)) i++;
+  if (isTag(tbs[0], TagClass.CONTEXT, 0)) {
+    const [versionNode] = childrenOf(der, tbs[i++] as BerNode);
+    const version = readInteger(der, versionNode, 'version');
+    if (version < 0n || version > 2n)
+      throw new BerError(`unsupported certificate version ${version}`);
+  }
   const serialNumber = readInteger(der, tbs[i++], 'serialNumber');
-  expectUniversal(tbs[i++], Tag.SEQUENCE, 'TBSCertificate.signature');
+  // The JDK refuses a certificate whose two signature algorithm fields differ.
+  if (algorithmKey(der, tbs[i++]) !== algorithmKey(der, sigAlgNode)) {
+    throw new BerError('signature algorithm mismatch between TBSCertificate and Certificate');
+  }
   const issuerNode = expectUniversal(tbs[i++], Tag.SEQUENCE, 'issuer');
-  expectUniversal(tbs[i++], Tag.SEQUENCE, 'validity');
+  const validity = expectConstructed(der, tbs[i++], Tag.SEQUENCE, 'validity');
+  if (
+    validity.length !== 2 ||
+    !validity.every((t) => isUniversal(t, UTC_TIME) || isUniversal(t, GENERALIZED_TIME))
+  ) {
+    throw new BerError('malformed validity');
+  }
   const subjectNode = expectUniversal(tbs[i++], Tag.SEQUENCE, 'subject');
+  canonicalName(encodingOf(der, issuerNode)); // throws on a malformed Name, as the JDK does
+  canonicalName(encodingOf(der, subjectNode));
   const spkiNode = expectUniversal(tbs[i++], Tag.SEQUENCE, 'subjectPublicKeyInfo');
   if (isTag(tbs[i], TagClass.CONTEXT, 1)) i++;
   if (isTag(tbs[i], TagClass.CONTEXT, 2)) i++;
@@ -111,6 +128,17 @@ export function parseCertificate(der: Buffer): X509Certificate {
     keyUsage,
     hasUnsupportedCriticalExtension,
   };
+}
+
+const UTC_TIME = 23;
+const GENERALIZED_TIME = 24;
+
+/** AlgorithmIdentifier as OID + parameters, absent parameters counting as NULL. */
+function algorithmKey(der: Buffer, node: BerNode | undefined): string {
+  const [oidNode, params] = expectConstructed(der, node, Tag.SEQUENCE, 'AlgorithmIdentifier');
+  const oid = readOid(der, oidNode, 'algorithm');
+  const p = params === undefined ? '0500' : encodingOf(der, params).toString('hex');
+  return `${oid}:${p}`;
 }
 
 interface Extension {

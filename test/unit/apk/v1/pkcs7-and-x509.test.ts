@@ -15,6 +15,7 @@ import { parseSignedData } from '../../../../shared/apk/v1/pkcs7-signed-data';
 import { parseCertificate } from '../../../../shared/apk/v1/x509-certificate';
 import { canonicalName, namesEqual } from '../../../../shared/apk/v1/x500-name';
 import { goldenPath } from './golden-apks';
+import { makeSigner, oid, seq } from './jar-signing-kit';
 
 function entryOf(apk: string, name: string): Buffer {
   return execFileSync('unzip', ['-p', goldenPath(apk), name], { maxBuffer: 1 << 24 });
@@ -153,5 +154,35 @@ describe('X.500 name equality', () => {
     const bad = Buffer.from('3003020101', 'hex');
     expect(namesEqual(bad, Buffer.from(bad))).toBe(true);
     expect(namesEqual(bad, name('x'))).toBe(false);
+  });
+});
+
+describe('parseCertificate structure checks (what the JDK refuses)', () => {
+  const cert = makeSigner('ec').certificate;
+  const [tbsNode, algNode, sigNode] = childrenOf(cert, readNode(cert, 0));
+  const part = (n: typeof tbsNode): Buffer => cert.subarray(n?.start, n?.end);
+  const tbsFields = childrenOf(cert, tbsNode as NonNullable<typeof tbsNode>).map(part);
+
+  it('accepts the well-formed certificate', () => {
+    expect(parseCertificate(cert).serialNumber).toBe(7n);
+  });
+
+  it('refuses differing inner and outer signature algorithms', () => {
+    const other = seq(oid('1.2.840.10045.4.3.3'));
+    expect(() => parseCertificate(seq(part(tbsNode), other, part(sigNode)))).toThrow(/mismatch/);
+    expect(part(algNode).equals(other)).toBe(false);
+  });
+
+  it('refuses a malformed validity or version', () => {
+    const badValidity = [...tbsFields];
+    badValidity[4] = seq(Buffer.from('020101', 'hex'), Buffer.from('020101', 'hex'));
+    expect(() => parseCertificate(seq(seq(...badValidity), part(algNode), part(sigNode)))).toThrow(
+      BerError,
+    );
+    const badVersion = [...tbsFields];
+    badVersion[0] = Buffer.from('a003020105', 'hex');
+    expect(() => parseCertificate(seq(seq(...badVersion), part(algNode), part(sigNode)))).toThrow(
+      /version/,
+    );
   });
 });
