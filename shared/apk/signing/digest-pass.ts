@@ -11,7 +11,11 @@ import type { RandomAccessSource } from '../random-access';
 import { READ_CHUNK_BYTES } from '../zip/limits';
 import type { ZipSections } from '../zip/types';
 import type { ContentDigestAlgorithm } from './signature-algorithms';
+import { localHash, OffThreadHash, type StreamHash } from './off-thread-hash';
 import { VerityTreeHasher } from './verity-tree';
+
+/** From this size on, MD5 (the slowest digest) runs on a worker thread in parallel. */
+export const OFF_THREAD_MD5_MIN_BYTES = 16 * 1024 * 1024;
 
 const CHUNK = 1024 * 1024;
 
@@ -81,8 +85,22 @@ export async function runDigestPass(
   signingBlockOffset: number | null,
   algorithms: ReadonlySet<ContentDigestAlgorithm>,
 ): Promise<DigestPassResult> {
+  const md5 = source.size < OFF_THREAD_MD5_MIN_BYTES ? localHash('md5') : new OffThreadHash('md5');
+  try {
+    return await pass(source, sections, signingBlockOffset, algorithms, md5);
+  } finally {
+    await md5.close();
+  }
+}
+
+async function pass(
+  source: RandomAccessSource,
+  sections: ZipSections | null,
+  signingBlockOffset: number | null,
+  algorithms: ReadonlySet<ContentDigestAlgorithm>,
+  md5: StreamHash,
+): Promise<DigestPassResult> {
   const sha256 = createHash('sha256');
-  const md5 = createHash('md5');
   const sb = sections === null ? null : signingBlockOffset;
   const sinks: Array<{ begin(n: number): void; update(b: Buffer): void }> = [];
   const finals = new Map<ContentDigestAlgorithm, () => Buffer>();
@@ -113,8 +131,9 @@ export async function runDigestPass(
     const end = off + buf.length;
     next =
       end < source.size ? source.read(end, Math.min(READ_CHUNK_BYTES, source.size - end)) : null;
+    next?.catch(() => undefined); // awaited next round; never an unhandled rejection meanwhile
+    const md5Done = md5.update(buf);
     sha256.update(buf);
-    md5.update(buf);
     if (sb !== null) {
       if (off < sb) feed(buf.subarray(0, Math.min(buf.length, sb - off)));
       if (end > cdStart && off < cdEnd) {
@@ -122,6 +141,7 @@ export async function runDigestPass(
         feed(buf.subarray(Math.max(0, cdStart - off), Math.min(buf.length, cdEnd - off)));
       }
     }
+    await md5Done;
     off = end;
   }
   if (sb !== null && sections !== null) {
@@ -132,5 +152,5 @@ export async function runDigestPass(
   }
   const contentDigests = new Map<ContentDigestAlgorithm, Buffer>();
   for (const [alg, fin] of finals) contentDigests.set(alg, fin());
-  return { sha256: sha256.digest('hex'), md5: md5.digest('hex'), contentDigests };
+  return { sha256: sha256.digest('hex'), md5: await md5.digest(), contentDigests };
 }

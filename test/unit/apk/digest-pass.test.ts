@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { bufferSource } from '../../../shared/apk/sources';
-import { runDigestPass } from '../../../shared/apk/signing/digest-pass';
+import { OFF_THREAD_MD5_MIN_BYTES, runDigestPass } from '../../../shared/apk/signing/digest-pass';
 import type { ZipSections } from '../../../shared/apk/zip/types';
 
 const MiB = 1024 * 1024;
@@ -113,6 +113,25 @@ describe('single-pass digests', () => {
     );
     expect(result.contentDigests.get('VERITY_CHUNKED_SHA256')).toEqual(
       referenceVerity(Buffer.concat([parts.entries, parts.cd, modifiedEocd])),
+    );
+  });
+
+  test('large inputs hash MD5 on a worker thread with the same result', async () => {
+    const { file, sections, parts, modifiedEocd } = layout(
+      OFF_THREAD_MD5_MIN_BYTES + 5,
+      4096,
+      1000,
+    );
+    const result = await runDigestPass(
+      bufferSource(file),
+      sections,
+      parts.entries.length,
+      new Set(['CHUNKED_SHA256'] as const),
+    );
+    expect(result.md5).toBe(createHash('md5').update(file).digest('hex'));
+    expect(result.sha256).toBe(createHash('sha256').update(file).digest('hex'));
+    expect(result.contentDigests.get('CHUNKED_SHA256')).toEqual(
+      referenceChunked('sha256', [parts.entries, parts.cd, modifiedEocd]),
     );
   });
 
