@@ -6,7 +6,12 @@ export {
   type InspectReport,
   type InspectResult,
 } from './inspect-apk';
-export { verifyApk, type ApkVerification, type ApkSignerInfo } from './verify-apk';
+export {
+  verifyApk,
+  type ApkVerification,
+  type ApkSignerInfo,
+  type VerifyApkOptions,
+} from './verify-apk';
 export { openFileSource, bufferSource } from './sources';
 export type { RandomAccessSource } from './random-access';
 export { ApkFormatError, ApkIssueCode, type ApkIssue } from './issues';

@@ -67,11 +67,11 @@ interface State {
 
 const okScheme = (r: SchemeResult | null): boolean => r !== null && !schemeHasErrors(r);
 
-async function verifyZip(zip: ZipArchive, st: State): Promise<void> {
+async function verifyZip(zip: ZipArchive, st: State, minSdkOverride?: number): Promise<void> {
   await checkEntryLayout(zip);
   const manifest = await manifestFromZip(zip);
   st.manifest = manifest;
-  const minSdk = manifest.minSdk;
+  const minSdk = minSdkOverride ?? manifest.minSdk;
   const parsed = await parseSigningSchemes(zip.source, zip.sections, minSdk, NO_MAX_SDK);
   st.parsed = parsed;
   st.digests = await runDigestPass(
@@ -142,9 +142,15 @@ function lineageOf(schemes: VerifiedSchemes, signers: ApkSignerInfo[]): string[]
   return signers.map((s) => s.sha256);
 }
 
+export interface VerifyApkOptions {
+  readonly limits?: ZipLimits;
+  /** As apksigner's --min-sdk-version; by default the manifest's minSdkVersion is used. */
+  readonly minSdk?: number;
+}
+
 export async function verifyApk(
   source: RandomAccessSource,
-  limits: ZipLimits = DEFAULT_ZIP_LIMITS,
+  opts: VerifyApkOptions = {},
 ): Promise<ApkVerification> {
   const st: State = {
     errors: [],
@@ -156,8 +162,8 @@ export async function verifyApk(
   };
   let zip: ZipArchive | null = null;
   try {
-    zip = await openZip(source, limits);
-    await verifyZip(zip, st);
+    zip = await openZip(source, opts.limits ?? DEFAULT_ZIP_LIMITS);
+    await verifyZip(zip, st, opts.minSdk);
   } catch (err) {
     st.errors.push(issueFromError(err));
   }
