@@ -29,19 +29,36 @@ function mismatch(entry: ZipEntry, what: string): ApkFormatError {
   );
 }
 
+/** Bytes of the Local File Header (with the name as the CD gives it) to read for `entry`. */
+export function localHeaderSize(entry: ZipEntry): number {
+  return LFH_SIZE + entry.nameBytes.length;
+}
+
 export async function readLocalRecord(
   source: RandomAccessSource,
   entry: ZipEntry,
   cdOffset: number,
 ): Promise<LocalRecord> {
-  const headerSize = LFH_SIZE + entry.nameBytes.length;
-  if (entry.localHeaderOffset + headerSize > cdOffset) {
+  checkHeaderBounds(entry, cdOffset);
+  return parseLocalRecord(
+    await source.read(entry.localHeaderOffset, localHeaderSize(entry)),
+    entry,
+    cdOffset,
+  );
+}
+
+function checkHeaderBounds(entry: ZipEntry, cdOffset: number): void {
+  if (entry.localHeaderOffset + localHeaderSize(entry) > cdOffset) {
     throw new ApkFormatError(
       ApkIssueCode.ZIP_MALFORMED_ENTRY_DATA,
       `Local File Header of ${entry.name} extends beyond start of Central Directory`,
     );
   }
-  const header = await source.read(entry.localHeaderOffset, headerSize);
+}
+
+/** Checks a Local File Header read into `header` (at least `localHeaderSize(entry)` bytes). */
+export function parseLocalRecord(header: Buffer, entry: ZipEntry, cdOffset: number): LocalRecord {
+  checkHeaderBounds(entry, cdOffset);
   if (header.readUInt32LE(0) !== LFH_SIGNATURE) {
     throw new ApkFormatError(
       ApkIssueCode.ZIP_MALFORMED_ENTRY_DATA,

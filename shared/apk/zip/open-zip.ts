@@ -10,7 +10,7 @@ import type { RandomAccessSource } from '../random-access';
 import { entryData } from './entry-data';
 import { findZipSections } from './find-zip-sections';
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from './limits';
-import { readLocalRecord } from './local-file-record';
+import { localHeaderSize, parseLocalRecord, readLocalRecord } from './local-file-record';
 import { parseCentralDirectory } from './read-central-directory';
 import type { ZipArchive, ZipEntry } from './types';
 
@@ -54,21 +54,34 @@ export async function openZip(
   return { source, sections, entries, openEntry, readEntry };
 }
 
+const HEADER_WINDOW_BYTES = 64 * 1024;
+
 /**
  * Checks every entry's Local File Header against the central directory and refuses entries
- * whose data overlap (the "overlapping files" zip bomb). Reads only the headers.
+ * whose data overlap (the "overlapping files" zip bomb). Reads only the headers, in file order,
+ * through 64 KiB windows so that packed small entries cost one read per window.
  */
 export async function checkEntryLayout(zip: ZipArchive): Promise<void> {
+  const { cdOffset } = zip.sections;
+  const sorted = [...zip.entries].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset);
   const spans: Array<{ start: number; end: number; name: string }> = [];
-  for (const entry of zip.entries) {
-    const record = await readLocalRecord(zip.source, entry, zip.sections.cdOffset);
-    spans.push({
-      start: entry.localHeaderOffset,
-      end: record.dataOffset + record.dataSize,
-      name: entry.name,
-    });
+  let window: Buffer = Buffer.alloc(0);
+  let windowStart = 0;
+  for (const entry of sorted) {
+    const start = entry.localHeaderOffset;
+    const size = localHeaderSize(entry);
+    if (start < windowStart || start + size > windowStart + window.length) {
+      const length = Math.min(Math.max(size, HEADER_WINDOW_BYTES), cdOffset - start);
+      if (length < size) {
+        await readLocalRecord(zip.source, entry, cdOffset); // throws the bounds error
+      }
+      window = await zip.source.read(start, length);
+      windowStart = start;
+    }
+    const at = start - windowStart;
+    const record = parseLocalRecord(window.subarray(at, at + size), entry, cdOffset);
+    spans.push({ start, end: record.dataOffset + record.dataSize, name: entry.name });
   }
-  spans.sort((a, b) => a.start - b.start);
   for (let i = 1; i < spans.length; i++) {
     const prev = spans[i - 1];
     const cur = spans[i];
