@@ -125,6 +125,17 @@ describe('ZIP reader', () => {
     expect(await codeOf(resized.readEntry(resized.entries[0]!, 1 << 20))).toBe('ZIP_LFH_MISMATCH');
   });
 
+  test('checks every local header of a large archive, wherever the mismatch is', async () => {
+    const entries = Array.from({ length: 3000 }, (_, i) => ({
+      name: `res/f${i}.bin`,
+      data: Buffer.alloc(i % 7 === 0 ? 70_000 : 50, i & 0xff),
+    }));
+    await checkEntryLayout(await openZip(bufferSource(buildZip(entries))));
+    entries[2500] = { ...entries[2500]!, localName: 'res/XXXXX.bin' };
+    const bad = await openZip(bufferSource(buildZip(entries)));
+    expect(await codeOf(checkEntryLayout(bad))).toBe('ZIP_LFH_MISMATCH');
+  });
+
   test('uses the central directory method, as Android does', async () => {
     // Stored in the local data but the CD says "method 21": any non-STORED method inflates.
     const bytes = buildZip([{ name: 'a', data: hello, deflate: true, cdMethod: 21 }]);
