@@ -9,7 +9,12 @@ export interface ApkIssue {
   message: string;
 }
 
-/** Codes raised by the ZIP reader, the manifest reader and the orchestrator. */
+/**
+ * Codes raised by the ZIP reader, the manifest reader and the orchestrator. The signature-scheme
+ * verifiers (shared/apk/signing/) use apksig's Issue names verbatim: `V2_SIG_*` and `V3_SIG_*`
+ * (v3.1 signers report `V3_SIG_*` too, as apksig does), `V3_*`, `V31_*`; the JAR verifier
+ * (shared/apk/v1/) uses `JAR_SIG_*`.
+ */
 export const ApkIssueCode = {
   // Input shape
   NOT_A_ZIP: 'NOT_A_ZIP',
@@ -29,21 +34,14 @@ export const ApkIssueCode = {
   MANIFEST_MISSING: 'MANIFEST_MISSING',
   MANIFEST_MALFORMED: 'MANIFEST_MALFORMED',
   MANIFEST_UNKNOWN_CODENAME: 'MANIFEST_UNKNOWN_CODENAME',
-  // Verdict-level (apksig ApkVerifier.Issue)
+  // Verdict-level, named as apksig's ApkVerifier.Issue
   JAR_SIG_NO_SIGNATURES: 'JAR_SIG_NO_SIGNATURES',
+  JAR_SIG_MISSING: 'JAR_SIG_MISSING',
+  V2_SIG_MISSING: 'V2_SIG_MISSING',
   NO_SIG_FOR_TARGET_SANDBOX_VERSION: 'NO_SIG_FOR_TARGET_SANDBOX_VERSION',
   MIN_SIG_SCHEME_FOR_TARGET_SDK_NOT_MET: 'MIN_SIG_SCHEME_FOR_TARGET_SDK_NOT_MET',
-  V2_SIG_MISSING: 'V2_SIG_MISSING',
-  JAR_SIG_MISSING: 'JAR_SIG_MISSING',
-  V3_SIG_MISSING: 'V3_SIG_MISSING',
-  V31_BLOCK_MISSING: 'V31_BLOCK_MISSING',
-  V31_ROTATION_MIN_SDK_MISMATCH: 'V31_ROTATION_MIN_SDK_MISMATCH',
-  V31_ROTATION_MIN_SDK_ATTR_MISSING: 'V31_ROTATION_MIN_SDK_ATTR_MISSING',
-  V3_INCONSISTENT_LINEAGES: 'V3_INCONSISTENT_LINEAGES',
-  V3_SIG_POR_CERT_MISMATCH: 'V3_SIG_POR_CERT_MISMATCH',
-  V1_V2_SIGNER_MISMATCH: 'V1_V2_SIGNER_MISMATCH',
-  V2_V3_SIGNER_MISMATCH: 'V2_V3_SIGNER_MISMATCH',
-  V1_VERIFIER_FAILED: 'V1_VERIFIER_FAILED',
+  V31_BLOCK_FOUND_WITHOUT_V3_BLOCK: 'V31_BLOCK_FOUND_WITHOUT_V3_BLOCK',
+  V3_SIG_PAST_SIGNERS_MISMATCH: 'V3_SIG_PAST_SIGNERS_MISMATCH',
   INTERNAL_ERROR: 'INTERNAL_ERROR',
 } as const;
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bufferSource, openFileSource } from '../../../shared/apk/sources';
 import { checkEntryLayout, findEntry, openZip, DEFAULT_ZIP_LIMITS } from '../../../shared/apk/zip';
-import { buildZip } from './helpers/build-zip';
+import { buildZip, type TestZipEntry } from './helpers/build-zip';
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
   try {
@@ -126,7 +126,7 @@ describe('ZIP reader', () => {
   });
 
   test('checks every local header of a large archive, wherever the mismatch is', async () => {
-    const entries = Array.from({ length: 3000 }, (_, i) => ({
+    const entries: TestZipEntry[] = Array.from({ length: 3000 }, (_, i) => ({
       name: `res/f${i}.bin`,
       data: Buffer.alloc(i % 7 === 0 ? 70_000 : 50, i & 0xff),
     }));
