@@ -1,5 +1,8 @@
+import type { Db } from 'mongodb';
 import type { AccountsService } from '../shared/accounts/service';
 import type { Logger } from '../shared/log';
+import type { BlobStore } from '../shared/storage/blob-store';
+import type { IngestClient } from './upload/ingest-client';
 
 /** Liveness of what the API depends on, for /readyz. Each check answers quickly. */
 export interface ReadinessChecks {
@@ -12,7 +15,11 @@ export interface ReadinessChecks {
 /** Everything the HTTP layer needs, built once in api/main.ts; no env reads, no globals. */
 export interface ApiDeps {
   readonly log: Logger;
+  readonly db: Db;
   readonly accounts: AccountsService;
+  readonly blobs: BlobStore;
+  readonly ingest: IngestClient;
   readonly readiness: ReadinessChecks;
   readonly publicUrls: { readonly base: string; readonly web: string; readonly push: string };
+  readonly limits: { readonly maxApkBytes: number; readonly uploadWaitTimeoutMs: number };
 }

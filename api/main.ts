@@ -3,18 +3,22 @@
  * dependencies once, and serves the three hosts. `close()` is its one shutdown path: stop intake,
  * finish in-flight requests until the deadline, then close queues, Redis and Mongo.
  */
+import { QueueEvents } from 'bullmq';
 import { createAccountsService } from '../shared/accounts/service';
 import { createKeyRing } from '../shared/crypto/keys';
+import { apkIngestQueue } from '../shared/queues/apk-ingest';
+import { gridFsBlobStore } from '../shared/storage/blob-store';
 import type { TlsMaterial } from '../shared/crypto/tls';
 import type { Logger } from '../shared/log';
 import { createProducers } from '../shared/queues/producers';
 import { ensureIndexes } from '../shared/storage/indexes';
 import { connectMongo, mongoReachable } from '../shared/storage/mongo';
-import { closeRedis, createProducerRedis } from '../shared/storage/redis';
+import { closeRedis, createProducerRedis, createWorkerRedis } from '../shared/storage/redis';
 import { createHostApp } from './app';
 import type { ApiDeps } from './deps';
 import { listen, type Listener } from './server';
 import type { Host } from './route-table';
+import { createIngestClient } from './upload/ingest-client';
 
 export interface ApiOptions {
   readonly log: Logger;
@@ -28,6 +32,7 @@ export interface ApiOptions {
   readonly host: string;
   readonly ports: Readonly<Record<Host, number>>;
   readonly publicUrls: ApiDeps['publicUrls'];
+  readonly limits: ApiDeps['limits'];
 }
 
 export interface ApiProcess {
@@ -41,13 +46,42 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   const redis = createProducerRedis(options.redisUrl, 'apkrelay:api');
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis (api) connection error'));
   const producers = createProducers(redis, options.queuePrefix);
+  // QueueEvents blocks on a stream read, so it gets its own (waiting) connection.
+  const eventsRedis = createWorkerRedis(options.redisUrl, 'apkrelay:api-events');
+  eventsRedis.on('error', (err) =>
+    log.warn({ err: err.message }, 'redis (api events) connection error'),
+  );
+  const ingestEvents = new QueueEvents(apkIngestQueue.name, {
+    connection: eventsRedis,
+    prefix: options.queuePrefix,
+  });
+  ingestEvents.on('error', (err) => log.warn({ err: err.message }, 'queue events error'));
   const listeners: Listener[] = [];
+  const release = async () => {
+    await ingestEvents.close().catch(() => undefined);
+    await closeRedis(eventsRedis);
+    await producers.close().catch(() => undefined);
+    await closeRedis(redis);
+    await mongo.close();
+  };
   try {
     await ensureIndexes(mongo.db);
+    const keys = createKeyRing(options.masterKey);
+    const blobs = gridFsBlobStore(mongo.db);
     const deps: ApiDeps = {
       log,
-      accounts: createAccountsService(mongo.db, createKeyRing(options.masterKey)),
+      db: mongo.db,
+      accounts: createAccountsService(mongo.db, keys),
+      blobs,
+      ingest: createIngestClient({
+        db: mongo.db,
+        blobs,
+        keys,
+        queue: producers.get(apkIngestQueue.name),
+        events: ingestEvents,
+      }),
       publicUrls: options.publicUrls,
+      limits: options.limits,
       readiness: {
         redis: async () => (await redis.ping()) === 'PONG',
         mongo: () => mongoReachable(mongo),
@@ -65,9 +99,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
     }
   } catch (err) {
     await Promise.all(listeners.map((l) => l.close(0)));
-    await producers.close().catch(() => undefined);
-    await closeRedis(redis);
-    await mongo.close();
+    await release();
     throw err;
   }
   const [admin, web, push] = listeners as [Listener, Listener, Listener];
@@ -77,9 +109,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
     close: (deadlineMs) =>
       (closing ??= (async () => {
         await Promise.all(listeners.map((l) => l.close(deadlineMs)));
-        await producers.close().catch(() => undefined);
-        await closeRedis(redis);
-        await mongo.close();
+        await release();
       })()),
   };
 }

@@ -33,6 +33,10 @@ export interface Config {
   /** Prefix of every Redis key (BullMQ queues included); lets several deployments share a Redis. */
   readonly queuePrefix: string;
   readonly shutdownTimeoutMs: number;
+  /** Largest APK an upload may carry. */
+  readonly maxApkBytes: number;
+  /** How long the legacy upload endpoint waits for the worker's verdict. */
+  readonly uploadWaitTimeoutMs: number;
   /** The executable search path (PATH), for locating redis-server, mongod/ferretdb, apksigner. */
   readonly searchPath: string;
 }
@@ -151,6 +155,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     logLevel: r.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     queuePrefix: queuePrefix(r),
     shutdownTimeoutMs: r.integer('SHUTDOWN_TIMEOUT_MS', 15_000, 100, 600_000),
+    maxApkBytes: r.integer('MAX_APK_BYTES', 1024 ** 3, 1024, 8 * 1024 ** 3),
+    uploadWaitTimeoutMs: r.integer('UPLOAD_WAIT_TIMEOUT_MS', 15 * 60_000, 1_000, 3_600_000),
     searchPath: env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);

@@ -10,6 +10,26 @@ export const ERRORS = {
   NOT_FOUND: { status: 404, message: 'Not found.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
   ACCOUNT_EMAIL_TAKEN: { status: 409, message: 'An account with this email already exists.' },
+  APK_INVALID: {
+    status: 422,
+    message:
+      'Not a valid APK: Android would not install it (signatures, manifest, or a test-only build).',
+  },
+  APK_DUPLICATE: {
+    status: 409,
+    message: 'An APK with the same hash was already uploaded to this app.',
+  },
+  APK_SIGNER_MISMATCH: {
+    status: 409,
+    message:
+      "The APK's signer does not match this app's signer, and no v3 lineage proves rotation from it.",
+  },
+  APK_TOO_LARGE: { status: 413, message: 'The APK is larger than the upload limit.' },
+  APK_PACKAGE_MISMATCH: {
+    status: 422,
+    message: "The APK's package name is not the one in the request path.",
+  },
+  UPLOAD_FAILED: { status: 500, message: 'The upload could not be processed.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests.' },

@@ -1,9 +1,10 @@
 /** Every Redis key apkrelay writes outside BullMQ, built in one place under the queue prefix. */
 export function redisKeys(prefix: string) {
   return {
-    /** Liveness of a worker process: `SET … PX` refreshed by the process while it runs. */
-    workerHeartbeat: (workerId: string) => `${prefix}:workers:${workerId}`,
-    workerHeartbeatPattern: () => `${prefix}:workers:*`,
+    /** Per-app stream of version notices (devices resume from it with Last-Event-ID). */
+    noticeStream: (appId: string) => `${prefix}:notices:${appId}`,
+    /** Pub/sub channel every API process listens on to relay notices to its own streams. */
+    noticeChannel: () => `${prefix}:notices`,
   } as const;
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;

@@ -1,10 +1,16 @@
 /**
- * The worker process: MongoDB and a waiting Redis connection, the processors of every queue, and
- * one shutdown path (close workers, letting active jobs finish until the deadline; then Mongo).
+ * The worker process: MongoDB, waiting Redis connections, the processors of every queue, and one
+ * shutdown path (close workers, letting active jobs finish; then Redis and Mongo).
  */
+import { Queue } from 'bullmq';
+import { createKeyRing } from '../shared/crypto/keys';
 import type { Logger } from '../shared/log';
+import { queueNoticeSink } from '../shared/queues/notice-sink';
+import { versionNoticeQueue } from '../shared/queues/version-notice';
+import { gridFsBlobStore } from '../shared/storage/blob-store';
 import { ensureIndexes } from '../shared/storage/indexes';
 import { connectMongo } from '../shared/storage/mongo';
+import { closeRedis, createWorkerRedis } from '../shared/storage/redis';
 import { createProcessors } from './processors';
 import { startWorkerRuntime } from './runtime';
 
@@ -14,9 +20,8 @@ export interface WorkerOptions {
   readonly mongoUrl: string;
   readonly database?: string;
   readonly queuePrefix: string;
-  readonly dataDir: string;
   readonly masterKey: Buffer;
-  readonly now?: () => number;
+  readonly now?: () => Date;
   readonly schedulers?: boolean;
 }
 
@@ -27,13 +32,31 @@ export interface WorkerProcess {
 
 export async function startWorkers(options: WorkerOptions): Promise<WorkerProcess> {
   const mongo = await connectMongo(options.mongoUrl, options.database);
+  const redis = createWorkerRedis(options.redisUrl, 'apkrelay:worker-notices');
+  const noticeQueue = new Queue(versionNoticeQueue.name, {
+    connection: redis,
+    prefix: options.queuePrefix,
+  });
+  const closeAll = async () => {
+    await noticeQueue.close();
+    await closeRedis(redis);
+    await mongo.close();
+  };
   try {
     await ensureIndexes(mongo.db);
     const runtime = await startWorkerRuntime({
       redisUrl: options.redisUrl,
       prefix: options.queuePrefix,
       log: options.log,
-      processors: createProcessors({ dataDir: options.dataDir, now: options.now ?? Date.now }),
+      processors: createProcessors({
+        db: mongo.db,
+        blobs: gridFsBlobStore(mongo.db),
+        keys: createKeyRing(options.masterKey),
+        redis,
+        prefix: options.queuePrefix,
+        notices: queueNoticeSink(noticeQueue),
+        now: options.now ?? (() => new Date()),
+      }),
       schedulers: options.schedulers ?? true,
     });
     let closing: Promise<void> | undefined;
@@ -41,11 +64,11 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
       close: () =>
         (closing ??= (async () => {
           await runtime.close();
-          await mongo.close();
+          await closeAll();
         })()),
     };
   } catch (err) {
-    await mongo.close();
+    await closeAll();
     throw err;
   }
 }

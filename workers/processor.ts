@@ -3,7 +3,10 @@ import type { Logger } from '../shared/log';
 /** What a processor gets besides its payload. */
 export interface JobContext {
   readonly jobId: string;
+  /** 1 for the first run. */
   readonly attempt: number;
+  /** After a failure of attempt `maxAttempts`, BullMQ gives up on the job. */
+  readonly maxAttempts: number;
   readonly log: Logger;
   /** Aborted when the worker is closing; long work should stop at the next safe point. */
   readonly signal: AbortSignal;

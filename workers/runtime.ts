@@ -91,6 +91,7 @@ function buildWorker(
       return processor(payload, {
         jobId: job.id ?? '',
         attempt: job.attemptsMade + 1,
+        maxAttempts: job.opts.attempts ?? 1,
         log,
         signal: signal ?? new AbortController().signal,
       });

@@ -3,6 +3,7 @@ import { openApiDocument } from '../openapi';
 import type { Route } from '../route-table';
 import { accountRoutes } from './accounts';
 import { healthRoutes } from './health';
+import { uploadRoutes } from './uploads';
 
 /** Every route of every host. */
 export function allRoutes(deps: ApiDeps): Route[] {
@@ -22,5 +23,6 @@ export function allRoutes(deps: ApiDeps): Route[] {
       ],
     },
     ...accountRoutes(deps),
+    ...uploadRoutes(deps),
   ];
 }

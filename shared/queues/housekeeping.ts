@@ -1,13 +1,14 @@
 /**
- * Queue `housekeeping`: periodic clean-up that no request waits for. Today: deleting staging
- * files abandoned by a crashed upload (staging holds only encrypted bytes, but disk is finite).
- * Scheduled hourly by a BullMQ job scheduler, so it runs once per hour however many workers run.
+ * Queue `housekeeping`: periodic clean-up that no request waits for. Today: sweeping encrypted
+ * blobs that no APK record owns (an upload whose API process died before enqueueing, or whose job
+ * gave up), so storage holds no orphan. Scheduled by a BullMQ job scheduler, so it runs once per
+ * period however many workers run.
  */
 import { asRecord, defineQueue } from './definition';
 
 export interface HousekeepingPayload {
-  readonly task: 'purge-staging';
-  /** Staging files older than this are abandoned. */
+  readonly task: 'sweep-orphan-blobs';
+  /** Unowned blobs older than this are orphans (an upload in progress is younger). */
   readonly olderThanMs: number;
 }
 
@@ -24,7 +25,8 @@ export const housekeepingQueue = defineQueue<
   concurrency: 1,
   parse(data) {
     const p = asRecord(data, 'housekeeping');
-    if (p.task !== 'purge-staging') throw new Error(`housekeeping: unknown task ${String(p.task)}`);
+    if (p.task !== 'sweep-orphan-blobs')
+      throw new Error(`housekeeping: unknown task ${String(p.task)}`);
     if (typeof p.olderThanMs !== 'number' || !(p.olderThanMs >= 0)) {
       throw new Error('housekeeping: olderThanMs must be a non-negative number');
     }
@@ -39,7 +41,7 @@ export const housekeepingQueue = defineQueue<
 });
 
 export const HOUSEKEEPING_SCHEDULE = {
-  id: 'purge-staging-hourly',
+  id: 'sweep-orphan-blobs-hourly',
   every: 60 * 60 * 1000,
-  payload: { task: 'purge-staging', olderThanMs: 24 * 60 * 60 * 1000 } as HousekeepingPayload,
+  payload: { task: 'sweep-orphan-blobs', olderThanMs: 24 * 60 * 60 * 1000 } as HousekeepingPayload,
 } as const;

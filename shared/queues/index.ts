@@ -1,10 +1,12 @@
 /**
  * The queue registry: every queue apkrelay has. Workers refuse to start unless each one has a
- * processor (`workers/processors.ts`), and the API creates its producers from this list.
+ * processor (`workers/processors/index.ts`), and the API creates its producers from this list.
  */
+import { apkIngestQueue } from './apk-ingest';
 import { housekeepingQueue } from './housekeeping';
+import { versionNoticeQueue } from './version-notice';
 
-export const QUEUES = [housekeepingQueue] as const;
+export const QUEUES = [apkIngestQueue, versionNoticeQueue, housekeepingQueue] as const;
 
 export type RegisteredQueue = (typeof QUEUES)[number];
 export type QueueName = RegisteredQueue['name'];

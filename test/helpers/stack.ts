@@ -34,7 +34,9 @@ export interface TestStack {
   close(): Promise<void>;
 }
 
-export async function startStack(options: { workers?: boolean } = {}): Promise<TestStack> {
+export async function startStack(
+  options: { workers?: boolean; maxApkBytes?: number } = {},
+): Promise<TestStack> {
   const { redisUrl, mongoUrl } = serviceUrls();
   const { database, prefix } = isolation();
   const masterKey = randomBytes(32);
@@ -51,7 +53,7 @@ export async function startStack(options: { workers?: boolean } = {}): Promise<T
   );
   const common = { log, redisUrl, mongoUrl, database, queuePrefix: prefix, masterKey };
   const launchWorkers = async (): Promise<WorkerProcess> => {
-    const workers = await startWorkers({ ...common, dataDir, schedulers: false });
+    const workers = await startWorkers({ ...common, schedulers: false });
     const close = track('workers', () => workers.close());
     closers.push(close);
     return { close };
@@ -66,6 +68,7 @@ export async function startStack(options: { workers?: boolean } = {}): Promise<T
     host: '127.0.0.1',
     ports,
     publicUrls: { base: urls.admin, web: urls.web, push: urls.push },
+    limits: { maxApkBytes: options.maxApkBytes ?? 64 * 1024 * 1024, uploadWaitTimeoutMs: 60_000 },
   });
   closers.push(track('api', () => api.close(1_000)));
   return {

@@ -1,40 +1,44 @@
 /**
- * Processor of the `housekeeping` queue. Idempotent: deleting an already deleted staging file is
- * a no-op, and only files older than the threshold (never an upload in progress) are touched.
+ * Processor of `housekeeping`. Idempotent: a blob is deleted only when no APK record owns it and
+ * its upload is decided or stale, and deleting an already deleted blob is a no-op.
  */
-import { readdir, rm, stat } from 'node:fs/promises';
-import path from 'node:path';
+import type { Db } from 'mongodb';
+import { catalog } from '../../shared/catalog/collections';
 import type { HousekeepingPayload, HousekeepingResult } from '../../shared/queues/housekeeping';
+import type { BlobStore } from '../../shared/storage/blob-store';
+import { rejection } from '../../shared/uploads/verdicts';
 import type { Processor } from '../processor';
 
 export interface HousekeepingDeps {
-  readonly stagingDir: string;
-  readonly now: () => number;
+  readonly db: Db;
+  readonly blobs: BlobStore;
+  readonly now: () => Date;
 }
 
 export function housekeepingProcessor(
   deps: HousekeepingDeps,
 ): Processor<HousekeepingPayload, HousekeepingResult> {
+  const { apks, uploads } = catalog(deps.db);
   return async (payload, ctx) => {
-    let names: string[];
-    try {
-      names = await readdir(deps.stagingDir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { removed: 0 };
-      throw err;
-    }
-    const cutoff = deps.now() - payload.olderThanMs;
+    const cutoff = new Date(deps.now().getTime() - payload.olderThanMs);
     let removed = 0;
-    for (const name of names) {
+    for (const id of await deps.blobs.listBefore(cutoff)) {
       if (ctx.signal.aborted) break;
-      const file = path.join(deps.stagingDir, name);
-      const info = await stat(file).catch(() => undefined);
-      if (info?.isFile() && info.mtimeMs < cutoff) {
-        await rm(file, { force: true });
-        removed += 1;
-      }
+      if (await apks.findOne({ blobId: id }, { projection: { _id: 1 } })) continue;
+      await uploads.updateOne(
+        { _id: id, verdict: null },
+        {
+          $set: {
+            status: 'failed',
+            verdict: rejection('UPLOAD_FAILED', 'The upload was never completed.'),
+            updatedAt: deps.now(),
+          },
+        },
+      );
+      await deps.blobs.delete(id);
+      removed += 1;
     }
-    if (removed > 0) ctx.log.info({ removed }, 'purged abandoned staging files');
+    if (removed > 0) ctx.log.info({ removed }, 'swept orphan blobs');
     return { removed };
   };
 }

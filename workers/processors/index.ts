@@ -1,25 +1,34 @@
 /** The processor of every registered queue; the type makes a missing one a compile error. */
-import path from 'node:path';
-import type { PayloadOf, ResultOf } from '../../shared/queues/definition';
+import type { Redis } from 'ioredis';
+import type { Db } from 'mongodb';
+import type { NoticeSink } from '../../shared/catalog/current-apk';
+import type { KeyRing } from '../../shared/crypto/keys';
 import type { RegisteredQueue } from '../../shared/queues';
+import type { PayloadOf, ResultOf } from '../../shared/queues/definition';
+import type { BlobStore } from '../../shared/storage/blob-store';
 import type { Processor } from '../processor';
+import { apkIngestProcessor } from './apk-ingest';
 import { housekeepingProcessor } from './housekeeping';
+import { versionNoticeProcessor } from './version-notice';
 
 export type ProcessorMap = {
   [Q in RegisteredQueue as Q['name']]: Processor<PayloadOf<Q>, ResultOf<Q>>;
 };
 
 export interface ProcessorDeps {
-  readonly dataDir: string;
-  readonly now: () => number;
-}
-
-export function stagingDir(dataDir: string): string {
-  return path.join(dataDir, 'staging');
+  readonly db: Db;
+  readonly blobs: BlobStore;
+  readonly keys: KeyRing;
+  readonly redis: Redis;
+  readonly prefix: string;
+  readonly notices: NoticeSink;
+  readonly now: () => Date;
 }
 
 export function createProcessors(deps: ProcessorDeps): ProcessorMap {
   return {
-    housekeeping: housekeepingProcessor({ stagingDir: stagingDir(deps.dataDir), now: deps.now }),
+    housekeeping: housekeepingProcessor(deps),
+    'apk-ingest': apkIngestProcessor(deps),
+    'version-notice': versionNoticeProcessor(deps),
   };
 }

@@ -75,11 +75,12 @@ async function runRole(config: Config, role: Role): Promise<void> {
         web: config.publicWebUrl,
         push: config.publicPushUrl,
       },
+      limits: { maxApkBytes: config.maxApkBytes, uploadWaitTimeoutMs: config.uploadWaitTimeoutMs },
     });
     log.info({ ports: api.ports }, 'api listening');
     stop = () => api.close(config.shutdownTimeoutMs);
   } else {
-    const workers = await startWorkers({ ...common, dataDir: config.dataDir });
+    const workers = await startWorkers(common);
     stop = () => workers.close();
   }
   const shutdown = installShutdown(log, config.shutdownTimeoutMs, async () => {

@@ -22,7 +22,10 @@ test('the served OpenAPI document lists exactly the routes of the route table', 
   expect(doc.openapi).toBe('3.1.0');
 
   // The table is data; building it needs deps only for handlers, which are not called here.
-  const routes = allRoutes({ publicUrls: { base: '', web: '', push: '' } } as unknown as ApiDeps);
+  const routes = allRoutes({
+    publicUrls: { base: '', web: '', push: '' },
+    limits: { maxApkBytes: 1, uploadWaitTimeoutMs: 1 },
+  } as unknown as ApiDeps);
   const fromTable = routes.map((r) => `${r.method.toUpperCase()} ${toOpenApiPath(r.path)}`).sort();
   const fromDoc = Object.entries(doc.paths)
     .flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`))

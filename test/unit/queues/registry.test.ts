@@ -1,10 +1,13 @@
 import { QUEUES } from '../../../shared/queues';
 import { housekeepingQueue } from '../../../shared/queues/housekeeping';
-import { createProcessors } from '../../../workers/processors';
+import type { Db } from 'mongodb';
+import { createProcessors, type ProcessorDeps } from '../../../workers/processors';
 import { missingProcessors } from '../../../workers/runtime';
 
 test('every registered queue has a processor', () => {
-  const processors = createProcessors({ dataDir: '/nonexistent', now: () => 0 });
+  // Processors only capture their dependencies when built; none is called here.
+  const db = { collection: () => ({}) } as unknown as Db;
+  const processors = createProcessors({ db } as unknown as ProcessorDeps);
   expect(missingProcessors(QUEUES, processors)).toEqual([]);
 });
 
@@ -20,11 +23,11 @@ test('queue names are unique', () => {
 });
 
 test('housekeeping payloads are validated when read back', () => {
-  expect(housekeepingQueue.parse({ task: 'purge-staging', olderThanMs: 5 })).toEqual({
-    task: 'purge-staging',
+  expect(housekeepingQueue.parse({ task: 'sweep-orphan-blobs', olderThanMs: 5 })).toEqual({
+    task: 'sweep-orphan-blobs',
     olderThanMs: 5,
   });
   expect(() => housekeepingQueue.parse({ task: 'rm -rf', olderThanMs: 5 })).toThrow(/unknown task/);
-  expect(() => housekeepingQueue.parse({ task: 'purge-staging', olderThanMs: -1 })).toThrow();
+  expect(() => housekeepingQueue.parse({ task: 'sweep-orphan-blobs', olderThanMs: -1 })).toThrow();
   expect(() => housekeepingQueue.parse(null)).toThrow(/object/);
 });

@@ -1,0 +1,168 @@
+/**
+ * Uploads: the PushLink-compatible `POST /apps/api_upload` (plain-text replies, waits for the
+ * verdict unless asked to answer at once), the JSON `POST /api/v2/apps/{package}/apks` (always
+ * asynchronous) and `GET /api/v2/uploads/{jobId}`.
+ */
+import type { Request, Response } from 'express';
+import { catalog } from '../../shared/catalog/collections';
+import { presentApk } from '../../shared/catalog/present';
+import { AppError } from '../../shared/errors';
+import { legacyReply, LEGACY_TEXT } from '../../shared/uploads/verdicts';
+import { bearerAuth, currentAccount } from '../auth';
+import type { ApiDeps } from '../deps';
+import { isDependencyOutage } from '../http-errors';
+import type { Route } from '../route-table';
+import { sendText } from '../text-reply';
+import { receiveUpload, type Received } from '../upload/receive-upload';
+
+const PACKAGE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
+
+function refusalText(r: Extract<Received, { ok: false }>, maxApkBytes: number): [number, string] {
+  switch (r.reason) {
+    case 'too-large':
+      return [
+        413,
+        legacyReply({ status: 'rejected', code: 'APK_TOO_LARGE', message: r.detail }, maxApkBytes)
+          .text,
+      ];
+    case 'unavailable':
+      return [503, 'deploy fails, storage unavailable; retry later'];
+    case 'not-multipart':
+      return [400, 'deploy fails, expected a multipart/form-data upload with an apk file'];
+    default:
+      return [400, `deploy fails, ${r.detail}`];
+  }
+}
+
+function wantsAsync(req: Request, fields: ReadonlyMap<string, string>): boolean {
+  return fields.get('async') === 'true' || /\brespond-async\b/i.test(req.header('prefer') ?? '');
+}
+
+function statusUrl(deps: ApiDeps, uploadId: string): string {
+  return `${deps.publicUrls.base}/api/v2/uploads/${uploadId}`;
+}
+
+export function uploadRoutes(deps: ApiDeps): Route[] {
+  const { maxApkBytes, uploadWaitTimeoutMs } = deps.limits;
+
+  async function legacyUpload(req: Request, res: Response): Promise<void> {
+    const received = await receiveUpload(req, deps.blobs, maxApkBytes);
+    if (!received.ok) {
+      const [status, text] = refusalText(received, maxApkBytes);
+      if (status === 503) res.setHeader('Retry-After', '5');
+      sendText(res, status, text);
+      return;
+    }
+    const { fields, file } = received;
+    const header = /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
+    const apiKey = fields.get('apiKey') ?? fields.get('api_key') ?? header;
+    const account = apiKey ? await deps.accounts.authenticateApiKey(apiKey) : null;
+    if (!account || !file) {
+      if (file) await deps.blobs.delete(file.uploadId);
+      sendText(
+        res,
+        account ? 422 : 401,
+        account ? LEGACY_TEXT.APK_INVALID : LEGACY_TEXT.INVALID_API_KEY,
+      );
+      return;
+    }
+    let uploadId: string;
+    try {
+      uploadId = await deps.ingest.submit(account.id, file, {
+        current: fields.get('current') === 'true',
+        whatsnew: fields.get('whatsnew') ?? null,
+        expectedPackage: null,
+      });
+    } catch (err) {
+      if (!isDependencyOutage(err)) throw err;
+      res.setHeader('Retry-After', '5');
+      sendText(res, 503, 'deploy fails, service unavailable; retry later');
+      return;
+    }
+    if (wantsAsync(req, fields)) {
+      res.status(202).json({ jobId: uploadId, statusUrl: statusUrl(deps, uploadId) });
+      return;
+    }
+    const verdict = await deps.ingest.waitForVerdict(uploadId, uploadWaitTimeoutMs);
+    if (!verdict) {
+      sendText(res, 202, `deploy queued, still processing; status: ${statusUrl(deps, uploadId)}`);
+      return;
+    }
+    const reply = legacyReply(verdict, maxApkBytes);
+    sendText(res, reply.status, reply.text);
+  }
+
+  async function jsonUpload(req: Request, res: Response): Promise<void> {
+    const account = currentAccount(res);
+    const expectedPackage = String(req.params.package);
+    if (!PACKAGE_PATTERN.test(expectedPackage)) {
+      throw new AppError('VALIDATION_FAILED', 'the path must name an Android package');
+    }
+    const received = await receiveUpload(req, deps.blobs, maxApkBytes);
+    if (!received.ok) {
+      if (received.reason === 'too-large') throw new AppError('APK_TOO_LARGE', received.detail);
+      if (received.reason === 'unavailable') throw new AppError('DEPENDENCY_UNAVAILABLE');
+      throw new AppError('VALIDATION_FAILED', received.detail);
+    }
+    if (!received.file) throw new AppError('VALIDATION_FAILED', 'the form must carry an apk file');
+    const uploadId = await deps.ingest.submit(account.id, received.file, {
+      current: received.fields.get('current') === 'true',
+      whatsnew: received.fields.get('whatsnew') ?? null,
+      expectedPackage,
+    });
+    res.status(202).json({ jobId: uploadId, statusUrl: statusUrl(deps, uploadId) });
+  }
+
+  async function uploadStatus(req: Request, res: Response): Promise<void> {
+    const account = currentAccount(res);
+    const jobId = String(req.params.jobId);
+    const upload = /^[0-9a-f]{24}$/.test(jobId) ? await deps.ingest.find(account.id, jobId) : null;
+    if (!upload) throw new AppError('NOT_FOUND', 'no such upload');
+    const verdict = upload.verdict;
+    const apk =
+      verdict?.status === 'accepted'
+        ? await catalog(deps.db).apks.findOne({ uploadId: jobId })
+        : null;
+    res.json({
+      jobId,
+      status: upload.status,
+      verdict:
+        verdict === null
+          ? null
+          : verdict.status === 'accepted'
+            ? { code: 'ACCEPTED', message: LEGACY_TEXT.ACCEPTED }
+            : { code: verdict.code, message: verdict.message },
+      apk: apk ? presentApk(apk) : null,
+    });
+  }
+
+  return [
+    {
+      method: 'post',
+      path: '/apps/api_upload',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary:
+        'PushLink-compatible upload (multipart: apiKey, apk, current, whatsnew); plain-text reply.',
+      handlers: [legacyUpload],
+    },
+    {
+      method: 'post',
+      path: '/api/v2/apps/:package/apks',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary:
+        'Upload an APK of this package (multipart: apk, current, whatsnew); answers 202 at once.',
+      handlers: [bearerAuth(deps), jsonUpload],
+    },
+    {
+      method: 'get',
+      path: '/api/v2/uploads/:jobId',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary:
+        "An upload's progress: queued, processing, done or failed, with the verdict and APK.",
+      handlers: [bearerAuth(deps), uploadStatus],
+    },
+  ];
+}

@@ -1,0 +1,96 @@
+/**
+ * The API's side of the ingest queue: record the upload, enqueue its job, and (for the legacy
+ * endpoint) wait for the worker's verdict. The verdict is read from the upload document, which
+ * the worker writes before the job completes; BullMQ's completion event only wakes the waiter
+ * early, so a missed event (Redis restart) costs latency, never a wrong or lost answer.
+ */
+import type { Queue, QueueEvents } from 'bullmq';
+import type { Db } from 'mongodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { catalog } from '../../shared/catalog/collections';
+import type { UploadDoc } from '../../shared/catalog/types';
+import { wrapDataKey } from '../../shared/crypto/data-keys';
+import type { KeyRing } from '../../shared/crypto/keys';
+import { apkIngestQueue, type ApkIngestPayload } from '../../shared/queues/apk-ingest';
+import type { BlobStore } from '../../shared/storage/blob-store';
+import type { Verdict } from '../../shared/uploads/verdicts';
+import type { ReceivedFile } from './receive-upload';
+
+export interface IngestClient {
+  /** Records the upload and enqueues its ingest job; on failure nothing of it remains. */
+  submit(
+    accountId: string,
+    file: ReceivedFile,
+    options: { current: boolean; whatsnew: string | null; expectedPackage: string | null },
+  ): Promise<string>;
+  /** The verdict, or null when none came within `timeoutMs`. */
+  waitForVerdict(uploadId: string, timeoutMs: number): Promise<Verdict | null>;
+  find(accountId: string, uploadId: string): Promise<UploadDoc | null>;
+}
+
+const POLL_MS = 1_000;
+
+export function createIngestClient(deps: {
+  db: Db;
+  blobs: BlobStore;
+  keys: KeyRing;
+  queue: Queue;
+  events: QueueEvents;
+}): IngestClient {
+  const { uploads } = catalog(deps.db);
+  return {
+    async submit(accountId, file, options) {
+      const payload: ApkIngestPayload = {
+        uploadId: file.uploadId,
+        accountId,
+        wrappedKey: wrapDataKey(deps.keys, file.dataKey, file.uploadId),
+        noncePrefix: file.noncePrefix.toString('base64'),
+        current: options.current,
+        whatsnew: options.whatsnew,
+        expectedPackage: options.expectedPackage,
+      };
+      const now = new Date();
+      try {
+        await uploads.insertOne({
+          _id: file.uploadId,
+          accountId,
+          status: 'queued',
+          verdict: null,
+          createdAt: now,
+          updatedAt: now,
+        });
+        await deps.queue.add('ingest', payload, {
+          ...apkIngestQueue.jobOptions,
+          jobId: apkIngestQueue.jobId!(payload),
+        });
+      } catch (err) {
+        // Unacknowledged: leave no trace, the client gets a retryable error.
+        await uploads.deleteOne({ _id: file.uploadId }).catch(() => undefined);
+        await deps.blobs.delete(file.uploadId).catch(() => undefined);
+        throw err;
+      }
+      return file.uploadId;
+    },
+
+    async waitForVerdict(uploadId, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      const job = await deps.queue.getJob(`upload-${uploadId}`).catch(() => undefined);
+      let wake: Promise<unknown> | undefined = job
+        ?.waitUntilFinished(deps.events, timeoutMs)
+        .catch(() => undefined);
+      while (Date.now() < deadline) {
+        const doc = await uploads.findOne({ _id: uploadId }, { projection: { verdict: 1 } });
+        if (doc?.verdict) return doc.verdict;
+        const nap = sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
+        if (wake) {
+          await Promise.race([wake.then(() => (wake = undefined)), nap]);
+        } else {
+          await nap;
+        }
+      }
+      return null;
+    },
+
+    find: (accountId, uploadId) => uploads.findOne({ _id: uploadId, accountId }),
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * Queue `apk-ingest`: one job per upload, id from the upload id (a retried enqueue is a no-op). The
+ * API has already streamed the APK, encrypted, into GridFS under the same id; the worker verifies
+ * it and records it. The payload carries the data key only wrapped by the master key.
+ */
+import { asRecord, defineQueue } from './definition';
+
+export interface ApkIngestPayload {
+  readonly uploadId: string;
+  readonly accountId: string;
+  readonly wrappedKey: string;
+  readonly noncePrefix: string;
+  readonly current: boolean;
+  readonly whatsnew: string | null;
+  /** Set by the JSON route: the APK must be of this package. */
+  readonly expectedPackage: string | null;
+}
+
+const HEX24 = /^[0-9a-f]{24}$/;
+
+export const apkIngestQueue = defineQueue<ApkIngestPayload, { status: string }, 'apk-ingest'>({
+  name: 'apk-ingest',
+  // Verification is CPU-bound; two per process keeps a 2-core machine busy without thrashing.
+  concurrency: 2,
+  parse(data) {
+    const p = asRecord(data, 'apk-ingest');
+    const str = (k: string) => {
+      if (typeof p[k] !== 'string') throw new Error(`apk-ingest: ${k} must be a string`);
+      return p[k];
+    };
+    const uploadId = str('uploadId');
+    if (!HEX24.test(uploadId)) throw new Error('apk-ingest: uploadId must be 24 hex characters');
+    const optional = (k: string) => (p[k] === null || p[k] === undefined ? null : str(k));
+    return {
+      uploadId,
+      accountId: str('accountId'),
+      wrappedKey: str('wrappedKey'),
+      noncePrefix: str('noncePrefix'),
+      current: p.current === true,
+      whatsnew: optional('whatsnew'),
+      expectedPackage: optional('expectedPackage'),
+    };
+  },
+  // BullMQ refuses all-digit custom ids; a prefix rules that out.
+  jobId: (p) => `upload-${p.uploadId}`,
+  jobOptions: {
+    attempts: 5,
+    backoff: { type: 'exponential', delay: 2_000 },
+    removeOnComplete: { age: 24 * 3600, count: 10_000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  },
+});

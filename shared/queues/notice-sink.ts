@@ -1,0 +1,16 @@
+import type { Queue } from 'bullmq';
+import type { NoticeSink } from '../catalog/current-apk';
+import { versionNoticeQueue } from './version-notice';
+
+/** Version notices go out through the `version-notice` queue (de-duplicated by job id). */
+export function queueNoticeSink(queue: Queue): NoticeSink {
+  return {
+    async publish(notice) {
+      const payload = versionNoticeQueue.parse(notice);
+      await queue.add('notice', payload, {
+        ...versionNoticeQueue.jobOptions,
+        jobId: versionNoticeQueue.jobId!(payload),
+      });
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * Queue `version-notice`: the current APK of an app changed (an upload with current=true, the JSON
+ * API, the web administration). The worker appends the notice to the app's Redis stream and
+ * publishes it, so that every API process relays it to its own connected devices and a device
+ * that reconnects can catch up from the stream.
+ */
+import { asRecord, defineQueue } from './definition';
+
+export interface VersionNoticePayload {
+  readonly accountId: string;
+  readonly appId: string;
+  readonly package: string;
+  /** The new current APK, or null when the current APK was cleared. */
+  readonly apkId: string | null;
+  /** The app's `currentVersion` after the change: orders notices and de-duplicates jobs. */
+  readonly currentVersion: number;
+}
+
+export const versionNoticeQueue = defineQueue<
+  VersionNoticePayload,
+  { streamId: string },
+  'version-notice'
+>({
+  name: 'version-notice',
+  concurrency: 8,
+  parse(data) {
+    const p = asRecord(data, 'version-notice');
+    for (const k of ['accountId', 'appId', 'package'] as const) {
+      if (typeof p[k] !== 'string') throw new Error(`version-notice: ${k} must be a string`);
+    }
+    if (p.apkId !== null && typeof p.apkId !== 'string') {
+      throw new Error('version-notice: apkId must be a string or null');
+    }
+    if (typeof p.currentVersion !== 'number' || !Number.isInteger(p.currentVersion)) {
+      throw new Error('version-notice: currentVersion must be an integer');
+    }
+    return {
+      accountId: p.accountId as string,
+      appId: p.appId as string,
+      package: p.package as string,
+      apkId: p.apkId,
+      currentVersion: p.currentVersion,
+    };
+  },
+  jobId: (p) => `${p.appId}-${p.currentVersion}`,
+  jobOptions: {
+    attempts: 10,
+    backoff: { type: 'exponential', delay: 500 },
+    removeOnComplete: { count: 1_000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  },
+});

@@ -1,0 +1,62 @@
+/**
+ * The blob store port: encrypted APK bytes in MongoDB GridFS (the driver's GridFSBucket, successor
+ * of gridfs-stream). Blobs are stored exactly as given (already ciphertext) with one GridFS chunk
+ * per cipher segment, so a plaintext byte range maps to whole chunks and reads only those.
+ */
+import { GridFSBucket, ObjectId, type Db } from 'mongodb';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CIPHER_SEGMENT_SIZE } from '../crypto/segmented-aead';
+
+export interface BlobStore {
+  /** Stores `ciphertext` under `id`, replacing a partial blob a crashed attempt left behind. */
+  put(id: string, ciphertext: Readable, metadata: Record<string, unknown>): Promise<number>;
+  /** Ciphertext bytes `start..end` (end exclusive). */
+  openRange(id: string, start: number, end: number): Readable;
+  size(id: string): Promise<number | null>;
+  delete(id: string): Promise<void>;
+  /** Ids of blobs uploaded before `before` (for orphan sweeps). */
+  listBefore(before: Date): Promise<string[]>;
+}
+
+export const APK_BUCKET = 'apks';
+
+export function gridFsBlobStore(db: Db, bucketName = APK_BUCKET): BlobStore {
+  const bucket = new GridFSBucket(db, { bucketName, chunkSizeBytes: CIPHER_SEGMENT_SIZE });
+  const files = db.collection<{ _id: ObjectId; length: number; uploadDate: Date }>(
+    `${bucketName}.files`,
+  );
+
+  async function remove(id: string): Promise<void> {
+    try {
+      await bucket.delete(new ObjectId(id));
+    } catch (err) {
+      // Not found: nothing to delete. (A half-written blob has chunks but maybe no files doc.)
+      if (!/not found/i.test((err as Error).message)) throw err;
+    }
+    await db.collection(`${bucketName}.chunks`).deleteMany({ files_id: new ObjectId(id) });
+  }
+
+  return {
+    async put(id, ciphertext, metadata) {
+      await remove(id);
+      const upload = bucket.openUploadStreamWithId(new ObjectId(id), id, { metadata });
+      await pipeline(ciphertext, upload);
+      return upload.length;
+    },
+    openRange(id, start, end) {
+      return bucket.openDownloadStream(new ObjectId(id), { start, end });
+    },
+    async size(id) {
+      const doc = await files.findOne({ _id: new ObjectId(id) });
+      return doc ? doc.length : null;
+    },
+    delete: remove,
+    async listBefore(before) {
+      const docs = await files
+        .find({ uploadDate: { $lt: before } }, { projection: { _id: 1 } })
+        .toArray();
+      return docs.map((d) => d._id.toHexString());
+    },
+  };
+}

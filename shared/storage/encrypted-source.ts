@@ -1,0 +1,151 @@
+/**
+ * A random-access view of the plaintext of a segmented-AEAD ciphertext (see
+ * shared/crypto/segmented-aead.ts). Reads fetch and authenticate only the segments they cover; a
+ * small cache of decrypted segments serves the verifier's repeated small reads (EOCD, central
+ * directory, signing block) without re-reading them.
+ */
+import { open } from 'node:fs/promises';
+import type { RandomAccessSource } from '../apk/random-access';
+import {
+  CIPHER_SEGMENT_SIZE,
+  SEGMENT_SIZE,
+  decryptSegment,
+  plaintextSize,
+} from '../crypto/segmented-aead';
+
+/** Where ciphertext bytes come from: a staging file, a GridFS file. */
+export interface CiphertextReader {
+  readonly size: number;
+  read(offset: number, length: number): Promise<Buffer>;
+  close(): Promise<void>;
+}
+
+const CACHE_SEGMENTS = 32;
+
+export function decryptingSource(
+  cipher: CiphertextReader,
+  key: Buffer,
+  prefix: Buffer,
+): RandomAccessSource {
+  const size = plaintextSize(cipher.size);
+  const lastSegment = Math.max(0, Math.ceil(size / SEGMENT_SIZE) - 1);
+  const cache = new Map<number, Buffer>();
+
+  async function segments(first: number, last: number): Promise<Buffer[]> {
+    const out: Buffer[] = [];
+    let missingFrom = -1;
+    const flush = async (upTo: number) => {
+      if (missingFrom < 0) return;
+      const start = missingFrom * CIPHER_SEGMENT_SIZE;
+      const end = Math.min((upTo + 1) * CIPHER_SEGMENT_SIZE, cipher.size);
+      const bytes = await cipher.read(start, end - start);
+      for (let i = missingFrom; i <= upTo; i++) {
+        const slice = bytes.subarray(
+          (i - missingFrom) * CIPHER_SEGMENT_SIZE,
+          (i - missingFrom + 1) * CIPHER_SEGMENT_SIZE,
+        );
+        const plain = decryptSegment(key, prefix, i, i === lastSegment, slice);
+        cache.set(i, plain);
+        out[i - first] = plain;
+      }
+      missingFrom = -1;
+    };
+    for (let i = first; i <= last; i++) {
+      const hit = cache.get(i);
+      if (hit) {
+        await flush(i - 1);
+        out[i - first] = hit;
+      } else if (missingFrom < 0) missingFrom = i;
+    }
+    await flush(last);
+    while (cache.size > CACHE_SEGMENTS) cache.delete(cache.keys().next().value!);
+    return out;
+  }
+
+  return {
+    size,
+    async read(offset, length) {
+      if (
+        !Number.isInteger(offset) ||
+        !Number.isInteger(length) ||
+        offset < 0 ||
+        length < 0 ||
+        offset + length > size
+      ) {
+        throw new RangeError(`read ${offset}+${length} outside 0..${size}`);
+      }
+      if (length === 0) return Buffer.alloc(0);
+      const first = Math.floor(offset / SEGMENT_SIZE);
+      const last = Math.floor((offset + length - 1) / SEGMENT_SIZE);
+      const parts = await segments(first, last);
+      const joined = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+      const from = offset - first * SEGMENT_SIZE;
+      return joined.subarray(from, from + length);
+    },
+    close: () => cipher.close(),
+  };
+}
+
+export async function fileCiphertext(path: string): Promise<CiphertextReader> {
+  const handle = await open(path, 'r');
+  const { size } = await handle.stat();
+  return {
+    size,
+    async read(offset, length) {
+      const buffer = Buffer.allocUnsafe(length);
+      let done = 0;
+      while (done < length) {
+        const { bytesRead } = await handle.read(buffer, done, length - done, offset + done);
+        if (bytesRead === 0) throw new Error(`unexpected end of ${path}`);
+        done += bytesRead;
+      }
+      return buffer;
+    },
+    close: () => handle.close(),
+  };
+}
+
+/** Ciphertext of a stored blob; `size` is the stored length. */
+export function blobCiphertext(
+  blobs: { openRange(id: string, start: number, end: number): NodeJS.ReadableStream },
+  id: string,
+  size: number,
+): CiphertextReader {
+  return {
+    size,
+    async read(offset, length) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of blobs.openRange(id, offset, offset + length)) {
+        chunks.push(chunk as Buffer);
+      }
+      const out = Buffer.concat(chunks);
+      if (out.length !== length)
+        throw new Error(`blob ${id}: read ${out.length} of ${length} bytes`);
+      return out;
+    },
+    close: async () => {},
+  };
+}
+
+/**
+ * Wraps a reader to remember the first I/O failure. The verifier turns any read error into "not a
+ * valid APK"; the caller checks `failure()` afterwards so that an outage is retried instead.
+ */
+export function watchedCiphertext(reader: CiphertextReader): CiphertextReader & {
+  failure(): unknown;
+} {
+  let failure: unknown;
+  return {
+    size: reader.size,
+    async read(offset, length) {
+      try {
+        return await reader.read(offset, length);
+      } catch (err) {
+        failure ??= err;
+        throw err;
+      }
+    },
+    close: () => reader.close(),
+    failure: () => failure,
+  };
+}
