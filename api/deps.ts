@@ -1,5 +1,8 @@
 import type { Db } from 'mongodb';
 import type { AccountsService } from '../shared/accounts/service';
+import type { KeyRing } from '../shared/crypto/keys';
+import type { Producers } from '../shared/queues/producers';
+import type { Redis } from '../shared/storage/redis';
 import type { Logger } from '../shared/log';
 import type { BlobStore } from '../shared/storage/blob-store';
 import type { IngestClient } from './upload/ingest-client';
@@ -17,6 +20,12 @@ export interface ApiDeps {
   readonly log: Logger;
   readonly db: Db;
   readonly accounts: AccountsService;
+  readonly keys: KeyRing;
+  /** The fail-fast producer connection (a request gets 503 while Redis is down). */
+  readonly redis: Redis;
+  readonly producers: Producers;
+  /** The clock; tests pass their own so time-based rules need no sleeps. */
+  readonly now: () => Date;
   readonly blobs: BlobStore;
   readonly ingest: IngestClient;
   readonly readiness: ReadinessChecks;

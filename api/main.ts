@@ -33,6 +33,7 @@ export interface ApiOptions {
   readonly ports: Readonly<Record<Host, number>>;
   readonly publicUrls: ApiDeps['publicUrls'];
   readonly limits: ApiDeps['limits'];
+  readonly now?: () => Date;
 }
 
 export interface ApiProcess {
@@ -72,6 +73,10 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
       log,
       db: mongo.db,
       accounts: createAccountsService(mongo.db, keys),
+      keys,
+      redis,
+      producers,
+      now: options.now ?? (() => new Date()),
       blobs,
       ingest: createIngestClient({
         db: mongo.db,

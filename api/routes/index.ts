@@ -1,5 +1,5 @@
 import type { ApiDeps } from '../deps';
-import { openApiDocument } from '../openapi';
+import { openApiDocument } from '../openapi/index';
 import type { Route } from '../route-table';
 import { accountRoutes } from './accounts';
 import { healthRoutes } from './health';

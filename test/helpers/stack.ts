@@ -35,7 +35,7 @@ export interface TestStack {
 }
 
 export async function startStack(
-  options: { workers?: boolean; maxApkBytes?: number } = {},
+  options: { workers?: boolean; maxApkBytes?: number; now?: () => Date } = {},
 ): Promise<TestStack> {
   const { redisUrl, mongoUrl } = serviceUrls();
   const { database, prefix } = isolation();
@@ -53,7 +53,11 @@ export async function startStack(
   );
   const common = { log, redisUrl, mongoUrl, database, queuePrefix: prefix, masterKey };
   const launchWorkers = async (): Promise<WorkerProcess> => {
-    const workers = await startWorkers({ ...common, schedulers: false });
+    const workers = await startWorkers({
+      ...common,
+      schedulers: false,
+      ...(options.now ? { now: options.now } : {}),
+    });
     const close = track('workers', () => workers.close());
     closers.push(close);
     return { close };
@@ -69,6 +73,7 @@ export async function startStack(
     ports,
     publicUrls: { base: urls.admin, web: urls.web, push: urls.push },
     limits: { maxApkBytes: options.maxApkBytes ?? 64 * 1024 * 1024, uploadWaitTimeoutMs: 60_000 },
+    ...(options.now ? { now: options.now } : {}),
   });
   closers.push(track('api', () => api.close(1_000)));
   return {

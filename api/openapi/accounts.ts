@@ -1,0 +1,85 @@
+import { errorResponse } from './common';
+
+export const accountSchemas = {
+  Plan: {
+    type: 'object',
+    required: ['installations'],
+    properties: { installations: { type: 'integer', minimum: 0 } },
+  },
+  Account: {
+    type: 'object',
+    required: ['id', 'email', 'apiKey', 'plan'],
+    properties: {
+      id: { type: 'string' },
+      email: { type: 'string', format: 'email' },
+      apiKey: { type: 'string', description: 'Credential of the account; keep it secret.' },
+      plan: { $ref: '#/components/schemas/Plan' },
+    },
+  },
+};
+
+export const accountPaths = {
+  '/healthz': {
+    get: {
+      summary: 'The process is alive.',
+      responses: { '200': { description: 'Alive.' } },
+    },
+  },
+  '/readyz': {
+    get: {
+      summary: 'Redis and MongoDB are reachable and every queue has a live worker.',
+      responses: {
+        '200': { description: 'Ready.' },
+        '503': { description: 'Not ready; `checks` says which dependency is missing.' },
+      },
+    },
+  },
+  '/api/v2/openapi.json': {
+    get: {
+      summary: 'This document.',
+      responses: { '200': { description: 'The OpenAPI document.' } },
+    },
+  },
+  '/api/v2/accounts': {
+    post: {
+      summary: 'Sign up: creates an account on the free plan and returns its API key.',
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['email', 'password'],
+              properties: {
+                email: { type: 'string', format: 'email' },
+                password: { type: 'string', minLength: 8, maxLength: 1024 },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        '201': {
+          description: 'Created.',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Account' } } },
+        },
+        '400': errorResponse('VALIDATION_FAILED'),
+        '409': errorResponse('ACCOUNT_EMAIL_TAKEN'),
+        '503': errorResponse('DEPENDENCY_UNAVAILABLE'),
+      },
+    },
+  },
+  '/api/v2/account': {
+    get: {
+      summary: "The caller's account, API key included.",
+      security: [{ apiKey: [] }],
+      responses: {
+        '200': {
+          description: 'The account.',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Account' } } },
+        },
+        '401': errorResponse('UNAUTHENTICATED'),
+      },
+    },
+  },
+};

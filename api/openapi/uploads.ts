@@ -1,0 +1,149 @@
+import { errorResponse, text } from './common';
+
+const multipartUpload = (withKey: boolean) => ({
+  required: true,
+  content: {
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        required: withKey ? ['apiKey', 'apk'] : ['apk'],
+        properties: {
+          ...(withKey ? { apiKey: { type: 'string' } } : {}),
+          apk: { type: 'string', format: 'binary' },
+          current: { type: 'string', enum: ['true', 'false'] },
+          whatsnew: { type: 'string' },
+          ...(withKey ? { async: { type: 'string', enum: ['true', 'false'] } } : {}),
+        },
+      },
+    },
+  },
+});
+
+export const uploadSchemas = {
+  Apk: {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      package: { type: 'string' },
+      versionCode: { type: 'integer' },
+      versionName: { type: ['string', 'null'] },
+      minSdk: { type: ['integer', 'null'] },
+      targetSdk: { type: ['integer', 'null'] },
+      md5: {
+        type: 'string',
+        description: 'Lowercase hex MD5 of the whole file (PushLink identity).',
+      },
+      sha256: { type: 'string' },
+      size: { type: 'integer' },
+      signerSha256: {
+        type: 'string',
+        description: 'SHA-256 of the signing certificate Android uses.',
+      },
+      debuggable: { type: 'boolean' },
+      whatsnew: { type: ['string', 'null'] },
+      uploadedAt: { type: 'string', format: 'date-time' },
+    },
+  },
+  UploadAccepted: {
+    type: 'object',
+    required: ['jobId', 'statusUrl'],
+    properties: { jobId: { type: 'string' }, statusUrl: { type: 'string', format: 'uri' } },
+  },
+  UploadStatus: {
+    type: 'object',
+    required: ['jobId', 'status', 'verdict', 'apk'],
+    properties: {
+      jobId: { type: 'string' },
+      status: { enum: ['queued', 'processing', 'done', 'failed'] },
+      verdict: {
+        oneOf: [
+          { type: 'null' },
+          {
+            type: 'object',
+            properties: {
+              code: {
+                enum: [
+                  'ACCEPTED',
+                  'APK_INVALID',
+                  'APK_DUPLICATE',
+                  'APK_SIGNER_MISMATCH',
+                  'APK_PACKAGE_MISMATCH',
+                  'APK_TOO_LARGE',
+                  'UPLOAD_FAILED',
+                ],
+              },
+              message: { type: 'string' },
+            },
+          },
+        ],
+      },
+      apk: { oneOf: [{ type: 'null' }, { $ref: '#/components/schemas/Apk' }] },
+    },
+  },
+};
+
+export const uploadPaths = {
+  '/apps/api_upload': {
+    post: {
+      summary:
+        'PushLink-compatible upload. Waits for the verdict and answers in plain text, or answers ' +
+        '202 with JSON at once with `async=true` or `Prefer: respond-async`.',
+      requestBody: multipartUpload(true),
+      responses: {
+        '200': text('deploy successful'),
+        '202': {
+          description: 'Queued (asynchronous mode).',
+          content: {
+            'application/json': { schema: { $ref: '#/components/schemas/UploadAccepted' } },
+          },
+        },
+        '400': text('Not a multipart form, malformed, or several apk files.'),
+        '401': text('deploy fails, Invalid Api Key'),
+        '409': text(
+          "deploy fails, this APK hash is the same of another APK uploaded | deploy fails, APK signer does not match this app's signer",
+        ),
+        '413': text('The APK exceeds MAX_APK_BYTES.'),
+        '422': text('deploy fails, Invalid APK file'),
+        '500': text('The upload could not be processed.'),
+        '503': text('A backing service is unavailable; retry after Retry-After.'),
+      },
+    },
+  },
+  '/api/v2/apps/{package}/apks': {
+    post: {
+      summary: 'Upload an APK of this package; answers 202 at once.',
+      security: [{ apiKey: [] }],
+      parameters: [{ name: 'package', in: 'path', required: true, schema: { type: 'string' } }],
+      requestBody: multipartUpload(false),
+      responses: {
+        '202': {
+          description: 'Queued.',
+          content: {
+            'application/json': { schema: { $ref: '#/components/schemas/UploadAccepted' } },
+          },
+        },
+        '400': errorResponse('VALIDATION_FAILED'),
+        '401': errorResponse('UNAUTHENTICATED'),
+        '413': errorResponse('APK_TOO_LARGE'),
+        '503': errorResponse('DEPENDENCY_UNAVAILABLE'),
+      },
+    },
+  },
+  '/api/v2/uploads/{jobId}': {
+    get: {
+      summary: "An upload's progress, verdict and APK record.",
+      security: [{ apiKey: [] }],
+      parameters: [{ name: 'jobId', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: {
+        '200': {
+          description: 'The upload.',
+          content: {
+            'application/json': { schema: { $ref: '#/components/schemas/UploadStatus' } },
+          },
+        },
+        '401': errorResponse('UNAUTHENTICATED'),
+        '404': errorResponse('NOT_FOUND'),
+      },
+    },
+  },
+};
