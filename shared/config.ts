@@ -37,6 +37,13 @@ export interface Config {
   readonly maxApkBytes: number;
   /** How long the legacy upload endpoint waits for the worker's verdict. */
   readonly uploadWaitTimeoutMs: number;
+  /** Largest exception report body (form or JSON, screenshot included). */
+  readonly maxExceptionBytes: number;
+  /**
+   * A worker's lock on an active job; a job whose worker died is retried once its lock expires.
+   * Shorter locks recover faster from crashes and cost more Redis traffic.
+   */
+  readonly jobLockMs: number;
   /** The executable search path (PATH), for locating redis-server, mongod/ferretdb, apksigner. */
   readonly searchPath: string;
 }
@@ -157,6 +164,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     shutdownTimeoutMs: r.integer('SHUTDOWN_TIMEOUT_MS', 15_000, 100, 600_000),
     maxApkBytes: r.integer('MAX_APK_BYTES', 1024 ** 3, 1024, 8 * 1024 ** 3),
     uploadWaitTimeoutMs: r.integer('UPLOAD_WAIT_TIMEOUT_MS', 15 * 60_000, 1_000, 3_600_000),
+    maxExceptionBytes: r.integer('MAX_EXCEPTION_BYTES', 2 * 1024 ** 2, 64 * 1024, 64 * 1024 ** 2),
+    jobLockMs: r.integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
     searchPath: env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);

@@ -23,6 +23,7 @@ export interface WorkerOptions {
   readonly masterKey: Buffer;
   readonly now?: () => Date;
   readonly schedulers?: boolean;
+  readonly lockMs?: number;
 }
 
 export interface WorkerProcess {
@@ -58,6 +59,7 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
         now: options.now ?? (() => new Date()),
       }),
       schedulers: options.schedulers ?? true,
+      ...(options.lockMs ? { lockMs: options.lockMs } : {}),
     });
     let closing: Promise<void> | undefined;
     return {

@@ -22,6 +22,8 @@ export interface WorkerRuntimeOptions {
   readonly processors: Readonly<Record<string, Processor<never, unknown> | undefined>>;
   /** Install the periodic job schedulers (idempotent: BullMQ upserts them by id). */
   readonly schedulers?: boolean;
+  /** Lock on active jobs; a crashed worker's jobs are retried after it expires. */
+  readonly lockMs?: number;
 }
 
 export function missingProcessors(
@@ -100,6 +102,10 @@ function buildWorker(
       connection,
       prefix: options.prefix,
       concurrency: definition.concurrency,
+      lockDuration: options.lockMs ?? 30_000,
+      stalledInterval: options.lockMs ?? 30_000,
+      // A job whose worker crashed is retried; one that kills its worker repeatedly fails.
+      maxStalledCount: 2,
       autorun: true,
       name: `apkrelay-${process.pid}`,
     },

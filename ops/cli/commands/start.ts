@@ -80,7 +80,7 @@ async function runRole(config: Config, role: Role): Promise<void> {
     log.info({ ports: api.ports }, 'api listening');
     stop = () => api.close(config.shutdownTimeoutMs);
   } else {
-    const workers = await startWorkers(common);
+    const workers = await startWorkers({ ...common, lockMs: config.jobLockMs });
     stop = () => workers.close();
   }
   const shutdown = installShutdown(log, config.shutdownTimeoutMs, async () => {

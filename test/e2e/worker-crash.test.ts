@@ -1,0 +1,118 @@
+/**
+ * A worker process killed with SIGKILL in the middle of ingests, then restarted: every accepted
+ * upload ends done or failed with a verdict, no GridFS file or chunk is orphaned, no record is
+ * duplicated.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFile, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ObjectId } from 'mongodb';
+import { newAccount } from '../helpers/accounts';
+import { postMultipart } from '../helpers/multipart';
+import { cleanEnv } from '../helpers/processes';
+import { startStack, type TestStack } from '../helpers/stack';
+
+const root = path.resolve(__dirname, '../..');
+const bulk = path.resolve(__dirname, '../fixtures/apks/bulk');
+jest.setTimeout(180_000);
+
+let stack: TestStack;
+let worker: ChildProcess | undefined;
+
+function startWorkerProcess(): ChildProcess {
+  const child = spawn('node', ['dist/ops/cli/main.js', 'start', '--only', 'workers'], {
+    cwd: root,
+    env: cleanEnv({
+      REDIS_URL: stack.redisUrl,
+      MONGO_URL: `${stack.mongoUrl}/${stack.database}`,
+      QUEUE_PREFIX: stack.prefix,
+      MASTER_KEY: stack.masterKey.toString('base64'),
+      DATA_DIR: stack.dataDir,
+      JOB_LOCK_MS: '2000',
+      LOG_LEVEL: 'warn',
+    }),
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return child;
+}
+
+beforeAll(async () => {
+  stack = await startStack({ workers: false });
+});
+afterAll(async () => {
+  if (worker && worker.exitCode === null) {
+    const exited = once(worker, 'exit');
+    worker.kill('SIGTERM');
+    await exited;
+  }
+  await stack.close();
+});
+
+test('SIGKILL mid-ingest, restart: all uploads decided, no orphan blobs, no duplicates', async () => {
+  const { apiKey, id } = await newAccount(stack);
+  const files = (await readdir(bulk))
+    .filter((f) => f.endsWith('.apk'))
+    .sort()
+    .slice(0, 24);
+  worker = startWorkerProcess();
+  const replies = await Promise.all(
+    files.map(async (file) =>
+      postMultipart(
+        `${stack.urls.admin}/apps/api_upload`,
+        [
+          { name: 'apiKey', value: apiKey },
+          { name: 'async', value: 'true' },
+          { name: 'apk', filename: file, data: await readFile(path.join(bulk, file)) },
+        ],
+        { ca: stack.ca },
+      ),
+    ),
+  );
+  expect(replies.every((r) => r.status === 202)).toBe(true);
+  const uploads = stack.mongo.db.collection<{ _id: string; status: string; verdict: unknown }>(
+    'uploads',
+  );
+
+  // Kill as soon as a job is being processed and others are still waiting.
+  for (let i = 0; i < 600; i++) {
+    if ((await uploads.countDocuments({ accountId: id, status: 'processing' })) > 0) break;
+    await sleep(5);
+  }
+  const decidedAtKill = await uploads.countDocuments({ accountId: id, verdict: { $ne: null } });
+  worker.kill('SIGKILL');
+  await once(worker, 'exit');
+  expect(decidedAtKill).toBeLessThan(files.length);
+
+  worker = startWorkerProcess();
+  for (let i = 0; i < 1200; i++) {
+    if ((await uploads.countDocuments({ accountId: id, verdict: null })) === 0) break;
+    await sleep(100);
+  }
+  const all = await uploads.find({ accountId: id }).toArray();
+  expect(all).toHaveLength(files.length);
+  expect(all.filter((u) => u.verdict === null)).toEqual([]);
+  expect(all.map((u) => u.status)).toEqual(files.map(() => 'done'));
+
+  const apks = await stack.mongo.db.collection('apks').find({ accountId: id }).toArray();
+  expect(apks).toHaveLength(files.length);
+  expect(new Set(apks.map((a) => a.uploadId as string)).size).toBe(files.length);
+
+  // Every GridFS file and chunk belongs to an APK record.
+  const blobIds = apks.map((a) => a.blobId as string).sort();
+  const uploadBlobIds = all.map((u) => new ObjectId(u._id));
+  const fileIds = (
+    await stack.mongo.db
+      .collection('apks.files')
+      .find({ _id: { $in: uploadBlobIds } })
+      .toArray()
+  )
+    .map((f) => (f._id as ObjectId).toHexString())
+    .sort();
+  expect(fileIds).toEqual(blobIds);
+  const chunkOwners = await stack.mongo.db
+    .collection('apks.chunks')
+    .distinct('files_id', { files_id: { $in: uploadBlobIds } });
+  expect(chunkOwners.map((o: ObjectId) => o.toHexString()).sort()).toEqual(blobIds);
+});

@@ -1,0 +1,87 @@
+import { Readable } from 'node:stream';
+import { ObjectId } from 'mongodb';
+import { Redis } from 'ioredis';
+import { createLogger } from '../../../shared/log';
+import { appendNotice } from '../../../shared/notices/append-notice';
+import { redisKeys } from '../../../shared/redis-keys';
+import { gridFsBlobStore } from '../../../shared/storage/blob-store';
+import { connectMongo, type Mongo } from '../../../shared/storage/mongo';
+import { housekeepingProcessor } from '../../../workers/processors/housekeeping';
+import { track } from '../../helpers/resources';
+import { isolation, serviceUrls } from '../../helpers/services';
+
+const ctx = {
+  jobId: '1',
+  attempt: 1,
+  maxAttempts: 1,
+  log: createLogger('silent'),
+  signal: new AbortController().signal,
+};
+let mongo: Mongo;
+let closeMongo: () => Promise<void>;
+const { database, prefix } = isolation();
+
+beforeAll(async () => {
+  mongo = await connectMongo(serviceUrls().mongoUrl, database);
+  closeMongo = track('mongo', async () => {
+    await mongo.db.dropDatabase();
+    await mongo.close();
+  });
+});
+afterAll(() => closeMongo());
+
+test('sweeps blobs no APK owns once they are old enough; keeps owned and young ones', async () => {
+  const blobs = gridFsBlobStore(mongo.db);
+  const orphan = new ObjectId().toHexString();
+  const owned = new ObjectId().toHexString();
+  for (const id of [orphan, owned])
+    await blobs.put(id, Readable.from([Buffer.alloc(100_000, 1)]), {});
+  await mongo.db.collection('apks').insertOne({ blobId: owned });
+  await mongo.db
+    .collection('uploads')
+    .insertOne({ _id: orphan as unknown as ObjectId, status: 'queued', verdict: null });
+
+  const young = housekeepingProcessor({ db: mongo.db, blobs, now: () => new Date() });
+  expect(await young({ task: 'sweep-orphan-blobs', olderThanMs: 3_600_000 }, ctx)).toEqual({
+    removed: 0,
+  });
+
+  const later = housekeepingProcessor({
+    db: mongo.db,
+    blobs,
+    now: () => new Date(Date.now() + 2 * 3_600_000),
+  });
+  expect(await later({ task: 'sweep-orphan-blobs', olderThanMs: 3_600_000 }, ctx)).toEqual({
+    removed: 1,
+  });
+  expect(await blobs.size(orphan)).toBeNull();
+  expect(
+    await mongo.db.collection('apks.chunks').countDocuments({ files_id: new ObjectId(orphan) }),
+  ).toBe(0);
+  expect(await blobs.size(owned)).toBe(100_000);
+  const upload = await mongo.db
+    .collection('uploads')
+    .findOne({ _id: orphan as unknown as ObjectId });
+  expect(upload).toMatchObject({ status: 'failed', verdict: { code: 'UPLOAD_FAILED' } });
+  // Idempotent.
+  expect(await later({ task: 'sweep-orphan-blobs', olderThanMs: 3_600_000 }, ctx)).toEqual({
+    removed: 0,
+  });
+});
+
+test('a version notice is appended once per version, however often the job runs', async () => {
+  const redis = new Redis(serviceUrls().redisUrl);
+  const close = track('redis', async () => void (await redis.quit()));
+  try {
+    const notice = { accountId: 'a', appId: 'app1', package: 'p.q', apkId: 'x', currentVersion: 3 };
+    const first = await appendNotice(redis, prefix, notice);
+    expect(await appendNotice(redis, prefix, notice)).toBe(first);
+    expect(await appendNotice(redis, prefix, { ...notice, currentVersion: 2 })).toBe(first);
+    const next = await appendNotice(redis, prefix, { ...notice, currentVersion: 4 });
+    expect(next).not.toBe(first);
+    expect(await redis.xlen(redisKeys(prefix).noticeStream('app1'))).toBe(2);
+    await redis.del(redisKeys(prefix).noticeStream('app1'));
+  } finally {
+    await close();
+  }
+});
