@@ -108,7 +108,7 @@ test('SIGKILL mid-ingest, restart: all uploads decided, no orphan blobs, no dupl
       .find({ _id: { $in: uploadBlobIds } })
       .toArray()
   )
-    .map((f) => (f._id as ObjectId).toHexString())
+    .map((f) => f._id.toHexString())
     .sort();
   expect(fileIds).toEqual(blobIds);
   const chunkOwners = await stack.mongo.db

@@ -186,7 +186,7 @@ test('the same APK uploaded twice at once: exactly one stored, one duplicate rep
     .find({ _id: { $in: blobIds } })
     .toArray();
   const apk = await stack.mongo.db.collection('apks').findOne({ accountId: id });
-  expect(files.map((f) => (f._id as ObjectId).toHexString())).toEqual([apk?.blobId]);
+  expect(files.map((f) => f._id.toHexString())).toEqual([apk?.blobId]);
 });
 
 test('50 concurrent async uploads of different APKs all end done and are all listed', async () => {
