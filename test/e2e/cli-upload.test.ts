@@ -113,7 +113,8 @@ test('--async with 5 files: every job polled to done, with its APK record', asyn
     ...files,
   ]);
   expect(run.code).toBe(0);
-  const out = lines(run);
+  // Lines come as files finish, so in any order.
+  const out = lines(run).sort((a, b) => a.file.localeCompare(b.file));
   expect(out.map((l) => l.file)).toEqual(files);
   for (const [i, line] of out.entries()) {
     expect(line).toMatchObject({
@@ -144,7 +145,7 @@ test('--current and --whatsnew reach the server; several files, one bad: exit 1,
     apk('not-a-zip.apk'),
   ]);
   expect(run.code).toBe(1);
-  const [good, bad] = run.stdout.trim().split('\n');
+  const [bad, good] = run.stdout.trim().split('\n').sort();
   expect(good).toMatch(/^ok {2}.*version-2\.apk: deploy successful \(HTTP 200\)$/);
   expect(bad).toMatch(/^FAIL .*not-a-zip\.apk: deploy fails, Invalid APK file \(HTTP 422\)$/);
   const stored = await stack.mongo.db.collection('apks').findOne({ accountId: id });

@@ -3,6 +3,7 @@ import { register as account } from './account';
 import { register as inspect } from './inspect';
 import { register as services } from './services';
 import { register as start } from './start';
+import { register as upload } from './upload';
 
 /** Every sub-command of `apkrelay`, in the order `--help` lists them. */
 export const commands: ReadonlyArray<(program: Command) => void> = [
@@ -10,4 +11,5 @@ export const commands: ReadonlyArray<(program: Command) => void> = [
   account,
   services,
   inspect,
+  upload,
 ];
