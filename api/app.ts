@@ -20,6 +20,12 @@ export function createHostApp(
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestLog(deps.log, host));
+  // Routes allowed larger JSON bodies parse them first; the default parser then skips them.
+  for (const route of routes) {
+    if (route.jsonLimit !== undefined && route.hosts.includes(host)) {
+      app[route.method](route.path, express.json({ limit: route.jsonLimit }));
+    }
+  }
   app.use('/api/v2', express.json({ limit: JSON_LIMIT }));
   for (const route of routes) {
     if (route.hosts.includes(host)) app[route.method](route.path, ...route.handlers);

@@ -30,5 +30,10 @@ export interface ApiDeps {
   readonly ingest: IngestClient;
   readonly readiness: ReadinessChecks;
   readonly publicUrls: { readonly base: string; readonly web: string; readonly push: string };
-  readonly limits: { readonly maxApkBytes: number; readonly uploadWaitTimeoutMs: number };
+  readonly limits: {
+    readonly maxApkBytes: number;
+    readonly uploadWaitTimeoutMs: number;
+    /** Largest exception report body (MAX_EXCEPTION_BYTES); unset: 2 MiB. */
+    readonly maxExceptionBytes?: number;
+  };
 }

@@ -17,6 +17,8 @@ export interface Route {
   readonly hosts: readonly Host[];
   readonly access: Access;
   readonly summary: string;
+  /** Largest JSON body this route accepts, when above the API's default (64 KB). */
+  readonly jsonLimit?: number;
   readonly handlers: readonly RequestHandler[];
 }
 

@@ -31,6 +31,24 @@ export const ERRORS = {
   },
   UPLOAD_FAILED: { status: 500, message: 'The upload could not be processed.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  EXCEPTION_API_KEY_INVALID: { status: 401, message: 'Exception rejected: invalid API key.' },
+  EXCEPTION_PACKAGE_UNKNOWN: {
+    status: 404,
+    message: 'Exception rejected: no app of this package was uploaded.',
+  },
+  EXCEPTION_APK_HASH_UNKNOWN: {
+    status: 422,
+    message: 'Exception rejected: no uploaded APK has this hash.',
+  },
+  EXCEPTION_INSTALLATION_DISABLED: {
+    status: 403,
+    message: 'Exception rejected: the installation is disabled (beyond the plan).',
+  },
+  EXCEPTION_LIMIT_REACHED: {
+    status: 429,
+    message: "Exception rejected: the app's 24-hour exception limit is reached.",
+  },
+  EXCEPTION_REPORT_INVALID: { status: 400, message: 'Exception rejected: malformed report.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests.' },
   INTERNAL: { status: 500, message: 'Internal error.' },

@@ -5,6 +5,7 @@
  */
 import { accountPaths, accountSchemas } from './accounts';
 import { errorBody } from './common';
+import { exceptionPaths, exceptionSchemas } from './exceptions';
 import { uploadPaths, uploadSchemas } from './uploads';
 
 export function openApiDocument(serverUrl: string) {
@@ -22,8 +23,8 @@ export function openApiDocument(serverUrl: string) {
     servers: [{ url: serverUrl }],
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } },
-      schemas: { Error: errorBody, ...accountSchemas, ...uploadSchemas },
+      schemas: { Error: errorBody, ...accountSchemas, ...uploadSchemas, ...exceptionSchemas },
     },
-    paths: { ...accountPaths, ...uploadPaths },
+    paths: { ...accountPaths, ...uploadPaths, ...exceptionPaths },
   };
 }

@@ -2,6 +2,7 @@ import type { ApiDeps } from '../deps';
 import { openApiDocument } from '../openapi/index';
 import type { Route } from '../route-table';
 import { accountRoutes } from './accounts';
+import { exceptionRoutes } from './exceptions';
 import { healthRoutes } from './health';
 import { uploadRoutes } from './uploads';
 
@@ -24,5 +25,6 @@ export function allRoutes(deps: ApiDeps): Route[] {
     },
     ...accountRoutes(deps),
     ...uploadRoutes(deps),
+    ...exceptionRoutes(deps),
   ];
 }

@@ -3,10 +3,16 @@
  * processor (`workers/processors/index.ts`), and the API creates its producers from this list.
  */
 import { apkIngestQueue } from './apk-ingest';
+import { exceptionIngestQueue } from './exception-ingest';
 import { housekeepingQueue } from './housekeeping';
 import { versionNoticeQueue } from './version-notice';
 
-export const QUEUES = [apkIngestQueue, versionNoticeQueue, housekeepingQueue] as const;
+export const QUEUES = [
+  apkIngestQueue,
+  versionNoticeQueue,
+  housekeepingQueue,
+  exceptionIngestQueue,
+] as const;
 
 export type RegisteredQueue = (typeof QUEUES)[number];
 export type QueueName = RegisteredQueue['name'];

@@ -2,10 +2,12 @@
 import type { Db } from 'mongodb';
 import { ACCOUNTS_COLLECTION } from '../accounts/service';
 import { ensureCatalogIndexes } from '../catalog/collections';
+import { ensureExceptionIndexes } from '../exceptions/collections';
 
 export async function ensureIndexes(db: Db): Promise<void> {
   const accounts = db.collection(ACCOUNTS_COLLECTION);
   await accounts.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });
   await accounts.createIndex({ apiKeyLookup: 1 }, { unique: true, name: 'api_key_lookup_unique' });
   await ensureCatalogIndexes(db);
+  await ensureExceptionIndexes(db);
 }

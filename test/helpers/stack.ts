@@ -31,11 +31,21 @@ export interface TestStack {
   readonly redisUrl: string;
   readonly mongoUrl: string;
   startWorkers(): Promise<WorkerProcess>;
+  /**
+   * Another API process on the same database and queue prefix (same clock and limits): for tests
+   * of rules that must hold across API processes. Closed with the stack.
+   */
+  startApi(): Promise<{ readonly urls: TestStack['urls'] }>;
   close(): Promise<void>;
 }
 
 export async function startStack(
-  options: { workers?: boolean; maxApkBytes?: number; now?: () => Date } = {},
+  options: {
+    workers?: boolean;
+    maxApkBytes?: number;
+    maxExceptionBytes?: number;
+    now?: () => Date;
+  } = {},
 ): Promise<TestStack> {
   const { redisUrl, mongoUrl } = serviceUrls();
   const { database, prefix } = isolation();
@@ -63,19 +73,27 @@ export async function startStack(
     return { close };
   };
   if (options.workers ?? true) await launchWorkers();
-  const ports = { admin: await freePort(), web: await freePort(), push: await freePort() };
   const url = (port: number) => `https://localhost:${port}`;
-  const urls = { admin: url(ports.admin), web: url(ports.web), push: url(ports.push) };
-  const api: ApiProcess = await startApi({
-    ...common,
-    tls: material,
-    host: '127.0.0.1',
-    ports,
-    publicUrls: { base: urls.admin, web: urls.web, push: urls.push },
-    limits: { maxApkBytes: options.maxApkBytes ?? 64 * 1024 * 1024, uploadWaitTimeoutMs: 60_000 },
-    ...(options.now ? { now: options.now } : {}),
-  });
-  closers.push(track('api', () => api.close(1_000)));
+  const launchApi = async () => {
+    const ports = { admin: await freePort(), web: await freePort(), push: await freePort() };
+    const urls = { admin: url(ports.admin), web: url(ports.web), push: url(ports.push) };
+    const api: ApiProcess = await startApi({
+      ...common,
+      tls: material,
+      host: '127.0.0.1',
+      ports,
+      publicUrls: { base: urls.admin, web: urls.web, push: urls.push },
+      limits: {
+        maxApkBytes: options.maxApkBytes ?? 64 * 1024 * 1024,
+        uploadWaitTimeoutMs: 60_000,
+        ...(options.maxExceptionBytes ? { maxExceptionBytes: options.maxExceptionBytes } : {}),
+      },
+      ...(options.now ? { now: options.now } : {}),
+    });
+    closers.push(track('api', () => api.close(1_000)));
+    return { urls };
+  };
+  const { urls } = await launchApi();
   return {
     urls,
     ca: material.cert,
@@ -87,6 +105,7 @@ export async function startStack(
     redisUrl,
     mongoUrl,
     startWorkers: launchWorkers,
+    startApi: launchApi,
     async close() {
       // API first (stop intake), then workers, then the database.
       for (const close of [...closers].reverse()) await close();

@@ -8,6 +8,7 @@ import type { PayloadOf, ResultOf } from '../../shared/queues/definition';
 import type { BlobStore } from '../../shared/storage/blob-store';
 import type { Processor } from '../processor';
 import { apkIngestProcessor } from './apk-ingest';
+import { exceptionIngestProcessor } from './exception-ingest';
 import { housekeepingProcessor } from './housekeeping';
 import { versionNoticeProcessor } from './version-notice';
 
@@ -30,5 +31,6 @@ export function createProcessors(deps: ProcessorDeps): ProcessorMap {
     housekeeping: housekeepingProcessor(deps),
     'apk-ingest': apkIngestProcessor(deps),
     'version-notice': versionNoticeProcessor(deps),
+    'exception-ingest': exceptionIngestProcessor(deps),
   };
 }

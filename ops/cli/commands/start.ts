@@ -75,7 +75,11 @@ async function runRole(config: Config, role: Role): Promise<void> {
         web: config.publicWebUrl,
         push: config.publicPushUrl,
       },
-      limits: { maxApkBytes: config.maxApkBytes, uploadWaitTimeoutMs: config.uploadWaitTimeoutMs },
+      limits: {
+        maxApkBytes: config.maxApkBytes,
+        uploadWaitTimeoutMs: config.uploadWaitTimeoutMs,
+        maxExceptionBytes: config.maxExceptionBytes,
+      },
     });
     log.info({ ports: api.ports }, 'api listening');
     stop = () => api.close(config.shutdownTimeoutMs);

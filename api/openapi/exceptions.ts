@@ -1,0 +1,254 @@
+import { errorResponse, text } from './common';
+
+const budget = {
+  type: ['object', 'null'],
+  description: 'The app’s budget in the rolling 24 h window; null when the app is not known.',
+  required: ['limit', 'remaining', 'freesAt'],
+  properties: {
+    limit: { type: 'integer', description: 'Plan installations × 2.' },
+    remaining: { type: 'integer' },
+    freesAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When the next slot frees up; null while slots remain.',
+    },
+  },
+};
+
+const budgetHeaders = {
+  'X-Exception-Limit': { schema: { type: 'integer' }, description: 'Reports per 24 h.' },
+  'X-Exception-Remaining': { schema: { type: 'integer' } },
+  'X-Exception-Frees-At': {
+    schema: { type: 'string', format: 'date-time' },
+    description: 'Only when none remain: when the next slot frees up.',
+  },
+  'Retry-After': { schema: { type: 'integer' }, description: 'Only when none remain (seconds).' },
+};
+
+const verdict = (description: string) => ({
+  description,
+  headers: budgetHeaders,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ExceptionVerdict' } } },
+});
+
+const pkg = { name: 'package', in: 'path', required: true, schema: { type: 'string' } };
+const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
+const metadata = {
+  oneOf: [
+    {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['key', 'value'],
+        properties: { key: { type: 'string' }, value: { type: 'string' } },
+      },
+    },
+    { type: 'object', additionalProperties: { type: 'string' } },
+  ],
+};
+
+export const exceptionSchemas = {
+  ExceptionVerdict: {
+    type: 'object',
+    required: ['status', 'reason', 'message', 'budget'],
+    properties: {
+      status: { enum: ['REGISTERED', 'LOST'] },
+      reason: {
+        enum: [
+          null,
+          'EXCEPTION_API_KEY_INVALID',
+          'EXCEPTION_PACKAGE_UNKNOWN',
+          'EXCEPTION_APK_HASH_UNKNOWN',
+          'EXCEPTION_INSTALLATION_DISABLED',
+          'EXCEPTION_LIMIT_REACHED',
+        ],
+      },
+      message: { type: 'string', description: 'The PushLink text of the verdict.' },
+      reportId: { type: 'string', description: 'REGISTERED only.' },
+      resent: {
+        type: 'boolean',
+        description: 'REGISTERED only: an identical report was sent before.',
+      },
+      budget,
+    },
+  },
+  ExceptionReportInput: {
+    type: 'object',
+    required: ['package', 'hash', 'deviceId', 'stack'],
+    properties: {
+      package: { type: 'string' },
+      hash: { type: 'string', description: 'MD5 of the installed APK.' },
+      deviceId: { type: 'string' },
+      stack: { type: 'array', items: { type: 'string' } },
+      log: { type: 'array', items: { type: 'string' }, description: 'The last 200 are kept.' },
+      metadata,
+      extra: metadata,
+      screen: { type: 'string', description: 'Base64 JPEG (whitespace ignored).' },
+      handled: { type: 'boolean', default: false },
+    },
+  },
+  ExceptionGroup: {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      fingerprint: { type: 'string' },
+      exceptionClass: { type: 'string' },
+      title: { type: 'string' },
+      count: { type: 'integer' },
+      handled: { type: 'integer' },
+      unhandled: { type: 'integer' },
+      firstSeen: { type: 'string', format: 'date-time' },
+      lastSeen: { type: 'string', format: 'date-time' },
+      versions: { type: 'array', items: { type: 'string' } },
+      devicesAffected: { type: 'integer' },
+      devices: { type: 'array', items: { type: 'string' }, description: 'At most 100.' },
+      latestReportId: { type: 'string' },
+    },
+  },
+  ExceptionReport: {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      package: { type: 'string' },
+      version: { type: 'string', description: '`versionName (versionCode)`.' },
+      apkHash: { type: 'string' },
+      deviceId: { type: 'string' },
+      handled: { type: 'boolean' },
+      label: { enum: ['handled', 'unhandled'] },
+      stack: { type: 'array', items: { type: 'string' } },
+      log: { type: 'array', items: { type: 'string' } },
+      metadata,
+      extra: metadata,
+      fingerprint: { type: 'string' },
+      groupId: { type: 'string' },
+      receivedAt: { type: 'string', format: 'date-time' },
+      screenshot: { type: ['string', 'null'], format: 'uri' },
+    },
+  },
+};
+
+export const exceptionPaths = {
+  '/exception': {
+    post: {
+      summary:
+        'PushLink-compatible exception report. Always HTTP 200 with a plain-text verdict (503 when ' +
+        'the service cannot take it; the device keeps it and retries). Budget in X-Exception-* headers.',
+      requestBody: {
+        required: true,
+        content: {
+          'application/x-www-form-urlencoded': {
+            schema: {
+              type: 'object',
+              required: ['package', 'api_key', 'hash', 'deviceId', 'st[]'],
+              properties: {
+                package: { type: 'string' },
+                api_key: { type: 'string' },
+                hash: { type: 'string' },
+                deviceId: { type: 'string' },
+                'st[]': { type: 'array', items: { type: 'string' } },
+                'lc[]': { type: 'array', items: { type: 'string' } },
+                'userInfo0[]': {
+                  type: 'array',
+                  items: { type: 'string' },
+                  description: 'userInfo<i>[]: key, then value.',
+                },
+                screen: { type: 'string' },
+                handled: { type: 'string', enum: ['true', 'false'] },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        '200': {
+          ...text('Exception sent. | Exception sent but rejected: …'),
+          headers: budgetHeaders,
+        },
+        '503': text('Exception not sent: the service is unavailable; retry later.'),
+      },
+    },
+  },
+  '/api/v2/exceptions': {
+    post: {
+      summary: 'Report an exception; answers REGISTERED (202) or LOST with the reason’s status.',
+      security: [{ apiKey: [] }],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': { schema: { $ref: '#/components/schemas/ExceptionReportInput' } },
+        },
+      },
+      responses: {
+        '202': verdict('REGISTERED: the report will be stored.'),
+        '400': errorResponse('VALIDATION_FAILED'),
+        '401': verdict('LOST: EXCEPTION_API_KEY_INVALID'),
+        '403': verdict('LOST: EXCEPTION_INSTALLATION_DISABLED'),
+        '404': verdict('LOST: EXCEPTION_PACKAGE_UNKNOWN'),
+        '413': errorResponse('PAYLOAD_TOO_LARGE'),
+        '422': verdict('LOST: EXCEPTION_APK_HASH_UNKNOWN'),
+        '429': verdict('LOST: EXCEPTION_LIMIT_REACHED'),
+        '503': errorResponse('DEPENDENCY_UNAVAILABLE'),
+      },
+    },
+  },
+  '/api/v2/apps/{package}/exceptions': {
+    get: {
+      summary: 'Exceptions of an app grouped into issues (stack fingerprint), newest first.',
+      security: [{ apiKey: [] }],
+      parameters: [
+        pkg,
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } },
+      ],
+      responses: {
+        '200': {
+          description: 'The groups.',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: {
+                  package: { type: 'string' },
+                  groups: { type: 'array', items: { $ref: '#/components/schemas/ExceptionGroup' } },
+                },
+              },
+            },
+          },
+        },
+        '401': errorResponse('UNAUTHENTICATED'),
+        '404': errorResponse('NOT_FOUND'),
+      },
+    },
+  },
+  '/api/v2/apps/{package}/exceptions/{id}': {
+    get: {
+      summary: 'One exception report, with a link to its screenshot.',
+      security: [{ apiKey: [] }],
+      parameters: [pkg, id],
+      responses: {
+        '200': {
+          description: 'The report.',
+          content: {
+            'application/json': { schema: { $ref: '#/components/schemas/ExceptionReport' } },
+          },
+        },
+        '401': errorResponse('UNAUTHENTICATED'),
+        '404': errorResponse('NOT_FOUND'),
+      },
+    },
+  },
+  '/api/v2/apps/{package}/exceptions/{id}/screenshot': {
+    get: {
+      summary: "An exception report's screenshot.",
+      security: [{ apiKey: [] }],
+      parameters: [pkg, id],
+      responses: {
+        '200': {
+          description: 'The JPEG bytes.',
+          content: { 'image/jpeg': { schema: { type: 'string', format: 'binary' } } },
+        },
+        '401': errorResponse('UNAUTHENTICATED'),
+        '404': errorResponse('NOT_FOUND'),
+      },
+    },
+  },
+};

@@ -1,0 +1,79 @@
+/**
+ * Exception reports and their groups as stored in MongoDB. A report is one document (`_id` = the
+ * report id, so storing it twice is impossible); a group is one document per app and fingerprint,
+ * updated with single-document atomic upserts (FerretDB has no transactions). Metadata are lists
+ * of `{key, value}`: FerretDB refuses keys holding `.` or starting with `$`.
+ */
+import type { Collection, Db } from 'mongodb';
+import type { MetadataEntry } from './report';
+
+export const EXCEPTIONS = 'exceptions';
+export const EXCEPTION_GROUPS = 'exception_groups';
+export const SCREENSHOT_BUCKET = 'screenshots';
+
+export interface ExceptionDoc {
+  /** `<content digest (32 hex)>-<admission ms>`; also the job id and the screenshot's id. */
+  _id: string;
+  accountId: string;
+  appId: string;
+  package: string;
+  apkId: string;
+  /** `versionName (versionCode)` of the APK the device runs. */
+  version: string;
+  apkHash: string;
+  deviceId: string;
+  handled: boolean;
+  stack: string[];
+  log: string[];
+  metadata: MetadataEntry[];
+  extra: MetadataEntry[];
+  fingerprint: string;
+  groupId: string;
+  /** GridFS file id (hex) in the `screenshots` bucket, or null without a screenshot. */
+  screenshotId: string | null;
+  screenshotBytes: number;
+  receivedAt: Date;
+  /** False until the group counted this report (a retried job finishes the count). */
+  grouped: boolean;
+}
+
+export interface ExceptionGroupDoc {
+  /** `<appId>:<fingerprint>`. */
+  _id: string;
+  accountId: string;
+  appId: string;
+  package: string;
+  fingerprint: string;
+  exceptionClass: string;
+  /** The first line of the first report's stack. */
+  title: string;
+  count: number;
+  handledCount: number;
+  unhandledCount: number;
+  firstSeen: Date;
+  lastSeen: Date;
+  versions: string[];
+  devices: string[];
+  lastReportId: string;
+}
+
+export function exceptionCollections(db: Db): {
+  reports: Collection<ExceptionDoc>;
+  groups: Collection<ExceptionGroupDoc>;
+} {
+  return {
+    reports: db.collection<ExceptionDoc>(EXCEPTIONS),
+    groups: db.collection<ExceptionGroupDoc>(EXCEPTION_GROUPS),
+  };
+}
+
+export function groupIdOf(appId: string, fingerprint: string): string {
+  return `${appId}:${fingerprint}`;
+}
+
+export async function ensureExceptionIndexes(db: Db): Promise<void> {
+  const { reports, groups } = exceptionCollections(db);
+  await reports.createIndex({ accountId: 1, package: 1, receivedAt: -1 }, { name: 'app_received' });
+  await reports.createIndex({ groupId: 1, receivedAt: -1 }, { name: 'group_received' });
+  await groups.createIndex({ accountId: 1, package: 1, lastSeen: -1 }, { name: 'app_last_seen' });
+}

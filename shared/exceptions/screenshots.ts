@@ -1,0 +1,53 @@
+/**
+ * Screenshots of exception reports in the GridFS bucket `screenshots`. The file id is derived from
+ * the report id (first 12 bytes of its SHA-256), so a retried job finds its earlier copy. Small
+ * port so the worker and the API never touch GridFS directly.
+ */
+import { createHash } from 'node:crypto';
+import { GridFSBucket, ObjectId, type Db } from 'mongodb';
+import type { Readable } from 'node:stream';
+import { SCREENSHOT_BUCKET } from './collections';
+
+export interface ScreenshotStore {
+  /** Stores `bytes` for report `reportId` unless a complete copy is there; returns the file id. */
+  put(reportId: string, bytes: Buffer, metadata: Record<string, unknown>): Promise<string>;
+  /** Null when there is no screenshot with this file id. */
+  open(fileId: string): Promise<{ length: number; stream: Readable } | null>;
+}
+
+export function screenshotIdOf(reportId: string): ObjectId {
+  return new ObjectId(createHash('sha256').update(reportId).digest().subarray(0, 12));
+}
+
+export function gridFsScreenshots(db: Db): ScreenshotStore {
+  let bucket: GridFSBucket | undefined;
+  const get = () => (bucket ??= new GridFSBucket(db, { bucketName: SCREENSHOT_BUCKET }));
+  const files = () =>
+    db.collection<{ _id: ObjectId; length: number }>(`${SCREENSHOT_BUCKET}.files`);
+  return {
+    async put(reportId, bytes, metadata) {
+      const id = screenshotIdOf(reportId);
+      const existing = await files().findOne({ _id: id });
+      if (existing?.length === bytes.length) return id.toHexString();
+      // A crashed attempt may have left chunks (with or without a files document).
+      if (existing) await files().deleteOne({ _id: id });
+      await db.collection(`${SCREENSHOT_BUCKET}.chunks`).deleteMany({ files_id: id });
+      const upload = get().openUploadStreamWithId(id, `${reportId}.jpg`, {
+        metadata: { ...metadata, reportId, contentType: 'image/jpeg' },
+      });
+      await new Promise<void>((resolve, reject) => {
+        upload.once('error', reject);
+        upload.once('finish', () => resolve());
+        upload.end(bytes);
+      });
+      return id.toHexString();
+    },
+    async open(fileId) {
+      if (!ObjectId.isValid(fileId)) return null;
+      const id = new ObjectId(fileId);
+      const doc = await files().findOne({ _id: id });
+      if (!doc) return null;
+      return { length: doc.length, stream: get().openDownloadStream(id) };
+    },
+  };
+}
