@@ -4,7 +4,6 @@
  * reason's status), and the owner's views: grouped issues, one report, its screenshot.
  */
 import type { Request, Response } from 'express';
-import { pipeline } from 'node:stream/promises';
 import { catalog } from '../../shared/catalog/collections';
 import { AppError, ERRORS } from '../../shared/errors';
 import { exceptionCollections } from '../../shared/exceptions/collections';
@@ -182,7 +181,10 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
     res.setHeader('Content-Type', 'image/jpeg');
     res.setHeader('Content-Length', String(file.length));
     res.setHeader('Cache-Control', 'private, max-age=3600');
-    await pipeline(file.stream, res);
+    // Screenshots are bounded by MAX_EXCEPTION_BYTES: read whole, then send with a length.
+    const chunks: Buffer[] = [];
+    for await (const chunk of file.stream) chunks.push(chunk as Buffer);
+    res.end(Buffer.concat(chunks));
   }
 
   const owner = (

@@ -1,0 +1,99 @@
+/**
+ * The limit is exact across processes: 40 distinct reports sent at once from 4 client processes
+ * to 2 API processes (same Redis and Mongo) for one free-plan app → exactly 10 registered, 30 get
+ * the limit text, and Mongo holds exactly 10 reports.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { newAccount } from '../../helpers/accounts';
+import { startStack, type TestStack } from '../../helpers/stack';
+import { drained, encodeForm, seedApp, stackTrace } from './fixtures';
+
+interface SenderReply {
+  status: number;
+  text: string;
+}
+
+let stack: TestStack;
+let secondApi: { urls: TestStack['urls'] };
+beforeAll(async () => {
+  stack = await startStack();
+  secondApi = await stack.startApi();
+});
+afterAll(() => stack.close());
+
+function message<T>(child: ChildProcess, type: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: { type: string; message?: string }) => {
+      if (m.type === type) {
+        child.off('message', onMessage);
+        resolve(m as T);
+      } else if (m.type === 'error') reject(new Error(m.message));
+    };
+    child.on('message', onMessage);
+    child.once('exit', (code) => reject(new Error(`sender exited (${code}) before '${type}'`)));
+  });
+}
+
+test('40 distinct reports from 4 processes to 2 API processes: exactly 10 registered, 30 limited, 10 stored', async () => {
+  const account = await newAccount(stack); // free plan: 10 per 24 h
+  const app = await seedApp(stack, account.id, { label: 'Concurrent App' });
+  const bodies = Array.from({ length: 40 }, (_, i) =>
+    encodeForm({
+      package: app.package,
+      api_key: account.apiKey,
+      hash: app.md5,
+      deviceId: `device-${i % 7}`,
+      st: stackTrace(`concurrent ${i}`, i + 1),
+      lc: [`line ${i}`],
+    }),
+  );
+  const urls = [stack.urls.admin, secondApi.urls.admin];
+  const senders = Array.from({ length: 4 }, () =>
+    fork(path.join(__dirname, 'sender.js'), [], { stdio: 'ignore' }),
+  );
+  try {
+    await Promise.all(
+      senders.map((child, k) => {
+        const ready = message(child, 'ready');
+        child.send({
+          type: 'job',
+          ca: stack.ca,
+          // each process talks to both APIs, starting with a different one
+          urls: k % 2 === 0 ? urls : [...urls].reverse(),
+          bodies: bodies.slice(k * 10, k * 10 + 10),
+        });
+        return ready;
+      }),
+    );
+    const done = senders.map((child) => message<{ replies: SenderReply[] }>(child, 'done'));
+    senders.forEach((child) => child.send({ type: 'go' }));
+    const replies = (await Promise.all(done)).flatMap((d) => d.replies);
+    expect(replies).toHaveLength(40);
+    expect(replies.every((r) => r.status === 200)).toBe(true);
+    const texts = replies.map((r) => r.text);
+    expect(texts.filter((t) => t === 'Exception sent.')).toHaveLength(10);
+    expect(
+      texts.filter(
+        (t) =>
+          t ===
+          'Exception sent but rejected: The application Concurrent App has exceeded the 24H sending limit.',
+      ),
+    ).toHaveLength(30);
+    await drained(stack);
+    expect(
+      await stack.mongo.db.collection('exceptions').countDocuments({ accountId: account.id }),
+    ).toBe(10);
+  } finally {
+    await Promise.all(
+      senders.map(async (child) => {
+        if (child.exitCode === null && child.signalCode === null) {
+          const exited = once(child, 'exit');
+          child.kill();
+          await exited;
+        }
+      }),
+    );
+  }
+});
