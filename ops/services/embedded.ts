@@ -79,6 +79,15 @@ export async function ensureServices(
   }
 }
 
+/** Stops every service recorded for a DATA_DIR, whoever started it. */
+export async function stopRecordedServices(dataDir: string): Promise<void> {
+  const file = path.join(dataDir, 'run', 'services.json');
+  const state = await readState(file);
+  const records = [state.redis, state.mongo].filter((r): r is ServiceRecord => r !== undefined);
+  await Promise.all(records.map((r) => stopPid(r.pid, STOP_GRACE_MS)));
+  await rm(file, { force: true });
+}
+
 /** The services recorded for a DATA_DIR and whether each still answers. */
 export async function readServicesState(
   dataDir: string,
