@@ -6,6 +6,7 @@
 import { accountPaths, accountSchemas } from './accounts';
 import { errorBody } from './common';
 import { exceptionPaths, exceptionSchemas } from './exceptions';
+import { downloadPaths, downloadSchemas } from './downloads';
 import { uploadPaths, uploadSchemas } from './uploads';
 
 export function openApiDocument(serverUrl: string) {
@@ -23,8 +24,14 @@ export function openApiDocument(serverUrl: string) {
     servers: [{ url: serverUrl }],
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } },
-      schemas: { Error: errorBody, ...accountSchemas, ...uploadSchemas, ...exceptionSchemas },
+      schemas: {
+        Error: errorBody,
+        ...accountSchemas,
+        ...uploadSchemas,
+        ...downloadSchemas,
+        ...exceptionSchemas,
+      },
     },
-    paths: { ...accountPaths, ...uploadPaths, ...exceptionPaths },
+    paths: { ...accountPaths, ...uploadPaths, ...downloadPaths, ...exceptionPaths },
   };
 }

@@ -2,6 +2,9 @@ import type { ApiDeps } from '../deps';
 import { openApiDocument } from '../openapi/index';
 import type { Route } from '../route-table';
 import { accountRoutes } from './accounts';
+import { appRoutes } from './apps';
+import { downloadLinkRoutes } from './download-links';
+import { downloadRoutes } from './downloads';
 import { exceptionRoutes } from './exceptions';
 import { healthRoutes } from './health';
 import { uploadRoutes } from './uploads';
@@ -25,6 +28,9 @@ export function allRoutes(deps: ApiDeps): Route[] {
     },
     ...accountRoutes(deps),
     ...uploadRoutes(deps),
+    ...downloadRoutes(deps),
+    ...appRoutes(deps),
+    ...downloadLinkRoutes(deps),
     ...exceptionRoutes(deps),
   ];
 }

@@ -7,7 +7,8 @@ import { hkdfSync } from 'node:crypto';
 export type KeyPurpose =
   | 'api-key-lookup' // HMAC of API keys: the database index, never the key itself
   | 'api-key-seal' // AES-256-GCM of API keys, so the owner can read theirs again
-  | 'data-key-wrap'; // AES-256-GCM wrapping of per-APK data keys
+  | 'data-key-wrap' // AES-256-GCM wrapping of per-APK data keys
+  | 'download-link'; // HMAC of download-link tokens
 
 export interface KeyRing {
   subkey(purpose: KeyPurpose): Buffer;

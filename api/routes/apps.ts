@@ -1,0 +1,118 @@
+/** JSON API over apps and APKs: list, show, and set the current APK (the spec's "give up"). */
+import type { Request, Response } from 'express';
+import { ObjectId } from 'mongodb';
+import { setCurrentApk } from '../../shared/catalog/current-apk';
+import { presentApk } from '../../shared/catalog/present';
+import { apksOf, appsOf, currentApkOf, findApp } from '../../shared/catalog/queries';
+import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
+import { AppError } from '../../shared/errors';
+import { queueNoticeSink } from '../../shared/queues/notice-sink';
+import { versionNoticeQueue } from '../../shared/queues/version-notice';
+import { bearerAuth, currentAccount } from '../auth';
+import type { ApiDeps } from '../deps';
+import type { Route } from '../route-table';
+
+export async function appOf(deps: ApiDeps, res: Response, req: Request): Promise<AppDoc> {
+  const app = await findApp(deps.db, currentAccount(res).id, String(req.params.package));
+  if (!app) throw new AppError('NOT_FOUND', 'no such app');
+  return app;
+}
+
+/** The APK named by `{sha256}`, `{md5}` or `{versionCode}` (which must then be unambiguous). */
+export function pickApk(apks: readonly ApkDoc[], body: Record<string, unknown>): ApkDoc {
+  const { sha256, md5, versionCode } = body;
+  let matches: ApkDoc[];
+  if (typeof sha256 === 'string') matches = apks.filter((a) => a.sha256 === sha256.toLowerCase());
+  else if (typeof md5 === 'string') matches = apks.filter((a) => a.md5 === md5.toLowerCase());
+  else if (typeof versionCode === 'number')
+    matches = apks.filter((a) => a.versionCode === versionCode);
+  else throw new AppError('VALIDATION_FAILED', 'name the APK by sha256, md5 or versionCode');
+  if (matches.length > 1) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `several APKs have versionCode ${String(versionCode)}; name one by sha256`,
+    );
+  }
+  const apk = matches[0];
+  if (!apk) throw new AppError('NOT_FOUND', 'no such APK in this app');
+  return apk;
+}
+
+export function appRoutes(deps: ApiDeps): Route[] {
+  const notices = queueNoticeSink(deps.producers.get(versionNoticeQueue.name));
+  const auth = bearerAuth(deps);
+
+  async function summary(app: AppDoc) {
+    const current = await currentApkOf(deps.db, app);
+    return {
+      package: app.package,
+      label: app.label,
+      signerSha256: app.signerSha256,
+      currentVersion: app.currentVersion,
+      current: current ? presentApk(current) : null,
+      createdAt: app.createdAt.toISOString(),
+    };
+  }
+
+  return [
+    {
+      method: 'get',
+      path: '/api/v2/apps',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary: "The account's apps with their current APK.",
+      handlers: [
+        auth,
+        async (_req, res) => {
+          const apps = await appsOf(deps.db, currentAccount(res).id);
+          res.json({ apps: await Promise.all(apps.map(summary)) });
+        },
+      ],
+    },
+    {
+      method: 'get',
+      path: '/api/v2/apps/:package',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary: 'One app with every APK, newest first.',
+      handlers: [
+        auth,
+        async (req, res) => {
+          const app = await appOf(deps, res, req);
+          const apks = await apksOf(deps.db, app);
+          res.json({
+            ...(await summary(app)),
+            apks: apks.map((a) => ({
+              ...presentApk(a),
+              current: app.currentApkId?.equals(a._id) ?? false,
+            })),
+          });
+        },
+      ],
+    },
+    {
+      method: 'put',
+      path: '/api/v2/apps/:package/current',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary:
+        'Make an APK current (by sha256, md5 or versionCode); an earlier one gives the update up.',
+      handlers: [
+        auth,
+        async (req, res) => {
+          const app = await appOf(deps, res, req);
+          const apk = pickApk(
+            await apksOf(deps.db, app),
+            (req.body ?? {}) as Record<string, unknown>,
+          );
+          const updated = await setCurrentApk(deps.db, notices, apk, deps.now());
+          res.json({ ...(await summary(updated)), current: presentApk(apk) });
+        },
+      ],
+    },
+  ];
+}
+
+export function isObjectId(value: string): boolean {
+  return /^[0-9a-f]{24}$/.test(value) && ObjectId.isValid(value);
+}

@@ -1,0 +1,202 @@
+/**
+ * Download links: created and revoked by the owner (Bearer), used by anyone holding the URL on the
+ * web host (`/d/{token}`), with a QR code of the URL for the first install on a device.
+ */
+import type { Request, Response } from 'express';
+import { ObjectId } from 'mongodb';
+import QRCode from 'qrcode';
+import {
+  countDownload,
+  downloadLinks,
+  linkState,
+  linkToken,
+  verifyLinkToken,
+  type DownloadLinkDoc,
+} from '../../shared/catalog/download-links';
+import { presentApk } from '../../shared/catalog/present';
+import { apkById, apksOf, currentApkOf } from '../../shared/catalog/queries';
+import { AppError } from '../../shared/errors';
+import { bearerAuth, currentAccount } from '../auth';
+import type { ApiDeps } from '../deps';
+import { sendApk } from '../download/send-apk';
+import type { Route } from '../route-table';
+import { sendText } from '../text-reply';
+import { appOf, pickApk, isObjectId } from './apps';
+
+const MAX_TTL_SECONDS = 90 * 24 * 3600;
+
+export function downloadLinkRoutes(deps: ApiDeps): Route[] {
+  const links = downloadLinks(deps.db);
+  const auth = bearerAuth(deps);
+  const urlOf = (token: string) => `${deps.publicUrls.web}/d/${token}`;
+
+  function present(link: DownloadLinkDoc) {
+    const url = urlOf(linkToken(deps.keys, link._id));
+    return {
+      id: link._id.toHexString(),
+      url,
+      qrSvgUrl: `${url}/qr.svg`,
+      qrPngUrl: `${url}/qr.png`,
+      expiresAt: link.expiresAt.toISOString(),
+      maxDownloads: link.maxDownloads,
+      downloads: link.downloads,
+      revoked: link.revokedAt !== null,
+    };
+  }
+
+  /** The link of a genuine, live token, or a reply (404 unknown, 410 expired/revoked/used up). */
+  async function liveLink(req: Request, res: Response): Promise<DownloadLinkDoc | null> {
+    const id = verifyLinkToken(deps.keys, String(req.params.token));
+    const link = id ? await links.findOne({ _id: id }) : null;
+    if (!link) {
+      sendText(res, 404, 'Unknown download link.');
+      return null;
+    }
+    const state = linkState(link, deps.now());
+    if (state !== 'ok') {
+      sendText(res, 410, `This download link is ${state === 'exhausted' ? 'used up' : state}.`);
+      return null;
+    }
+    return link;
+  }
+
+  async function create(req: Request, res: Response): Promise<void> {
+    const app = await appOf(deps, res, req);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const ttl = body.ttlSeconds;
+    if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 1 || ttl > MAX_TTL_SECONDS) {
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `ttlSeconds must be a whole number from 1 to ${MAX_TTL_SECONDS}`,
+      );
+    }
+    const max = body.maxDownloads ?? null;
+    if (max !== null && (typeof max !== 'number' || !Number.isInteger(max) || max < 1)) {
+      throw new AppError('VALIDATION_FAILED', 'maxDownloads must be a positive whole number');
+    }
+    const named = 'sha256' in body || 'md5' in body || 'versionCode' in body;
+    const apk = named
+      ? pickApk(await apksOf(deps.db, app), body)
+      : await currentApkOf(deps.db, app);
+    if (!apk) throw new AppError('NOT_FOUND', 'the app has no current APK; name one by sha256');
+    const now = deps.now();
+    const link: DownloadLinkDoc = {
+      _id: new ObjectId(),
+      accountId: app.accountId,
+      appId: app._id,
+      apkId: apk._id,
+      package: app.package,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + ttl * 1000),
+      maxDownloads: max,
+      downloads: 0,
+      revokedAt: null,
+    };
+    await links.insertOne(link);
+    res.status(201).json({ ...present(link), apk: presentApk(apk) });
+  }
+
+  async function revoke(req: Request, res: Response): Promise<void> {
+    const id = String(req.params.id);
+    const result = isObjectId(id)
+      ? await links.findOneAndUpdate(
+          { _id: new ObjectId(id), accountId: currentAccount(res).id },
+          { $set: { revokedAt: deps.now() } },
+        )
+      : null;
+    if (!result) throw new AppError('NOT_FOUND', 'no such download link');
+    res.status(204).end();
+  }
+
+  async function use(req: Request, res: Response): Promise<void> {
+    const link = await liveLink(req, res);
+    if (!link) return;
+    const apk = await apkById(deps.db, link.accountId, link.apkId);
+    if (!apk)
+      return sendText(res, 410, 'This download link points to an APK that no longer exists.');
+    // A resumed download (Range from a later byte) is the same download, not another one.
+    const fresh = !/^\s*bytes\s*=\s*[1-9]/i.test(req.header('range') ?? '');
+    if (fresh && !(await countDownload(deps.db, link, deps.now()))) {
+      return sendText(res, 410, 'This download link is used up.');
+    }
+    await sendApk(req, res, apk, deps);
+  }
+
+  const qr =
+    (format: 'svg' | 'png') =>
+    async (req: Request, res: Response): Promise<void> => {
+      const link = await liveLink(req, res);
+      if (!link) return;
+      const url = urlOf(linkToken(deps.keys, link._id));
+      res.setHeader('Cache-Control', 'private, max-age=300');
+      if (format === 'svg') {
+        res.type('image/svg+xml').send(await QRCode.toString(url, { type: 'svg', margin: 2 }));
+      } else {
+        res
+          .type('image/png')
+          .send(await QRCode.toBuffer(url, { type: 'png', margin: 2, scale: 6 }));
+      }
+    };
+
+  return [
+    {
+      method: 'post',
+      path: '/api/v2/apps/:package/download-links',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary:
+        'Create a hashed download link to the current (or a named) APK: ttlSeconds, maxDownloads.',
+      handlers: [auth, create],
+    },
+    {
+      method: 'get',
+      path: '/api/v2/apps/:package/download-links',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary: "The app's download links.",
+      handlers: [
+        auth,
+        async (req, res) => {
+          const app = await appOf(deps, res, req);
+          const all = await links
+            .find({ appId: app._id, accountId: app.accountId })
+            .sort({ createdAt: -1 })
+            .toArray();
+          res.json({ links: all.map(present) });
+        },
+      ],
+    },
+    {
+      method: 'delete',
+      path: '/api/v2/download-links/:id',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary: 'Revoke a download link.',
+      handlers: [auth, revoke],
+    },
+    {
+      method: 'get',
+      path: '/d/:token',
+      hosts: ['web', 'admin'],
+      access: 'public',
+      summary: 'Download through a hashed link (no credential); resumable with Range.',
+      handlers: [use],
+    },
+    {
+      method: 'get',
+      path: '/d/:token/qr.svg',
+      hosts: ['web', 'admin'],
+      access: 'public',
+      summary: 'QR code (SVG) of a download link.',
+      handlers: [qr('svg')],
+    },
+    {
+      method: 'get',
+      path: '/d/:token/qr.png',
+      hosts: ['web', 'admin'],
+      access: 'public',
+      summary: 'QR code (PNG) of a download link.',
+      handlers: [qr('png')],
+    },
+  ];
+}

@@ -1,0 +1,116 @@
+/**
+ * PushLink-compatible reads: `GET /download` (admin and web hosts) streams the current APK;
+ * `GET /apps/api_list_json` describes the app, its APKs and optionally one installation.
+ * Errors are short plain text (download; legacy clients log the body) or the JSON error shape.
+ */
+import type { Request, Response } from 'express';
+import { apksOf, currentApkOf, findApp } from '../../shared/catalog/queries';
+import { presentApk } from '../../shared/catalog/present';
+import { INSTALLATIONS, type InstallationDoc } from '../../shared/devices/types';
+import { AppError } from '../../shared/errors';
+import type { ApiDeps } from '../deps';
+import { sendApk } from '../download/send-apk';
+import type { Route } from '../route-table';
+import { sendText } from '../text-reply';
+
+/** A query parameter, with an empty value counting as absent (PushLink clients send `x=`). */
+function param(req: Request, name: string): string | undefined {
+  const value = req.query[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+export const DOWNLOAD_TEXT = {
+  INVALID_KEY: 'Download failed: Invalid API Key.',
+  UNKNOWN_PACKAGE: 'Download failed: Invalid Package. You probably never uploaded this app.',
+  NO_CURRENT: 'Download failed: this app has no current APK yet.',
+  DISABLED:
+    'Download failed: this installation is disabled (plan quantity of installations reached).',
+} as const;
+
+export function downloadRoutes(deps: ApiDeps): Route[] {
+  const installations = deps.db.collection<InstallationDoc>(INSTALLATIONS);
+
+  async function download(req: Request, res: Response): Promise<void> {
+    const pkg = param(req, 'package');
+    const apiKey = param(req, 'api_key');
+    const account = apiKey ? await deps.accounts.authenticateApiKey(apiKey) : null;
+    if (!account) return sendText(res, 401, DOWNLOAD_TEXT.INVALID_KEY);
+    const app = pkg ? await findApp(deps.db, account.id, pkg) : null;
+    if (!app) return sendText(res, 404, DOWNLOAD_TEXT.UNKNOWN_PACKAGE);
+    const apk = await currentApkOf(deps.db, app);
+    if (!apk) return sendText(res, 404, DOWNLOAD_TEXT.NO_CURRENT);
+    const deviceId = param(req, 'deviceId');
+    if (deviceId) {
+      const installation = await installations.findOne({
+        accountId: account.id,
+        package: app.package,
+        deviceId,
+      });
+      if (installation?.status === 'disabled') return sendText(res, 403, DOWNLOAD_TEXT.DISABLED);
+      if (installation) {
+        // The update funnel: this installation fetched this APK.
+        await installations.updateOne(
+          { _id: installation._id },
+          { $set: { lastDownloadedMd5: apk.md5, lastDownloadAt: deps.now() } },
+        );
+      }
+    }
+    await sendApk(req, res, apk, deps);
+  }
+
+  async function listJson(req: Request, res: Response): Promise<void> {
+    const pkg = param(req, 'packageName');
+    const apiKey = param(req, 'apiKey');
+    const account = apiKey ? await deps.accounts.authenticateApiKey(apiKey) : null;
+    if (!account) throw new AppError('UNAUTHENTICATED', 'Invalid API key.');
+    const app = pkg ? await findApp(deps.db, account.id, pkg) : null;
+    if (!app)
+      throw new AppError('NOT_FOUND', 'Invalid package: you probably never uploaded this app.');
+    const apks = await apksOf(deps.db, app);
+    const current = app.currentApkId;
+    const deviceId = param(req, 'deviceId');
+    const installation = deviceId
+      ? await installations.findOne({ accountId: account.id, package: app.package, deviceId })
+      : null;
+    res.json({
+      package: app.package,
+      label: app.label,
+      signerSha256: app.signerSha256,
+      currentVersion: app.currentVersion,
+      apks: apks.map((apk) => ({ ...presentApk(apk), current: current?.equals(apk._id) ?? false })),
+      ...(deviceId
+        ? {
+            installation: installation
+              ? {
+                  deviceId,
+                  status: installation.status,
+                  installedHash: installation.installedMd5,
+                  lastDownloadedHash: installation.lastDownloadedMd5,
+                  lastSeenAt: installation.lastSeenAt.toISOString(),
+                }
+              : null,
+          }
+        : {}),
+    });
+  }
+
+  return [
+    {
+      method: 'get',
+      path: '/download',
+      hosts: ['admin', 'web'],
+      access: 'apiKey',
+      summary: 'The current APK (PushLink-compatible): package, api_key; resumable with Range.',
+      handlers: [download],
+    },
+    {
+      method: 'get',
+      path: '/apps/api_list_json',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary:
+        'The app, every APK and optionally one installation (packageName, apiKey, deviceId).',
+      handlers: [listJson],
+    },
+  ];
+}

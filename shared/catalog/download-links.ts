@@ -1,0 +1,73 @@
+/**
+ * Hashed download links: a URL that carries no credential. The token is `<id>.<mac>`, where the
+ * MAC is an HMAC-SHA256 (128 bits kept) of the id under a sub-key of the master key: a token that
+ * was not issued here, or has one character changed, is refused before any database read. The
+ * link document binds the token to one APK and holds its expiry, revocation and download count.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ObjectId, type Collection, type Db } from 'mongodb';
+import type { KeyRing } from '../crypto/keys';
+
+export interface DownloadLinkDoc {
+  _id: ObjectId;
+  accountId: string;
+  appId: ObjectId;
+  apkId: ObjectId;
+  package: string;
+  createdAt: Date;
+  expiresAt: Date;
+  /** null: unlimited. */
+  maxDownloads: number | null;
+  downloads: number;
+  revokedAt: Date | null;
+}
+
+export const DOWNLOAD_LINKS = 'download_links';
+
+export function downloadLinks(db: Db): Collection<DownloadLinkDoc> {
+  return db.collection<DownloadLinkDoc>(DOWNLOAD_LINKS);
+}
+
+function mac(keys: KeyRing, id: string): Buffer {
+  return createHmac('sha256', keys.subkey('download-link')).update(id).digest().subarray(0, 16);
+}
+
+export function linkToken(keys: KeyRing, id: ObjectId): string {
+  const hex = id.toHexString();
+  return `${hex}.${mac(keys, hex).toString('base64url')}`;
+}
+
+/** The link id of a genuine token, or null. */
+export function verifyLinkToken(keys: KeyRing, token: string): ObjectId | null {
+  const match = /^([0-9a-f]{24})\.([A-Za-z0-9_-]{22})$/.exec(token);
+  if (!match) return null;
+  const presented = Buffer.from(match[2]!, 'base64url');
+  // base64url of 16 bytes is 22 characters whose last one carries 2 unused bits: compare the
+  // re-encoding too, so that one changed character is never accepted.
+  if (presented.length !== 16 || presented.toString('base64url') !== match[2]) return null;
+  return timingSafeEqual(presented, mac(keys, match[1]!)) ? new ObjectId(match[1]) : null;
+}
+
+export type LinkState = 'ok' | 'expired' | 'revoked' | 'exhausted';
+
+export function linkState(link: DownloadLinkDoc, now: Date): LinkState {
+  if (link.revokedAt) return 'revoked';
+  if (link.expiresAt.getTime() <= now.getTime()) return 'expired';
+  if (link.maxDownloads !== null && link.downloads >= link.maxDownloads) return 'exhausted';
+  return 'ok';
+}
+
+/** Counts one download atomically; false when the link was used up (or revoked) meanwhile. */
+export async function countDownload(db: Db, link: DownloadLinkDoc, now: Date): Promise<boolean> {
+  const filter =
+    link.maxDownloads === null
+      ? { _id: link._id, revokedAt: null, expiresAt: { $gt: now } }
+      : {
+          _id: link._id,
+          revokedAt: null,
+          expiresAt: { $gt: now },
+          downloads: { $lt: link.maxDownloads },
+        };
+  const result = await downloadLinks(db).updateOne(filter, { $inc: { downloads: 1 } });
+  return result.modifiedCount === 1;
+}

@@ -1,0 +1,41 @@
+/**
+ * Installations (spec section 2): one per (account, package, device id), i.e. one app process
+ * using the client library on one device. The first N distinct installations of an account are
+ * enabled (N = plan quantity); later ones are disabled: visible, but given no update and no
+ * exception slot.
+ */
+import type { ObjectId } from 'mongodb';
+
+export type InstallationStatus = 'enabled' | 'disabled';
+
+export interface KeyValue {
+  readonly key: string;
+  readonly value: string;
+}
+
+export interface InstallationDoc {
+  _id: ObjectId;
+  accountId: string;
+  package: string;
+  deviceId: string;
+  status: InstallationStatus;
+  /** MD5 of the APK the installation runs (as reported). */
+  installedMd5: string | null;
+  /** MD5 of the last APK it downloaded (reported, or recorded by /download). */
+  lastDownloadedMd5: string | null;
+  lastDownloadAt: Date | null;
+  strategy: string | null;
+  device: {
+    brand: string | null;
+    model: string | null;
+    osVersion: string | null;
+    sdkInt: number | null;
+  };
+  /** User-supplied pairs, stored as an array (FerretDB forbids dotted or `$` keys). */
+  metadata: KeyValue[];
+  location: { lat: number; lon: number; at: Date } | null;
+  registeredAt: Date;
+  lastSeenAt: Date;
+}
+
+export const INSTALLATIONS = 'installations';

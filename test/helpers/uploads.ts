@@ -1,0 +1,30 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { postMultipart } from './multipart';
+import type { TestStack } from './stack';
+
+export const FIXTURES = path.resolve(__dirname, '../fixtures/apks');
+
+export function fixture(name: string): Promise<Buffer> {
+  return readFile(path.join(FIXTURES, name));
+}
+
+/** Uploads a fixture through the legacy endpoint and requires `deploy successful`. */
+export async function uploadFixture(
+  stack: TestStack,
+  apiKey: string,
+  name: string,
+  options: { current?: boolean } = {},
+): Promise<void> {
+  const reply = await postMultipart(
+    `${stack.urls.admin}/apps/api_upload`,
+    [
+      { name: 'apiKey', value: apiKey },
+      { name: 'current', value: String(options.current ?? true) },
+      { name: 'apk', filename: name, data: await fixture(name) },
+    ],
+    { ca: stack.ca },
+  );
+  if (reply.text !== 'deploy successful')
+    throw new Error(`upload of ${name} failed: ${reply.status} ${reply.text}`);
+}
