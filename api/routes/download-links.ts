@@ -45,14 +45,18 @@ export function downloadLinkRoutes(deps: ApiDeps): Route[] {
   }
 
   /** The link of a genuine, live token, or a reply (404 unknown, 410 expired/revoked/used up). */
-  async function liveLink(req: Request, res: Response): Promise<DownloadLinkDoc | null> {
+  async function liveLink(
+    req: Request,
+    res: Response,
+    fresh = true,
+  ): Promise<DownloadLinkDoc | null> {
     const id = verifyLinkToken(deps.keys, String(req.params.token));
     const link = id ? await links.findOne({ _id: id }) : null;
     if (!link) {
       sendText(res, 404, 'Unknown download link.');
       return null;
     }
-    const state = linkState(link, deps.now());
+    const state = linkState(link, deps.now(), fresh);
     if (state !== 'ok') {
       sendText(res, 410, `This download link is ${state === 'exhausted' ? 'used up' : state}.`);
       return null;
@@ -109,13 +113,13 @@ export function downloadLinkRoutes(deps: ApiDeps): Route[] {
   }
 
   async function use(req: Request, res: Response): Promise<void> {
-    const link = await liveLink(req, res);
+    // A resumed download (Range from a later byte) is the same download, not another one.
+    const fresh = !/^\s*bytes\s*=\s*[1-9]/i.test(req.header('range') ?? '');
+    const link = await liveLink(req, res, fresh);
     if (!link) return;
     const apk = await apkById(deps.db, link.accountId, link.apkId);
     if (!apk)
       return sendText(res, 410, 'This download link points to an APK that no longer exists.');
-    // A resumed download (Range from a later byte) is the same download, not another one.
-    const fresh = !/^\s*bytes\s*=\s*[1-9]/i.test(req.header('range') ?? '');
     if (fresh && !(await countDownload(deps.db, link, deps.now()))) {
       return sendText(res, 410, 'This download link is used up.');
     }

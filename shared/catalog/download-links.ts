@@ -50,10 +50,12 @@ export function verifyLinkToken(keys: KeyRing, token: string): ObjectId | null {
 
 export type LinkState = 'ok' | 'expired' | 'revoked' | 'exhausted';
 
-export function linkState(link: DownloadLinkDoc, now: Date): LinkState {
+/** A resumed download (`fresh` false) continues one already counted, so a used-up link allows it. */
+export function linkState(link: DownloadLinkDoc, now: Date, fresh = true): LinkState {
   if (link.revokedAt) return 'revoked';
   if (link.expiresAt.getTime() <= now.getTime()) return 'expired';
-  if (link.maxDownloads !== null && link.downloads >= link.maxDownloads) return 'exhausted';
+  if (fresh && link.maxDownloads !== null && link.downloads >= link.maxDownloads)
+    return 'exhausted';
   return 'ok';
 }
 
