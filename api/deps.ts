@@ -1,6 +1,8 @@
 import type { Db } from 'mongodb';
 import type { AccountsService } from '../shared/accounts/service';
 import type { KeyRing } from '../shared/crypto/keys';
+import type { PushKeys } from '../shared/devices/push-signing';
+import type { PushHub } from './push/hub';
 import type { Producers } from '../shared/queues/producers';
 import type { Redis } from '../shared/storage/redis';
 import type { Logger } from '../shared/log';
@@ -30,9 +32,13 @@ export interface ApiDeps {
   readonly ingest: IngestClient;
   readonly readiness: ReadinessChecks;
   readonly publicUrls: { readonly base: string; readonly web: string; readonly push: string };
+  readonly push: PushHub;
+  readonly pushKeys: PushKeys;
   readonly limits: {
     readonly maxApkBytes: number;
     readonly uploadWaitTimeoutMs: number;
+    /** Devices report every so many seconds (HEARTBEAT_SECONDS). */
+    readonly heartbeatSeconds: number;
     /** Largest exception report body (MAX_EXCEPTION_BYTES); unset: 2 MiB. */
     readonly maxExceptionBytes?: number;
   };

@@ -17,6 +17,8 @@ import { closeRedis, createProducerRedis, createWorkerRedis } from '../shared/st
 import { createHostApp } from './app';
 import type { ApiDeps } from './deps';
 import { listen, type Listener } from './server';
+import { derivePushKeys } from '../shared/devices/push-signing';
+import { PushHub } from './push/hub';
 import type { Host } from './route-table';
 import { createIngestClient } from './upload/ingest-client';
 
@@ -32,7 +34,9 @@ export interface ApiOptions {
   readonly host: string;
   readonly ports: Readonly<Record<Host, number>>;
   readonly publicUrls: ApiDeps['publicUrls'];
-  readonly limits: ApiDeps['limits'];
+  readonly limits: Omit<ApiDeps['limits'], 'heartbeatSeconds'> & {
+    readonly heartbeatSeconds?: number;
+  };
   readonly now?: () => Date;
 }
 
@@ -58,7 +62,22 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   });
   ingestEvents.on('error', (err) => log.warn({ err: err.message }, 'queue events error'));
   const listeners: Listener[] = [];
+  const pushKeys = derivePushKeys(options.masterKey);
+  const limits = { ...options.limits, heartbeatSeconds: options.limits.heartbeatSeconds ?? 30 };
+  const now = options.now ?? (() => new Date());
+  const pushHub = new PushHub({
+    db: mongo.db,
+    redis,
+    redisUrl: options.redisUrl,
+    prefix: options.queuePrefix,
+    keys: pushKeys,
+    webUrl: options.publicUrls.web,
+    log,
+    now,
+    touchEveryMs: limits.heartbeatSeconds * 1000,
+  });
   const release = async () => {
+    await pushHub.close();
     await ingestEvents.close().catch(() => undefined);
     await closeRedis(eventsRedis);
     await producers.close().catch(() => undefined);
@@ -67,6 +86,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   };
   try {
     await ensureIndexes(mongo.db);
+    await pushHub.start();
     const keys = createKeyRing(options.masterKey);
     const blobs = gridFsBlobStore(mongo.db);
     const deps: ApiDeps = {
@@ -76,7 +96,9 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
       keys,
       redis,
       producers,
-      now: options.now ?? (() => new Date()),
+      now,
+      push: pushHub,
+      pushKeys,
       blobs,
       ingest: createIngestClient({
         db: mongo.db,
@@ -86,7 +108,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
         events: ingestEvents,
       }),
       publicUrls: options.publicUrls,
-      limits: options.limits,
+      limits,
       readiness: {
         redis: async () => (await redis.ping()) === 'PONG',
         mongo: () => mongoReachable(mongo),
@@ -113,6 +135,8 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
     ports: { admin: admin.port, web: web.port, push: push.port },
     close: (deadlineMs) =>
       (closing ??= (async () => {
+        // Open event streams would keep server.close() waiting: end them first.
+        await pushHub.close();
         await Promise.all(listeners.map((l) => l.close(deadlineMs)));
         await release();
       })()),

@@ -44,6 +44,8 @@ export interface Config {
    * Shorter locks recover faster from crashes and cost more Redis traffic.
    */
   readonly jobLockMs: number;
+  /** Devices report every so many seconds; three missed beats make an installation offline. */
+  readonly heartbeatSeconds: number;
   /** The executable search path (PATH), for locating redis-server, mongod/ferretdb, apksigner. */
   readonly searchPath: string;
 }
@@ -166,6 +168,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     uploadWaitTimeoutMs: r.integer('UPLOAD_WAIT_TIMEOUT_MS', 15 * 60_000, 1_000, 3_600_000),
     maxExceptionBytes: r.integer('MAX_EXCEPTION_BYTES', 2 * 1024 ** 2, 64 * 1024, 64 * 1024 ** 2),
     jobLockMs: r.integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
+    heartbeatSeconds: r.integer('HEARTBEAT_SECONDS', 30, 1, 3600),
     searchPath: env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);

@@ -10,6 +10,11 @@ export const ERRORS = {
   NOT_FOUND: { status: 404, message: 'Not found.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
   ACCOUNT_EMAIL_TAKEN: { status: 409, message: 'An account with this email already exists.' },
+  PLAN_FULL: {
+    status: 409,
+    message:
+      'Every installation seat of the plan is taken: disable an installation first, or raise the plan.',
+  },
   APK_INVALID: {
     status: 422,
     message:

@@ -5,6 +5,7 @@
  */
 import { accountPaths, accountSchemas } from './accounts';
 import { errorBody } from './common';
+import { devicePaths, deviceSchemas } from './devices';
 import { exceptionPaths, exceptionSchemas } from './exceptions';
 import { downloadPaths, downloadSchemas } from './downloads';
 import { uploadPaths, uploadSchemas } from './uploads';
@@ -29,9 +30,10 @@ export function openApiDocument(serverUrl: string) {
         ...accountSchemas,
         ...uploadSchemas,
         ...downloadSchemas,
+        ...deviceSchemas,
         ...exceptionSchemas,
       },
     },
-    paths: { ...accountPaths, ...uploadPaths, ...downloadPaths, ...exceptionPaths },
+    paths: { ...accountPaths, ...uploadPaths, ...downloadPaths, ...devicePaths, ...exceptionPaths },
   };
 }

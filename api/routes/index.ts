@@ -3,6 +3,7 @@ import { openApiDocument } from '../openapi/index';
 import type { Route } from '../route-table';
 import { accountRoutes } from './accounts';
 import { appRoutes } from './apps';
+import { deviceRoutes } from './devices';
 import { downloadLinkRoutes } from './download-links';
 import { downloadRoutes } from './downloads';
 import { exceptionRoutes } from './exceptions';
@@ -31,6 +32,7 @@ export function allRoutes(deps: ApiDeps): Route[] {
     ...downloadRoutes(deps),
     ...appRoutes(deps),
     ...downloadLinkRoutes(deps),
+    ...deviceRoutes(deps),
     ...exceptionRoutes(deps),
   ];
 }

@@ -2,6 +2,8 @@
 import type { Db } from 'mongodb';
 import { ACCOUNTS_COLLECTION } from '../accounts/service';
 import { ensureCatalogIndexes } from '../catalog/collections';
+import { ensureInstallationIndexes } from '../devices/installations';
+import { ensureSeatIndexes } from '../devices/seats';
 import { ensureExceptionIndexes } from '../exceptions/collections';
 
 export async function ensureIndexes(db: Db): Promise<void> {
@@ -10,4 +12,6 @@ export async function ensureIndexes(db: Db): Promise<void> {
   await accounts.createIndex({ apiKeyLookup: 1 }, { unique: true, name: 'api_key_lookup_unique' });
   await ensureCatalogIndexes(db);
   await ensureExceptionIndexes(db);
+  await ensureInstallationIndexes(db);
+  await ensureSeatIndexes(db);
 }

@@ -15,7 +15,7 @@ function inert(): unknown {
 export function routeTable(): Route[] {
   const known: Record<string, unknown> = {
     publicUrls: { base: 'https://admin.test', web: 'https://web.test', push: 'https://push.test' },
-    limits: { maxApkBytes: 1, uploadWaitTimeoutMs: 1, maxExceptionBytes: 1 },
+    limits: { maxApkBytes: 1, uploadWaitTimeoutMs: 1, maxExceptionBytes: 1, heartbeatSeconds: 30 },
   };
   const deps = new Proxy(known, {
     get: (target, prop): unknown =>

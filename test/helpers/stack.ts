@@ -44,6 +44,7 @@ export async function startStack(
     workers?: boolean;
     maxApkBytes?: number;
     maxExceptionBytes?: number;
+    heartbeatSeconds?: number;
     now?: () => Date;
   } = {},
 ): Promise<TestStack> {
@@ -86,6 +87,7 @@ export async function startStack(
       limits: {
         maxApkBytes: options.maxApkBytes ?? 64 * 1024 * 1024,
         uploadWaitTimeoutMs: 60_000,
+        heartbeatSeconds: options.heartbeatSeconds ?? 30,
         ...(options.maxExceptionBytes ? { maxExceptionBytes: options.maxExceptionBytes } : {}),
       },
       ...(options.now ? { now: options.now } : {}),

@@ -79,6 +79,7 @@ async function runRole(config: Config, role: Role): Promise<void> {
         maxApkBytes: config.maxApkBytes,
         uploadWaitTimeoutMs: config.uploadWaitTimeoutMs,
         maxExceptionBytes: config.maxExceptionBytes,
+        heartbeatSeconds: config.heartbeatSeconds,
       },
     });
     log.info({ ports: api.ports }, 'api listening');

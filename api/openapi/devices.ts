@@ -1,0 +1,169 @@
+import { errorResponse, json, text } from './common';
+
+const bearer = [{ apiKey: [] }];
+const pathParam = (name: string) => ({
+  name,
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+});
+const deviceAuth =
+  'The account API key as `Authorization: Bearer <apiKey>`, or `apiKey` in the body (`api_key` in the query for the stream).';
+
+const registration = {
+  type: 'object',
+  required: ['package', 'deviceId'],
+  properties: {
+    package: { type: 'string' },
+    deviceId: { type: 'string', maxLength: 200 },
+    apiKey: { type: 'string' },
+    installedMd5: { type: 'string', description: 'MD5 of the APK the app runs.' },
+    lastDownloadedMd5: { type: 'string' },
+    strategy: { enum: ['STATUS_BAR', 'FRIENDLY_POPUP', 'ANNOYING_POPUP', 'CUSTOM'] },
+    device: {
+      type: 'object',
+      properties: {
+        brand: { type: 'string' },
+        model: { type: 'string' },
+        osVersion: { type: 'string' },
+        sdkInt: { type: 'integer' },
+      },
+    },
+    metadata: {
+      description: 'String pairs, as [{key, value}] or {key: value}; resent whenever they change.',
+      oneOf: [
+        {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { key: { type: 'string' }, value: { type: 'string' } },
+          },
+        },
+        { type: 'object', additionalProperties: { type: 'string' } },
+      ],
+    },
+    location: { type: 'object', properties: { lat: { type: 'number' }, lon: { type: 'number' } } },
+  },
+};
+
+export const deviceSchemas = {
+  Registration: registration,
+  InstallationStatus: {
+    type: 'object',
+    properties: {
+      status: { enum: ['enabled', 'disabled'] },
+      deviceId: { type: 'string' },
+      heartbeatSeconds: { type: 'integer' },
+      streamUrl: { type: 'string', format: 'uri' },
+    },
+  },
+};
+
+export const devicePaths = {
+  '/api/v2/installations': {
+    post: {
+      summary: `Register an installation (push host; also admin). ${deviceAuth} The first N installations of the account (N = plan) are enabled, later ones disabled.`,
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Registration' } } },
+      },
+      responses: {
+        '200': json('Registered.', 'InstallationStatus'),
+        '400': errorResponse('VALIDATION_FAILED'),
+        '401': errorResponse('UNAUTHENTICATED: "Device register failed: Invalid API Key. ..."'),
+        '404': errorResponse(
+          'NOT_FOUND: "Device register failed: Invalid Package. Probably you never uploaded this app."',
+        ),
+      },
+    },
+  },
+  '/api/v2/heartbeat': {
+    post: {
+      summary: `Heartbeat (every heartbeatSeconds), with changed metadata and hashes. ${deviceAuth}`,
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Registration' } } },
+      },
+      responses: {
+        '200': json('Seen.', 'InstallationStatus'),
+        '401': errorResponse('UNAUTHENTICATED'),
+        '404': errorResponse('NOT_FOUND (not registered)'),
+      },
+    },
+  },
+  '/api/v2/stream': {
+    get: {
+      summary:
+        'Push stream (server-sent events, push host): `status` on connect, then `version` (offer) and `giveup` ' +
+        'events, each signed (Ed25519, see /api/v2/push-key). Event ids are notice ids: send Last-Event-ID to resume.',
+      parameters: [
+        { name: 'package', in: 'query', required: true, schema: { type: 'string' } },
+        { name: 'deviceId', in: 'query', required: true, schema: { type: 'string' } },
+        { name: 'api_key', in: 'query', required: false, schema: { type: 'string' } },
+        { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } },
+      ],
+      responses: {
+        '200': {
+          description: 'text/event-stream',
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
+        '401': text(
+          'Device register failed: Invalid API Key. Probably caused by the wrong configuration.',
+        ),
+        '404': text('Unknown package, or device not registered.'),
+      },
+    },
+  },
+  '/api/v2/push-key': {
+    get: {
+      summary:
+        'The public key that signs push events: {algorithm: "Ed25519", publicKey (SPKI DER, base64), publicKeyPem}.',
+      responses: { '200': { description: 'The key.' } },
+    },
+  },
+  '/api/v2/apps/{package}/installations': {
+    get: {
+      summary: "The app's installations, newest seen first.",
+      security: bearer,
+      parameters: [
+        pathParam('package'),
+        {
+          name: 'status',
+          in: 'query',
+          schema: { enum: ['enabled', 'disabled', 'online', 'offline'] },
+        },
+        { name: 'q', in: 'query', schema: { type: 'string' }, description: 'Device id prefix.' },
+        { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } },
+        { name: 'pageSize', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200 } },
+      ],
+      responses: {
+        '200': { description: '{page, pageSize, total, installations: [...]}' },
+        '400': errorResponse('VALIDATION_FAILED'),
+        '401': errorResponse('UNAUTHENTICATED'),
+        '404': errorResponse('NOT_FOUND'),
+      },
+    },
+  },
+  '/api/v2/apps/{package}/installations/{deviceId}': {
+    put: {
+      summary: 'Enable (claims a seat of the plan) or disable (frees it) an installation.',
+      security: bearer,
+      parameters: [pathParam('package'), pathParam('deviceId')],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { type: 'object', properties: { status: { enum: ['enabled', 'disabled'] } } },
+          },
+        },
+      },
+      responses: {
+        '200': { description: '{deviceId, status}' },
+        '400': errorResponse('VALIDATION_FAILED'),
+        '401': errorResponse('UNAUTHENTICATED'),
+        '404': errorResponse('NOT_FOUND'),
+        '409': errorResponse('PLAN_FULL'),
+      },
+    },
+  },
+};

@@ -1,0 +1,220 @@
+/**
+ * The push hub of one API process: its own open device streams, grouped by app, and the relay of
+ * version notices that workers publish through Redis. No device list lives only here: what each
+ * installation runs, was offered and gave up is in MongoDB, so any process can serve any device.
+ * A device connecting here makes other processes drop their stream of it (a "kick" on the same
+ * channel), so one process at a time speaks for an installation and a give-up is sent once.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Session } from 'better-sse';
+import { ObjectId, type Db } from 'mongodb';
+import type { ApkDoc } from '../../shared/catalog/types';
+import { catalog } from '../../shared/catalog/collections';
+import { decide } from '../../shared/devices/decide';
+import { installations } from '../../shared/devices/installations';
+import type { PushKeys } from '../../shared/devices/push-signing';
+import type { InstallationDoc } from '../../shared/devices/types';
+import type { Logger } from '../../shared/log';
+import { redisKeys } from '../../shared/redis-keys';
+import { closeRedis, createWorkerRedis, type Redis } from '../../shared/storage/redis';
+import { giveupEvent, versionEvent } from './events';
+
+interface Stream {
+  readonly installationId: ObjectId;
+  readonly deviceId: string;
+  readonly session: Session;
+  /** The HTTP response under the session: ending it ends the stream. */
+  readonly end: () => void;
+}
+
+export interface PushHubOptions {
+  readonly db: Db;
+  readonly redis: Redis;
+  readonly redisUrl: string;
+  readonly prefix: string;
+  readonly keys: PushKeys;
+  readonly webUrl: string;
+  readonly log: Logger;
+  readonly now: () => Date;
+  readonly touchEveryMs: number;
+}
+
+const GAVE_UP_KEPT = 20;
+
+export class PushHub {
+  private readonly byApp = new Map<string, Map<string, Stream>>();
+  private readonly processId = randomUUID();
+  private subscriber: Redis | undefined;
+  private touchTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly o: PushHubOptions) {}
+
+  get openStreams(): number {
+    let n = 0;
+    for (const streams of this.byApp.values()) n += streams.size;
+    return n;
+  }
+
+  async start(): Promise<void> {
+    const channel = redisKeys(this.o.prefix).noticeChannel();
+    this.subscriber = createWorkerRedis(this.o.redisUrl, 'apkrelay:api-notices');
+    this.subscriber.on('error', (err) =>
+      this.o.log.warn({ err: err.message }, 'redis (notices) error'),
+    );
+    this.subscriber.on('message', (_channel, message: string) => void this.onMessage(message));
+    // After a reconnection, notices published meanwhile were missed: resynchronise every stream.
+    let first = true;
+    this.subscriber.on('ready', () => {
+      if (!first) void this.resyncAll();
+      first = false;
+    });
+    await this.subscriber.subscribe(channel);
+    this.touchTimer = setInterval(() => void this.touch(), this.o.touchEveryMs);
+    this.touchTimer.unref();
+  }
+
+  /** Registers a connected stream and sends what the installation should know now. */
+  async attach(
+    appId: string,
+    inst: InstallationDoc,
+    session: Session,
+    end: () => void,
+    lastEventId: string,
+    heartbeatSeconds: number,
+  ): Promise<void> {
+    const key = inst._id.toHexString();
+    let streams = this.byApp.get(appId);
+    if (!streams) this.byApp.set(appId, (streams = new Map<string, Stream>()));
+    streams.get(key)?.end(); // the same device reconnected before its old stream closed
+    streams.set(key, { installationId: inst._id, deviceId: inst.deviceId, session, end });
+    session.once('disconnected', () => {
+      if (streams.get(key)?.session === session) streams.delete(key);
+      if (streams.size === 0) this.byApp.delete(appId);
+    });
+    await this.o.redis.publish(
+      redisKeys(this.o.prefix).noticeChannel(),
+      JSON.stringify({ kind: 'kick', installationId: key, processId: this.processId }),
+    );
+    const latest = await this.latestNoticeId(appId);
+    session.push({ status: inst.status, heartbeatSeconds }, 'status', latest);
+    // A client that saw the latest notice needs no repeat of the offer; a give-up still goes.
+    await this.sync(appId, [key], latest !== '0-0' && lastEventId === latest);
+  }
+
+  private async onMessage(message: string): Promise<void> {
+    try {
+      const m = JSON.parse(message) as {
+        kind?: string;
+        appId?: string;
+        installationId?: string;
+        processId?: string;
+      };
+      if (m.kind === 'kick') {
+        if (m.processId !== this.processId && m.installationId) this.drop(m.installationId);
+      } else if (m.appId && this.byApp.has(m.appId)) {
+        await this.sync(m.appId, [...this.byApp.get(m.appId)!.keys()], false);
+      }
+    } catch (err) {
+      this.o.log.error({ err: (err as Error).message }, 'push relay failed');
+    }
+  }
+
+  private drop(installationId: string): void {
+    for (const streams of this.byApp.values()) {
+      const stream = streams.get(installationId);
+      if (stream) {
+        streams.delete(installationId);
+        stream.end();
+      }
+    }
+  }
+
+  private async resyncAll(): Promise<void> {
+    for (const [appId, streams] of this.byApp) await this.sync(appId, [...streams.keys()], false);
+  }
+
+  private async latestNoticeId(appId: string): Promise<string> {
+    const last = await this.o.redis.xrevrange(
+      redisKeys(this.o.prefix).noticeStream(appId),
+      '+',
+      '-',
+      'COUNT',
+      1,
+    );
+    return last[0]?.[0] ?? '0-0';
+  }
+
+  /** Decides for each given installation of the app, sends its events, records what was sent. */
+  private async sync(appId: string, ids: string[], quietOffer: boolean): Promise<void> {
+    const streams = this.byApp.get(appId);
+    if (!streams || ids.length === 0) return;
+    const { apps, apks } = catalog(this.o.db);
+    const app = await apps.findOne({ _id: new ObjectId(appId) });
+    if (!app) return;
+    const docs = await installations(this.o.db)
+      .find({ _id: { $in: ids.map((id) => new ObjectId(id)) }, status: 'enabled' })
+      .toArray();
+    const wanted = new Set<string>();
+    if (app.currentApkId) wanted.add(app.currentApkId.toHexString());
+    for (const d of docs) if (d.offeredApkId) wanted.add(d.offeredApkId);
+    const byId = new Map<string, ApkDoc>(
+      (await apks.find({ _id: { $in: [...wanted].map((id) => new ObjectId(id)) } }).toArray()).map(
+        (a) => [a._id.toHexString(), a],
+      ),
+    );
+    const current = app.currentApkId ? (byId.get(app.currentApkId.toHexString()) ?? null) : null;
+    const eventId = await this.latestNoticeId(appId);
+    const ctx = { keys: this.o.keys, webUrl: this.o.webUrl, now: this.o.now() };
+    const writes = [];
+    for (const inst of docs) {
+      const stream = streams.get(inst._id.toHexString());
+      if (!stream?.session.isConnected) continue;
+      const offered = inst.offeredApkId ? byId.get(inst.offeredApkId) : undefined;
+      const view = {
+        installedMd5: inst.installedMd5 ?? null,
+        offeredApkId: inst.offeredApkId ?? null,
+        gaveUp: inst.gaveUp ?? [],
+      };
+      const d = decide(
+        current ? { id: current._id.toHexString(), md5: current.md5 } : null,
+        view,
+        offered?.md5 ?? null,
+      );
+      if (d.giveup)
+        stream.session.push(
+          giveupEvent(ctx, app.package, inst.deviceId, offered ?? null, d.giveup),
+          'giveup',
+          eventId,
+        );
+      const repeat = quietOffer && d.version !== null && view.offeredApkId === d.version.id;
+      if (d.version && current && !repeat)
+        stream.session.push(versionEvent(ctx, inst.deviceId, current), 'version', eventId);
+      if (d.giveup || d.offeredApkId !== view.offeredApkId) {
+        const set = {
+          offeredApkId: d.offeredApkId,
+          ...(d.giveup ? { gaveUp: [...view.gaveUp, d.giveup].slice(-GAVE_UP_KEPT) } : {}),
+        };
+        writes.push({ updateOne: { filter: { _id: inst._id }, update: { $set: set } } });
+      }
+    }
+    if (writes.length > 0) await installations(this.o.db).bulkWrite(writes, { ordered: false });
+  }
+
+  /** Open streams count as "seen": one update per interval for all of this process's streams. */
+  private async touch(): Promise<void> {
+    const ids = [...this.byApp.values()].flatMap((s) =>
+      [...s.values()].map((x) => x.installationId),
+    );
+    if (ids.length === 0) return;
+    await installations(this.o.db)
+      .updateMany({ _id: { $in: ids } }, { $set: { lastSeenAt: this.o.now() } })
+      .catch((err: Error) => this.o.log.warn({ err: err.message }, 'touching open streams failed'));
+  }
+
+  async close(): Promise<void> {
+    if (this.touchTimer) clearInterval(this.touchTimer);
+    for (const streams of this.byApp.values()) for (const s of streams.values()) s.end();
+    this.byApp.clear();
+    if (this.subscriber) await closeRedis(this.subscriber);
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * Devices: registration and heartbeat (JSON), the push stream (server-sent events on the push
+ * host), the push-signing public key, and the owner's view and control of installations.
+ * Devices authenticate with their account's API key (Bearer, or `apiKey`/`api_key` as PushLink
+ * clients send it) plus their device id.
+ */
+import type { Request, Response } from 'express';
+import { createSession } from 'better-sse';
+import { findApp } from '../../shared/catalog/queries';
+import type { Account } from '../../shared/accounts/types';
+import {
+  installations,
+  registerInstallation,
+  REGISTER_TEXT,
+  setInstallationStatus,
+} from '../../shared/devices/installations';
+import { parseMetadata, parseRegistration } from '../../shared/devices/registration-input';
+import { publicKeyInfo } from '../../shared/devices/push-signing';
+import { AppError } from '../../shared/errors';
+import { bearerAuth, currentAccount } from '../auth';
+import type { ApiDeps } from '../deps';
+import type { Route } from '../route-table';
+import { sendText } from '../text-reply';
+import { appOf } from './apps';
+import { listInstallations } from './installations-list';
+
+function presentedKey(req: Request): string | undefined {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const fromBody = typeof body.apiKey === 'string' ? body.apiKey : undefined;
+  const q = req.query.api_key ?? req.query.apiKey;
+  return bearer ?? fromBody ?? (typeof q === 'string' ? q : undefined);
+}
+
+export function deviceRoutes(deps: ApiDeps): Route[] {
+  const { heartbeatSeconds } = deps.limits;
+
+  async function device(req: Request): Promise<Account> {
+    const key = presentedKey(req);
+    const account = key ? await deps.accounts.authenticateApiKey(key) : null;
+    if (!account) throw new AppError('UNAUTHENTICATED', REGISTER_TEXT.INVALID_KEY);
+    return account;
+  }
+
+  async function register(req: Request, res: Response): Promise<void> {
+    const account = await device(req);
+    const input = parseRegistration(req.body);
+    const inst = await registerInstallation(deps.db, account, input, deps.now());
+    res.json({
+      status: inst.status,
+      deviceId: inst.deviceId,
+      heartbeatSeconds,
+      streamUrl: `${deps.publicUrls.push}/api/v2/stream?package=${encodeURIComponent(inst.package)}&deviceId=${encodeURIComponent(inst.deviceId)}`,
+    });
+  }
+
+  async function heartbeat(req: Request, res: Response): Promise<void> {
+    const account = await device(req);
+    const input = parseRegistration(req.body);
+    const set: Record<string, unknown> = { lastSeenAt: deps.now() };
+    if (input.installedMd5) set.installedMd5 = input.installedMd5;
+    if (input.lastDownloadedMd5) set.lastDownloadedMd5 = input.lastDownloadedMd5;
+    if (input.metadata) set.metadata = parseMetadata(input.metadata);
+    const inst = await installations(deps.db).findOneAndUpdate(
+      { accountId: account.id, package: input.package, deviceId: input.deviceId },
+      { $set: set },
+      { returnDocument: 'after' },
+    );
+    if (!inst)
+      throw new AppError(
+        'NOT_FOUND',
+        'This device is not registered for this package: register first.',
+      );
+    res.json({ status: inst.status, heartbeatSeconds });
+  }
+
+  async function stream(req: Request, res: Response): Promise<void> {
+    const key = presentedKey(req);
+    const account = key ? await deps.accounts.authenticateApiKey(key) : null;
+    if (!account) return sendText(res, 401, REGISTER_TEXT.INVALID_KEY);
+    const pkg = typeof req.query.package === 'string' ? req.query.package : '';
+    const deviceId = typeof req.query.deviceId === 'string' ? req.query.deviceId : '';
+    const app = pkg ? await findApp(deps.db, account.id, pkg) : null;
+    if (!app) return sendText(res, 404, REGISTER_TEXT.INVALID_PACKAGE);
+    const inst = deviceId
+      ? await installations(deps.db).findOne({ accountId: account.id, package: pkg, deviceId })
+      : null;
+    if (!inst) return sendText(res, 404, 'Device not registered for this package: register first.');
+    const session = await createSession(req, res, {
+      // Spread reconnections after an outage: 2-5 s.
+      retry: 2_000 + Math.floor(Math.random() * 3_000),
+      keepAlive: 15_000,
+      trustClientEventId: true,
+      headers: { 'X-Accel-Buffering': 'no', 'Cache-Control': 'no-cache, no-transform' },
+    });
+    const lastEventId = session.lastId;
+    try {
+      await deps.push.attach(
+        app._id.toHexString(),
+        inst,
+        session,
+        () => res.end(),
+        lastEventId,
+        heartbeatSeconds,
+      );
+    } catch (err) {
+      // The stream has started: no error reply is possible. End it; the client reconnects.
+      (res.locals.log as ApiDeps['log'] | undefined)?.error(
+        { err: (err as Error).message },
+        'push stream failed',
+      );
+      res.end();
+    }
+  }
+
+  return [
+    {
+      method: 'post',
+      path: '/api/v2/installations',
+      hosts: ['push', 'admin'],
+      access: 'apiKey',
+      summary:
+        'Register an installation (device id + package); answers its status and where to stream.',
+      handlers: [register],
+    },
+    {
+      method: 'post',
+      path: '/api/v2/heartbeat',
+      hosts: ['push', 'admin'],
+      access: 'apiKey',
+      summary: 'Heartbeat of a registered installation, with changed metadata and downloaded hash.',
+      handlers: [heartbeat],
+    },
+    {
+      method: 'get',
+      path: '/api/v2/stream',
+      hosts: ['push'],
+      access: 'apiKey',
+      summary: "The installation's push stream (server-sent events: status, version, giveup).",
+      handlers: [stream],
+    },
+    {
+      method: 'get',
+      path: '/api/v2/push-key',
+      hosts: ['push', 'admin'],
+      access: 'public',
+      summary: 'The Ed25519 public key that signs version and giveup events (pin it on devices).',
+      handlers: [(_req, res) => void res.json(publicKeyInfo(deps.pushKeys))],
+    },
+    {
+      method: 'get',
+      path: '/api/v2/apps/:package/installations',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary:
+        "The app's installations: filter by status (enabled, disabled, online, offline) and device id prefix; paginated.",
+      handlers: [
+        bearerAuth(deps),
+        async (req, res) =>
+          void res.json(await listInstallations(deps, await appOf(deps, res, req), req)),
+      ],
+    },
+    {
+      method: 'put',
+      path: '/api/v2/apps/:package/installations/:deviceId',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary: 'Enable (within the plan) or disable an installation.',
+      handlers: [
+        bearerAuth(deps),
+        async (req, res) => {
+          const status = (req.body as { status?: unknown } | undefined)?.status;
+          if (status !== 'enabled' && status !== 'disabled') {
+            throw new AppError('VALIDATION_FAILED', 'status must be enabled or disabled');
+          }
+          const app = await appOf(deps, res, req);
+          const inst = await setInstallationStatus(
+            deps.db,
+            currentAccount(res),
+            app.package,
+            String(req.params.deviceId),
+            status,
+            deps.now(),
+          );
+          res.json({ deviceId: inst.deviceId, status: inst.status });
+        },
+      ],
+    },
+  ];
+}

@@ -1,0 +1,136 @@
+/**
+ * Installations: registration (one document per account + package + device id, created by an
+ * atomic upsert), heartbeat, and the owner's enable/disable. A new installation is enabled when it
+ * can claim a seat (see seats.ts); the `status` field mirrors seat ownership and is reconciled on
+ * every registration, so a crash between claiming and recording heals itself.
+ */
+import { MongoServerError, ObjectId, type Collection, type Db } from 'mongodb';
+import type { Account } from '../accounts/types';
+import { findApp } from '../catalog/queries';
+import { AppError } from '../errors';
+import type { RegistrationInput } from './registration-input';
+import { claimSeat, holdsSeat, releaseSeat } from './seats';
+import { INSTALLATIONS, type InstallationDoc, type InstallationStatus } from './types';
+
+export function installations(db: Db): Collection<InstallationDoc> {
+  return db.collection<InstallationDoc>(INSTALLATIONS);
+}
+
+export async function ensureInstallationIndexes(db: Db): Promise<void> {
+  const col = installations(db);
+  await col.createIndex(
+    { accountId: 1, package: 1, deviceId: 1 },
+    { unique: true, name: 'account_package_device' },
+  );
+  await col.createIndex(
+    { accountId: 1, package: 1, lastSeenAt: -1 },
+    { name: 'account_package_seen' },
+  );
+}
+
+export const REGISTER_TEXT = {
+  INVALID_KEY:
+    'Device register failed: Invalid API Key. Probably caused by the wrong configuration.',
+  INVALID_PACKAGE: 'Device register failed: Invalid Package. Probably you never uploaded this app.',
+} as const;
+
+export class UnknownPackageError extends AppError {
+  constructor() {
+    super('NOT_FOUND', REGISTER_TEXT.INVALID_PACKAGE);
+  }
+}
+
+function changes(input: RegistrationInput, now: Date): Partial<InstallationDoc> {
+  const set: Partial<InstallationDoc> = { lastSeenAt: now };
+  if (input.installedMd5) set.installedMd5 = input.installedMd5;
+  if (input.lastDownloadedMd5) set.lastDownloadedMd5 = input.lastDownloadedMd5;
+  if (input.strategy) set.strategy = input.strategy;
+  if (input.device) set.device = input.device;
+  if (input.metadata) set.metadata = input.metadata;
+  if (input.location) set.location = { ...input.location, at: now };
+  return set;
+}
+
+export async function registerInstallation(
+  db: Db,
+  account: Account,
+  input: RegistrationInput,
+  now: Date,
+): Promise<InstallationDoc> {
+  if (!(await findApp(db, account.id, input.package))) throw new UnknownPackageError();
+  const col = installations(db);
+  const key = { accountId: account.id, package: input.package, deviceId: input.deviceId };
+  const set = changes(input, now);
+  // Update if known, else insert the whole document. (Not an upsert with $setOnInsert: FerretDB v1
+  // drops null and empty-array values given there.) Two first registrations of one device at
+  // once: the insert that loses the unique index updates the winner's document instead.
+  let doc = await col.findOneAndUpdate(key, { $set: set }, { returnDocument: 'after' });
+  let created = false;
+  if (!doc) {
+    const fresh: InstallationDoc = {
+      _id: new ObjectId(),
+      ...key,
+      status: 'disabled',
+      installedMd5: null,
+      lastDownloadedMd5: null,
+      lastDownloadAt: null,
+      strategy: null,
+      device: { brand: null, model: null, osVersion: null, sdkInt: null },
+      metadata: [],
+      location: null,
+      offeredApkId: null,
+      gaveUp: [],
+      registeredAt: now,
+      lastSeenAt: now,
+      ...set,
+    };
+    try {
+      await col.insertOne(fresh);
+      doc = fresh;
+      created = true;
+    } catch (err) {
+      if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+      doc = await col.findOneAndUpdate(key, { $set: set }, { returnDocument: 'after' });
+      if (!doc) throw new Error('installation vanished during registration', { cause: err });
+    }
+  }
+  const enabled = created
+    ? await claimSeat(db, account.id, account.plan.installations, doc._id, now)
+    : await holdsSeat(db, doc._id);
+  return syncStatus(col, doc, enabled ? 'enabled' : 'disabled');
+}
+
+async function syncStatus(
+  col: Collection<InstallationDoc>,
+  doc: InstallationDoc,
+  status: InstallationStatus,
+) {
+  if (doc.status === status) return doc;
+  await col.updateOne({ _id: doc._id }, { $set: { status } });
+  return { ...doc, status };
+}
+
+/** The owner enables (claims a seat; 409 when the plan is full) or disables (frees it). */
+export async function setInstallationStatus(
+  db: Db,
+  account: Account,
+  pkg: string,
+  deviceId: string,
+  status: InstallationStatus,
+  now: Date,
+): Promise<InstallationDoc> {
+  const col = installations(db);
+  const doc = await col.findOne({ accountId: account.id, package: pkg, deviceId });
+  if (!doc) throw new AppError('NOT_FOUND', 'no such installation');
+  if (status === 'disabled') {
+    // Status first: a crash in between leaves a disabled installation holding a seat, which the
+    // next registration reconciles; the other order could briefly let N+1 receive updates.
+    const updated = await syncStatus(col, doc, 'disabled');
+    await releaseSeat(db, doc._id);
+    return updated;
+  }
+  if (!(await claimSeat(db, account.id, account.plan.installations, doc._id, now))) {
+    throw new AppError('PLAN_FULL');
+  }
+  return syncStatus(col, doc, 'enabled');
+}

@@ -1,0 +1,77 @@
+/**
+ * Signed push events: every `version` and `giveup` event carries a detached Ed25519 signature over
+ * its canonical JSON (keys sorted, `signature` excluded), so a device that pins the server's
+ * public key (`GET /api/v2/push-key`) installs nothing this server did not order. The events name
+ * the package and device, so a signed event cannot be replayed to another installation. The key
+ * pair is derived from the master key, so every API process signs with the same key and no key
+ * file needs distributing.
+ */
+import {
+  createPrivateKey,
+  createPublicKey,
+  hkdfSync,
+  sign,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
+
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+export interface PushKeys {
+  readonly privateKey: KeyObject;
+  readonly publicKey: KeyObject;
+}
+
+export function derivePushKeys(masterKey: Buffer): PushKeys {
+  const seed = Buffer.from(
+    hkdfSync('sha256', masterKey, Buffer.alloc(0), 'apkrelay/push-signing', 32),
+  );
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  return { privateKey, publicKey: createPublicKey(privateKey) };
+}
+
+/** JSON with object keys sorted at every level: one byte string per value. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function signEvent<T extends Record<string, unknown>>(
+  keys: PushKeys,
+  event: T,
+): T & { signature: string } {
+  const signature = sign(null, Buffer.from(canonicalJson(event)), keys.privateKey).toString(
+    'base64',
+  );
+  return { ...event, signature };
+}
+
+/** Checks a received event against a pinned public key (SPKI DER, base64). */
+export function verifyEvent(publicKeyDerBase64: string, event: Record<string, unknown>): boolean {
+  const { signature, ...body } = event;
+  if (typeof signature !== 'string') return false;
+  const key = createPublicKey({
+    key: Buffer.from(publicKeyDerBase64, 'base64'),
+    format: 'der',
+    type: 'spki',
+  });
+  return verify(null, Buffer.from(canonicalJson(body)), key, Buffer.from(signature, 'base64'));
+}
+
+export function publicKeyInfo(keys: PushKeys) {
+  return {
+    algorithm: 'Ed25519',
+    publicKey: keys.publicKey.export({ format: 'der', type: 'spki' }).toString('base64'),
+    publicKeyPem: keys.publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+  };
+}

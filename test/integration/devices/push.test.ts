@@ -1,0 +1,234 @@
+/**
+ * Devices end to end: installations within the plan under concurrent registration from two API
+ * processes, version notices fanned out to streams held by either process, give-ups sent exactly
+ * once, catch-up on reconnect, signed events.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { verifyEvent } from '../../../shared/devices/push-signing';
+import { newAccount } from '../../helpers/accounts';
+import { request } from '../../helpers/http';
+import { connectSse, type SseClient } from '../../helpers/sse';
+import { startStack, type TestStack } from '../../helpers/stack';
+import { uploadFixture } from '../../helpers/uploads';
+
+jest.setTimeout(60_000);
+let stack: TestStack;
+let second: { urls: TestStack['urls'] };
+const clients: SseClient[] = [];
+
+beforeAll(async () => {
+  stack = await startStack();
+  second = await stack.startApi();
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await stack.close();
+});
+
+const SAMPLE = 'dev.apkrelay.sample';
+
+async function register(
+  host: string,
+  apiKey: string,
+  deviceId: string,
+  extra: Record<string, unknown> = {},
+) {
+  const reply = await request(`${host}/api/v2/installations`, {
+    method: 'POST',
+    json: { package: SAMPLE, deviceId, ...extra },
+    headers: { authorization: `Bearer ${apiKey}` },
+    ca: stack.ca,
+  });
+  return reply;
+}
+
+function stream(host: string, apiKey: string, deviceId: string, lastEventId?: string): SseClient {
+  const client = connectSse(
+    `${host}/api/v2/stream?package=${SAMPLE}&deviceId=${encodeURIComponent(deviceId)}`,
+    {
+      ca: stack.ca,
+      apiKey,
+      ...(lastEventId ? { lastEventId } : {}),
+    },
+  );
+  clients.push(client);
+  return client;
+}
+
+async function md5Of(accountId: string, versionCode: number): Promise<string> {
+  const apk = await stack.mongo.db
+    .collection('apks')
+    .findOne({ accountId, versionCode, package: SAMPLE });
+  return apk!.md5 as string;
+}
+
+test('plan of 5: 7 devices registering at once through two API processes → exactly 5 enabled', async () => {
+  const { apiKey, id } = await newAccount(stack);
+  await uploadFixture(stack, apiKey, 'version-1.apk');
+  const hosts = [stack.urls.push, second.urls.push];
+  const replies = await Promise.all(
+    Array.from({ length: 7 }, (_, i) => register(hosts[i % 2]!, apiKey, `device-${i}`)),
+  );
+  expect(replies.map((r) => r.status)).toEqual(Array(7).fill(200));
+  const statuses = replies.map((r) => r.json<{ status: string }>().status).sort();
+  expect(statuses).toEqual([
+    'disabled',
+    'disabled',
+    'enabled',
+    'enabled',
+    'enabled',
+    'enabled',
+    'enabled',
+  ]);
+  expect(
+    await stack.mongo.db
+      .collection('installations')
+      .countDocuments({ accountId: id, status: 'enabled' }),
+  ).toBe(5);
+  expect(await stack.mongo.db.collection('seats').countDocuments({ accountId: id })).toBe(5);
+  // Registering again changes nothing.
+  const again = await register(stack.urls.push, apiKey, 'device-0');
+  expect(again.json<{ status: string }>().status).toBe(
+    replies[0]!.json<{ status: string }>().status,
+  );
+  expect(await stack.mongo.db.collection('installations').countDocuments({ accountId: id })).toBe(
+    7,
+  );
+
+  // Disabled installations get no version event and no APK.
+  const disabled = (
+    await stack.mongo.db
+      .collection('installations')
+      .find({ accountId: id, status: 'disabled' })
+      .toArray()
+  ).map((d) => d.deviceId as string);
+  const enabled = (
+    await stack.mongo.db
+      .collection('installations')
+      .find({ accountId: id, status: 'enabled' })
+      .toArray()
+  ).map((d) => d.deviceId as string);
+  const md5v1 = await md5Of(id, 1);
+  for (const d of [...enabled, ...disabled])
+    await register(stack.urls.push, apiKey, d, { installedMd5: md5v1 });
+  const streams = new Map(
+    [...enabled, ...disabled].map((d, i) => [d, stream(hosts[i % 2]!, apiKey, d)]),
+  );
+  for (const [d, s] of streams) {
+    expect(await s.status).toBe(200);
+    expect(JSON.parse((await s.next('status')).data)).toMatchObject({
+      status: disabled.includes(d) ? 'disabled' : 'enabled',
+    });
+  }
+  const started = Date.now();
+  await uploadFixture(stack, apiKey, 'version-2.apk');
+  for (const d of enabled) {
+    const event = JSON.parse((await streams.get(d)!.next('version', 2_000)).data) as Record<
+      string,
+      unknown
+    >;
+    expect(event).toMatchObject({ type: 'version', package: SAMPLE, deviceId: d, versionCode: 2 });
+  }
+  expect(Date.now() - started).toBeLessThan(4_000);
+  await sleep(300);
+  for (const d of disabled) expect(streams.get(d)!.events.map((e) => e.event)).toEqual(['status']);
+  const refused = await request(
+    `${stack.urls.web}/download?package=${SAMPLE}&api_key=${apiKey}&deviceId=${disabled[0]}`,
+    { ca: stack.ca },
+  );
+  expect(refused.status).toBe(403);
+});
+
+test('version events reach only that app’s devices; they are signed; giving up is sent exactly once', async () => {
+  const a = await newAccount(stack);
+  const b = await newAccount(stack);
+  await uploadFixture(stack, a.apiKey, 'version-1.apk');
+  await uploadFixture(stack, b.apiKey, 'version-1.apk');
+  const md5v1 = await md5Of(a.id, 1);
+  await register(stack.urls.push, a.apiKey, 'a1', { installedMd5: md5v1 });
+  await register(second.urls.push, a.apiKey, 'a2', { installedMd5: md5v1 });
+  await register(stack.urls.push, b.apiKey, 'b1', { installedMd5: md5v1 });
+  const a1 = stream(stack.urls.push, a.apiKey, 'a1');
+  const a2 = stream(second.urls.push, a.apiKey, 'a2');
+  const b1 = stream(stack.urls.push, b.apiKey, 'b1');
+  await Promise.all([a1, a2, b1].map((s) => s.next('status')));
+
+  await uploadFixture(stack, a.apiKey, 'version-2.apk');
+  const e1 = JSON.parse((await a1.next('version', 2_000)).data) as Record<string, unknown>;
+  const e2 = JSON.parse((await a2.next('version', 2_000)).data) as Record<string, unknown>;
+  expect(e2).toMatchObject({ deviceId: 'a2', versionCode: 2, md5: await md5Of(a.id, 2) });
+  expect(String(e1.url)).toBe(`${stack.urls.web}/download?package=${SAMPLE}`);
+
+  const key = (await request(`${stack.urls.push}/api/v2/push-key`, { ca: stack.ca })).json<{
+    publicKey: string;
+  }>().publicKey;
+  expect(verifyEvent(key, e1)).toBe(true);
+  expect(verifyEvent(key, { ...e1, md5: 'f'.repeat(32) })).toBe(false);
+  expect(verifyEvent(key, { ...e1, deviceId: 'a2' })).toBe(false);
+
+  // Back to version 1 before anyone applied version 2: exactly one giveup each.
+  const before = [a1.events.length, a2.events.length];
+  const put = await request(`${stack.urls.admin}/api/v2/apps/${SAMPLE}/current`, {
+    method: 'PUT',
+    json: { versionCode: 1 },
+    headers: { authorization: `Bearer ${a.apiKey}` },
+    ca: stack.ca,
+  });
+  expect(put.status).toBe(200);
+  const g1 = JSON.parse((await a1.next('giveup', 2_000, before[0])).data) as Record<
+    string,
+    unknown
+  >;
+  await a2.next('giveup', 2_000, before[1]);
+  expect(g1).toMatchObject({ type: 'giveup', deviceId: 'a1', md5: await md5Of(a.id, 2) });
+  expect(verifyEvent(key, g1)).toBe(true);
+  await sleep(500);
+  expect(a1.events.slice(before[0]).map((e) => e.event)).toEqual(['giveup']);
+  expect(a2.events.slice(before[1]).map((e) => e.event)).toEqual(['giveup']);
+  expect(b1.events.map((e) => e.event)).toEqual(['status']);
+
+  // A device that reconnects later does not get it again.
+  await a1.close();
+  const again = stream(second.urls.push, a.apiKey, 'a1', a1.lastEventId);
+  await again.next('status');
+  await sleep(500);
+  expect(again.events.map((e) => e.event)).toEqual(['status']);
+});
+
+test('a device offline during a change gets the right version on reconnect, with or without Last-Event-ID', async () => {
+  const { apiKey, id } = await newAccount(stack);
+  await uploadFixture(stack, apiKey, 'version-1.apk');
+  const md5v1 = await md5Of(id, 1);
+  await register(stack.urls.push, apiKey, 'late-1', { installedMd5: md5v1 });
+  await register(stack.urls.push, apiKey, 'late-2', { installedMd5: md5v1 });
+  const first = stream(stack.urls.push, apiKey, 'late-1');
+  await first.next('status');
+  const seen = first.lastEventId;
+  await first.close();
+  await uploadFixture(stack, apiKey, 'version-3.apk');
+  await sleep(300);
+  const withId = stream(second.urls.push, apiKey, 'late-1', seen);
+  const withoutId = stream(stack.urls.push, apiKey, 'late-2');
+  for (const s of [withId, withoutId]) {
+    expect(JSON.parse((await s.next('version', 2_000)).data)).toMatchObject({ versionCode: 3 });
+  }
+  // Up to date (Last-Event-ID is the latest notice): the offer is not repeated.
+  const upToDate = stream(stack.urls.push, apiKey, 'late-2', withoutId.lastEventId);
+  await upToDate.next('status');
+  await sleep(300);
+  expect(upToDate.events.map((e) => e.event)).toEqual(['status']);
+});
+
+test('registration errors name the problem', async () => {
+  const { apiKey } = await newAccount(stack);
+  const bad = await register(stack.urls.push, `ak_${'q'.repeat(32)}`, 'x');
+  expect(bad.status).toBe(401);
+  expect(bad.json<{ error: { message: string } }>().error.message).toBe(
+    'Device register failed: Invalid API Key. Probably caused by the wrong configuration.',
+  );
+  const unknown = await register(stack.urls.push, apiKey, 'x');
+  expect(unknown.status).toBe(404);
+  expect(unknown.json<{ error: { message: string } }>().error.message).toBe(
+    'Device register failed: Invalid Package. Probably you never uploaded this app.',
+  );
+});
