@@ -6,11 +6,14 @@
  * caller answers 503 so the device keeps the report and retries.
  */
 import type { Queue } from 'bullmq';
+import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { AccountsService } from '../../shared/accounts/service';
+import type { Account } from '../../shared/accounts/types';
 import { catalog } from '../../shared/catalog/collections';
+import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { AppError } from '../../shared/errors';
-import type { InstallationLookup } from '../../shared/exceptions/installations';
+import type { InstallationLookup, InstallationStatus } from '../../shared/exceptions/installations';
 import { reportDigest, type ExceptionReport } from '../../shared/exceptions/report';
 import { budgetOf, type SlidingWindow } from '../../shared/exceptions/sliding-window';
 import { EXCEPTION_TEXT, limitText, lost, type Verdict } from '../../shared/exceptions/verdicts';
@@ -20,16 +23,34 @@ import {
   type ExceptionIngestPayload,
 } from '../../shared/queues/exception-ingest';
 import { isDependencyOutage } from '../http-errors';
+import { TtlCache } from './ttl-cache';
 
 export interface IntakeDeps {
   readonly db: Db;
   readonly accounts: Pick<AccountsService, 'authenticateApiKey'>;
+  /** Per-process caches of the look-ups; absent: every report asks MongoDB. */
+  readonly caches?: IntakeCaches;
   readonly queue: Pick<Queue, 'add'>;
   readonly window: SlidingWindow;
   readonly windowKey: (appId: string) => string;
   readonly installations: InstallationLookup;
   readonly now: () => Date;
   readonly log: Logger;
+}
+
+export interface IntakeCaches {
+  readonly accounts: TtlCache<Account | null>;
+  readonly versions: TtlCache<{ app: AppDoc; apk: ApkDoc | null } | null>;
+  readonly installations: TtlCache<InstallationStatus>;
+}
+
+/** Accounts and installation statuses for 5 s, apps and their APKs (found) for 30 s. */
+export function intakeCaches(clock?: () => number): IntakeCaches {
+  return {
+    accounts: new TtlCache(5_000, 10_000, clock),
+    versions: new TtlCache(30_000, 10_000, clock),
+    installations: new TtlCache(5_000, 100_000, clock),
+  };
 }
 
 /** Reports per app per window: the plan's installations × 2 (spec §8). */
@@ -42,18 +63,17 @@ export async function takeReport(
   apiKey: string | undefined,
   report: ExceptionReport,
 ): Promise<Verdict> {
-  const account = apiKey ? await deps.accounts.authenticateApiKey(apiKey) : null;
+  const account = apiKey ? await authenticate(deps, apiKey) : null;
   if (!account) return lost('EXCEPTION_API_KEY_INVALID', EXCEPTION_TEXT.EXCEPTION_API_KEY_INVALID);
-  const { apps, apks } = catalog(deps.db);
-  const app = await apps.findOne({ accountId: account.id, package: report.package });
-  if (!app) return lost('EXCEPTION_PACKAGE_UNKNOWN', EXCEPTION_TEXT.EXCEPTION_PACKAGE_UNKNOWN);
+  const found = await findVersion(deps, account.id, report.package, report.hash);
+  if (!found) return lost('EXCEPTION_PACKAGE_UNKNOWN', EXCEPTION_TEXT.EXCEPTION_PACKAGE_UNKNOWN);
+  const { app, apk } = found;
   const appId = app._id.toHexString();
   const limit = exceptionLimit(account.plan.installations);
   const key = deps.windowKey(appId);
   const nowMs = deps.now().getTime();
   const look = async () => budgetOf(await deps.window.admit(key, '', nowMs, limit), limit);
 
-  const apk = await apks.findOne({ appId: app._id, md5: report.hash });
   if (!apk) {
     return lost(
       'EXCEPTION_APK_HASH_UNKNOWN',
@@ -61,7 +81,13 @@ export async function takeReport(
       await look(),
     );
   }
-  const status = await deps.installations.status(account.id, report.package, report.deviceId);
+  const installation = () => deps.installations.status(account.id, report.package, report.deviceId);
+  const status = deps.caches
+    ? await deps.caches.installations.get(
+        `${account.id}\n${report.package}\n${report.deviceId}`,
+        installation,
+      )
+    : await installation();
   if (status === 'disabled') {
     return lost(
       'EXCEPTION_INSTALLATION_DISABLED',
@@ -116,4 +142,25 @@ export async function takeReport(
     resent: state.outcome === 'resent',
     budget,
   };
+}
+
+function authenticate(deps: IntakeDeps, apiKey: string): Promise<Account | null> {
+  const load = () => deps.accounts.authenticateApiKey(apiKey);
+  if (!deps.caches) return load();
+  // Keyed by a digest: the cache never holds API keys.
+  const key = createHash('sha256').update(apiKey).digest('base64');
+  return deps.caches.accounts.get(key, load);
+}
+
+/** The app of (account, package) and its APK with this MD5; null when there is no such app. */
+function findVersion(deps: IntakeDeps, accountId: string, pkg: string, md5: string) {
+  const load = async () => {
+    const { apps, apks } = catalog(deps.db);
+    const app = await apps.findOne({ accountId, package: pkg });
+    if (!app) return null;
+    return { app, apk: await apks.findOne({ appId: app._id, md5 }) };
+  };
+  if (!deps.caches) return load();
+  // Only complete answers are kept: a first upload or a new version is seen at once.
+  return deps.caches.versions.get(`${accountId}\n${pkg}\n${md5}`, load, (v) => v?.apk != null);
 }

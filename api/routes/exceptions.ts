@@ -18,7 +18,7 @@ import { exceptionIngestQueue } from '../../shared/queues/exception-ingest';
 import { redisKeys } from '../../shared/redis-keys';
 import { bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
-import { takeReport, type IntakeDeps } from '../exceptions/intake';
+import { intakeCaches, takeReport, type IntakeDeps } from '../exceptions/intake';
 import { jsonReportFields } from '../exceptions/json-report';
 import { readBody } from '../exceptions/read-body';
 import { isDependencyOutage } from '../http-errors';
@@ -76,6 +76,7 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
       window: redisSlidingWindow(deps.redis),
       windowKey: redisKeys(prefix).exceptionWindow,
       installations: mongoInstallationLookup(deps.db),
+      caches: intakeCaches(),
       now: deps.now,
       log: deps.log,
     });
