@@ -79,7 +79,7 @@ test('SIGKILL of the API process holding the streams: devices reconnect elsewher
   for (const deviceId of devices) {
     const reply = await request(`${stack.urls.push}/api/v2/installations`, {
       method: 'POST',
-      json: { package: 'dev.apkrelay.sample', deviceId, installedMd5: v1!.md5 },
+      json: { package: 'dev.apkrelay.sample', deviceId, installedMd5: v1!.md5 as string },
       headers: { authorization: `Bearer ${apiKey}` },
       ca: stack.ca,
     });
@@ -106,6 +106,6 @@ test('SIGKILL of the API process holding the streams: devices reconnect elsewher
   const v2 = await stack.mongo.db.collection('apks').findOne({ accountId: id, versionCode: 2 });
   for (const [i, s] of onA.entries()) {
     const event = JSON.parse((await s.next('version', 5_000)).data) as Record<string, unknown>;
-    expect(event).toMatchObject({ deviceId: devices[i], versionCode: 2, md5: v2!.md5 });
+    expect(event).toMatchObject({ deviceId: devices[i], versionCode: 2, md5: v2!.md5 as string });
   }
 });
