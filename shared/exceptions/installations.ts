@@ -1,10 +1,11 @@
 /**
- * Whether an installation may send exceptions. Installations are registered elsewhere (issue 6,
- * collection `installations`: one document per account, package and device with `status`); this
+ * Whether an installation may send exceptions. Installations are registered by shared/devices
+ * (collection `installations`: one document per account, package and device, with `status`); this
  * port is all the exception intake needs of them. A device never registered is 'unknown' and
  * allowed: PushLink devices may report a crash before their first registration completes.
  */
 import type { Db } from 'mongodb';
+import { INSTALLATIONS, type InstallationDoc } from '../devices/types';
 
 export type InstallationStatus = 'enabled' | 'disabled' | 'unknown';
 
@@ -12,20 +13,13 @@ export interface InstallationLookup {
   status(accountId: string, pkg: string, deviceId: string): Promise<InstallationStatus>;
 }
 
-export const INSTALLATIONS = 'installations';
-
-interface InstallationStatusDoc {
-  accountId: string;
-  package: string;
-  deviceId: string;
-  status: string;
-}
-
 export function mongoInstallationLookup(db: Db): InstallationLookup {
   return {
     async status(accountId, pkg, deviceId) {
       const doc = await db
-        .collection<InstallationStatusDoc>(INSTALLATIONS)
+        .collection<Pick<InstallationDoc, 'accountId' | 'package' | 'deviceId' | 'status'>>(
+          INSTALLATIONS,
+        )
         .findOne({ accountId, package: pkg, deviceId }, { projection: { status: 1 } });
       if (!doc) return 'unknown';
       return doc.status === 'disabled' ? 'disabled' : 'enabled';
