@@ -7,6 +7,12 @@ export function redisKeys(prefix: string) {
     noticeChannel: () => `${prefix}:notices`,
     /** Per-app sliding window of admitted exception reports (sorted set, score = ms). */
     exceptionWindow: (appId: string) => `${prefix}:exceptions:window:${appId}`,
+    /** JSON of the last successful backup ({at, path, bytes, sha256}), for the backup-age metric. */
+    lastBackup: () => `${prefix}:backup:last`,
+    /** Hash per queue: job-duration histogram buckets, `sum` and `count` (written by workers). */
+    jobDurations: (queue: string) => `${prefix}:metrics:job-seconds:${queue}`,
+    /** Lock serialising writes to one exception group document (FerretDB v1 updates race). */
+    exceptionGroupLock: (groupId: string) => `${prefix}:exceptions:group-lock:${groupId}`,
   } as const;
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;

@@ -4,12 +4,14 @@
  * Idempotent, so retries and re-enqueued resends store a report once and count it once:
  * - the screenshot's GridFS id derives from the report id, and a complete copy is kept;
  * - the report document's `_id` is the report id: a second insert fails on the unique `_id`;
- * - the group is counted only while the report is `grouped: false`, then the flag is set. A crash
- *   between the group update and the flag would count it twice on retry; that window is two
- *   consecutive single-document writes (FerretDB has no transactions to close it).
+ * - the group is counted only while the report is `grouped: false`, then the flag is set (under
+ *   the group's lock, see exception-groups.ts). A crash between the group update and the flag
+ *   would count it twice on retry; that window is two consecutive writes (FerretDB has no
+ *   transactions to close it).
  * A payload that cannot be stored (bad base64) never will be: UnrecoverableError.
  */
 import { UnrecoverableError } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { MongoServerError, type Db } from 'mongodb';
 import {
   exceptionCollections,
@@ -22,10 +24,15 @@ import type {
   ExceptionIngestPayload,
   ExceptionIngestResult,
 } from '../../shared/queues/exception-ingest';
+import { redisKeys } from '../../shared/redis-keys';
 import type { Processor } from '../processor';
+import { groupWriter, type GroupWriter } from './exception-groups';
 
 export interface ExceptionIngestDeps {
   readonly db: Db;
+  /** For the per-group locks (see exception-groups.ts). */
+  readonly redis: Redis;
+  readonly prefix: string;
   /** Defaults to GridFS in `db`; built on first use. */
   readonly screenshots?: ScreenshotStore;
 }
@@ -36,8 +43,9 @@ export function exceptionIngestProcessor(
   deps: ExceptionIngestDeps,
 ): Processor<ExceptionIngestPayload, ExceptionIngestResult> {
   let screenshots = deps.screenshots;
+  let groups: GroupWriter | undefined;
   return async (job) => {
-    const { reports, groups } = exceptionCollections(deps.db);
+    const { reports } = exceptionCollections(deps.db);
     const { report } = job;
     const print = fingerprint(report.stack);
     const groupId = groupIdOf(job.appId, print);
@@ -85,33 +93,21 @@ export function exceptionIngestProcessor(
       if (existing?.grouped) return { stored: false, groupId };
     }
 
-    const update = {
-      $inc: {
-        count: 1,
-        handledCount: report.handled ? 1 : 0,
-        unhandledCount: report.handled ? 0 : 1,
-      },
-      $min: { firstSeen: receivedAt },
-      $max: { lastSeen: receivedAt },
-      $addToSet: { versions: job.version, devices: report.deviceId },
-      $set: { lastReportId: job.reportId },
-      $setOnInsert: {
-        accountId: job.accountId,
-        appId: job.appId,
-        package: report.package,
-        fingerprint: print,
-        exceptionClass: exceptionClass(report.stack[0] ?? ''),
-        title: stackTitle(report.stack),
-      },
-    };
-    try {
-      await groups.updateOne({ _id: groupId }, update, { upsert: true });
-    } catch (err) {
-      // Two first reports of a group raced to insert it: the loser updates the winner's document.
-      if (!isDuplicateKey(err)) throw err;
-      await groups.updateOne({ _id: groupId }, update);
-    }
-    await reports.updateOne({ _id: job.reportId }, { $set: { grouped: true } });
+    groups ??= groupWriter(deps.db, deps.redis, redisKeys(deps.prefix).exceptionGroupLock);
+    await groups.count({
+      reportId: job.reportId,
+      groupId,
+      accountId: job.accountId,
+      appId: job.appId,
+      package: report.package,
+      fingerprint: print,
+      exceptionClass: exceptionClass(report.stack[0] ?? ''),
+      title: stackTitle(report.stack),
+      handled: report.handled,
+      version: job.version,
+      deviceId: report.deviceId,
+      receivedAt,
+    });
     return { stored: true, groupId };
   };
 }
