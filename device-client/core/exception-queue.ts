@@ -1,0 +1,269 @@
+/**
+ * Exception delivery, after Sentry's offline transport: a persistent, bounded queue (oldest
+ * dropped with a log line when full), one report in flight at a time, the report that failed
+ * stays at the front, exponential backoff (capped) after network failures and 5xx, `Retry-After`
+ * honoured on 429/503, and the server's budget hint honoured (none remaining: hold the queue
+ * until a slot frees). Statuses in the log are exactly REGISTERED, QUEUED and LOST. Identical
+ * reports (same fingerprint) are not sent twice.
+ */
+import { backoffDelay, retryAfterMs, type BackoffPolicy } from './backoff';
+import type { EventListener } from './events';
+import type { Cancel, Ports } from './ports';
+
+export interface ExceptionBody {
+  readonly package: string;
+  readonly hash: string | null;
+  readonly deviceId: string;
+  readonly stack: readonly string[];
+  readonly handled: boolean;
+  readonly metadata: ReadonlyArray<{ key: string; value: string }>;
+  readonly extra: ReadonlyArray<{ key: string; value: string }>;
+}
+
+interface Item {
+  readonly fingerprint: string;
+  readonly body: ExceptionBody;
+  queuedLogged: boolean;
+}
+
+export interface ExceptionQueueOptions {
+  readonly ports: Ports;
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly backoff: BackoffPolicy;
+  readonly emit: EventListener;
+  maxSize: number;
+}
+
+const QUEUE_KEY = 'exceptions-queue';
+const SENT_KEY = 'exceptions-sent';
+const SENT_KEPT = 500;
+
+interface Verdict {
+  status?: unknown;
+  reason?: unknown;
+  message?: unknown;
+  budget?: { remaining?: unknown; freesAt?: unknown } | null;
+  error?: { code?: unknown; message?: unknown };
+}
+
+export class ExceptionQueue {
+  private items: Item[] = [];
+  private sent: string[] = [];
+  private attempt = 0;
+  private sending = false;
+  private timer: Cancel | undefined;
+  private closed = false;
+  private writes: Promise<void> = Promise.resolve();
+  private waiters: Array<() => void> = [];
+
+  constructor(private readonly o: ExceptionQueueOptions) {}
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  async load(): Promise<void> {
+    const [queue, sent] = await Promise.all([
+      this.o.ports.storage.read(QUEUE_KEY),
+      this.o.ports.storage.read(SENT_KEY),
+    ]);
+    const saved = queue ? (JSON.parse(queue) as Item[]) : [];
+    this.items = [...saved.map((i) => ({ ...i, queuedLogged: false })), ...this.items];
+    this.sent = sent ? (JSON.parse(sent) as string[]) : [];
+    this.trim();
+    this.pump();
+  }
+
+  private log(level: 'info' | 'warn' | 'error', message: string): void {
+    this.o.ports.logger.log(level, message);
+  }
+
+  /** Persists the queue; writes are chained so the last state always lands last. */
+  private persist(sync = false): Promise<void> {
+    const queue = JSON.stringify(this.items);
+    const sent = JSON.stringify(this.sent);
+    const { storage } = this.o.ports;
+    if (sync && storage.writeSync) {
+      storage.writeSync(QUEUE_KEY, queue);
+      return this.writes;
+    }
+    this.writes = this.writes
+      .then(() => storage.write(QUEUE_KEY, queue))
+      .then(() => storage.write(SENT_KEY, sent))
+      .catch((err: unknown) =>
+        this.log('error', `exception queue not saved: ${(err as Error).message}`),
+      );
+    return this.writes;
+  }
+
+  private trim(): void {
+    while (this.items.length > this.o.maxSize) {
+      const dropped = this.items.shift()!;
+      this.log(
+        'warn',
+        `exception queue full (${this.o.maxSize}): dropped the oldest report ${dropped.fingerprint.slice(0, 12)}`,
+      );
+    }
+  }
+
+  setMaxSize(size: number): void {
+    if (!Number.isInteger(size) || size < 1)
+      throw new TypeError('the exception queue size must be a whole number, at least 1');
+    this.o.maxSize = size;
+    this.trim();
+    void this.persist();
+  }
+
+  /** Adds a report; `sync` writes it to storage before returning (the process is crashing). */
+  enqueue(fingerprint: string, body: ExceptionBody, sync = false): boolean {
+    if (this.sent.includes(fingerprint) || this.items.some((i) => i.fingerprint === fingerprint)) {
+      this.log('info', `identical exception ${fingerprint.slice(0, 12)} not sent twice`);
+      return false;
+    }
+    const item: Item = { fingerprint, body, queuedLogged: false };
+    this.items.push(item);
+    this.trim();
+    // While the service is unreachable, new reports are held at once.
+    if (this.timer && this.attempt > 0) this.markQueued(item, 'service unreachable');
+    void this.persist(sync);
+    this.pump();
+    return true;
+  }
+
+  private markQueued(item: Item, reason: string): void {
+    if (item.queuedLogged) return;
+    item.queuedLogged = true;
+    this.log('warn', `exception ${item.fingerprint.slice(0, 12)}: QUEUED (${reason})`);
+    this.o.emit({ event: 'exception', status: 'QUEUED', fingerprint: item.fingerprint, reason });
+  }
+
+  private pump(): void {
+    if (this.sending || this.timer || this.closed || this.items.length === 0) return;
+    this.sending = true;
+    void this.sendFront().finally(() => {
+      this.sending = false;
+      if (this.items.length === 0) this.notify();
+      else if (!this.timer) this.pump();
+    });
+  }
+
+  private wait(ms: number): void {
+    this.timer = this.o.ports.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.pump();
+    }, ms);
+  }
+
+  private async sendFront(): Promise<void> {
+    const item = this.items[0];
+    if (!item) return;
+    let reply;
+    try {
+      reply = await this.o.ports.transport.request({
+        method: 'POST',
+        url: `${this.o.baseUrl}/api/v2/exceptions`,
+        headers: { authorization: `Bearer ${this.o.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(item.body),
+      });
+    } catch (err) {
+      return this.retryLater(`network: ${(err as Error).message}`, null);
+    }
+    let verdict: Verdict = {};
+    try {
+      verdict = JSON.parse(reply.text) as Verdict;
+    } catch {
+      /* not JSON: judged by the status alone */
+    }
+    const now = this.o.ports.clock.now();
+    if (reply.status === 429 || reply.status >= 500 || reply.status === 408) {
+      return this.retryLater(
+        `HTTP ${reply.status}`,
+        retryAfterMs(reply.headers['retry-after'], now),
+      );
+    }
+    this.attempt = 0;
+    const registered = verdict.status === 'REGISTERED' && reply.status < 300;
+    const reason = registered
+      ? null
+      : typeof verdict.reason === 'string'
+        ? verdict.reason
+        : typeof verdict.error?.code === 'string'
+          ? verdict.error.code
+          : `HTTP ${reply.status}`;
+    const message =
+      typeof verdict.message === 'string'
+        ? verdict.message
+        : typeof verdict.error?.message === 'string'
+          ? verdict.error.message
+          : '';
+    this.items = this.items.filter((i) => i !== item);
+    this.sent = [...this.sent, item.fingerprint].slice(-SENT_KEPT);
+    const status = registered ? 'REGISTERED' : 'LOST';
+    this.log(
+      registered ? 'info' : 'warn',
+      `exception ${item.fingerprint.slice(0, 12)}: ${status}${reason ? ` (${reason}: ${message})` : ''}`,
+    );
+    this.o.emit({ event: 'exception', status, fingerprint: item.fingerprint, reason });
+    await this.persist();
+    // Budget hint: none remaining until freesAt → hold the rest rather than have them LOST.
+    const budget = verdict.budget;
+    if (
+      budget &&
+      budget.remaining === 0 &&
+      typeof budget.freesAt === 'string' &&
+      this.items.length > 0
+    ) {
+      const until = Date.parse(budget.freesAt);
+      const hold = Number.isNaN(until) ? null : until - now;
+      if (hold !== null && hold > 0) {
+        for (const i of this.items)
+          this.markQueued(i, `sending limit reached until ${budget.freesAt}`);
+        this.wait(hold);
+      }
+    }
+  }
+
+  private retryLater(reason: string, retryAfter: number | null): void {
+    for (const i of this.items) this.markQueued(i, reason);
+    const delay = Math.max(
+      backoffDelay(this.o.backoff, this.attempt, this.o.ports.clock.random()),
+      retryAfter ?? 0,
+    );
+    this.attempt++;
+    this.wait(delay);
+  }
+
+  private notify(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Resolves true once the queue is empty, false when `timeoutMs` passes first. */
+  flush(timeoutMs: number): Promise<boolean> {
+    if (this.items.length === 0 && !this.sending) return this.writes.then(() => true);
+    return new Promise<boolean>((resolve) => {
+      let cancel: Cancel = () => undefined;
+      const done = () => {
+        cancel();
+        resolve(this.writes.then(() => true));
+      };
+      this.waiters.push(done);
+      cancel = this.o.ports.clock.setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== done);
+        resolve(this.writes.then(() => false));
+      }, timeoutMs);
+    });
+  }
+
+  /** Flushes for at most `timeoutMs`, then stops sending; what is left stays persisted. */
+  async close(timeoutMs: number): Promise<boolean> {
+    const flushed = await this.flush(timeoutMs);
+    this.closed = true;
+    this.timer?.();
+    this.timer = undefined;
+    await this.persist();
+    return flushed;
+  }
+}

@@ -1,0 +1,222 @@
+/**
+ * The device's link to the push host: pin the push-signing key (given, or trusted on first use
+ * and stored), register the installation, hold the event stream open (reconnecting with
+ * exponential backoff and jitter, never sooner than the server's `retry:`, resuming with
+ * `Last-Event-ID`), and send a heartbeat every `heartbeatSeconds` carrying the downloaded hash
+ * and, when it changed, the metadata.
+ */
+import { backoffDelay, type BackoffPolicy } from './backoff';
+import type { EventListener } from './events';
+import type { Cancel, OpenResponse, Ports } from './ports';
+import { SseParser, type SseEvent } from './sse-parser';
+
+export interface Registration {
+  readonly package: string;
+  readonly deviceId: string;
+  readonly installedMd5: string | null;
+  readonly lastDownloadedMd5: string | null;
+  readonly strategy: string;
+  readonly device?: { brand?: string; model?: string; osVersion?: string; sdkInt?: number };
+  readonly location?: { lat: number; lon: number };
+  readonly metadata: ReadonlyArray<{ key: string; value: string }>;
+}
+
+export interface PushConnectionOptions {
+  readonly ports: Ports;
+  readonly pushUrl: string;
+  readonly apiKey: string;
+  /** A pinned key (SPKI DER, base64); absent: the first key fetched is stored and pinned. */
+  readonly pushPublicKey?: string;
+  readonly backoff: BackoffPolicy;
+  readonly registration: () => Registration;
+  readonly emit: EventListener;
+  readonly onEvent: (event: SseEvent, publicKey: string) => Promise<void>;
+  readonly onStatus: (status: 'enabled' | 'disabled') => void;
+}
+
+const KEY_KEY = 'push-key';
+const LAST_ID_KEY = 'last-event-id';
+
+export class PushConnection {
+  private stopped = false;
+  private attempt = 0;
+  private registered = false;
+  private streamUrl: string | null = null;
+  private heartbeatMs = 30_000;
+  private retryMs = 0;
+  private timer: Cancel | undefined;
+  private heartbeatTimer: Cancel | undefined;
+  private response: OpenResponse | undefined;
+  private publicKey: string | null = null;
+  private sentMetadata = '';
+
+  constructor(private readonly o: PushConnectionOptions) {}
+
+  private log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void {
+    this.o.ports.logger.log(level, message);
+  }
+
+  private headers(): Record<string, string> {
+    return { authorization: `Bearer ${this.o.apiKey}`, 'content-type': 'application/json' };
+  }
+
+  start(): void {
+    void this.run();
+  }
+
+  private async run(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      this.publicKey ??= await this.pinKey();
+      if (!this.registered) await this.register();
+      await this.stream();
+    } catch (err) {
+      this.log('warn', `push: ${(err as Error).message}`);
+      if (err instanceof Refused) this.o.emit({ event: 'error', message: err.message });
+    }
+    if (this.stopped) return;
+    const delay = Math.max(
+      this.retryMs,
+      backoffDelay(this.o.backoff, this.attempt, this.o.ports.clock.random()),
+    );
+    this.attempt++;
+    this.timer = this.o.ports.clock.setTimeout(() => void this.run(), delay);
+  }
+
+  private async pinKey(): Promise<string> {
+    if (this.o.pushPublicKey) return this.o.pushPublicKey;
+    const stored = await this.o.ports.storage.read(KEY_KEY);
+    if (stored) return stored;
+    const reply = await this.o.ports.transport.request({
+      method: 'GET',
+      url: `${this.o.pushUrl}/api/v2/push-key`,
+    });
+    const body =
+      reply.status === 200
+        ? (JSON.parse(reply.text) as { algorithm?: unknown; publicKey?: unknown })
+        : {};
+    if (body.algorithm !== 'Ed25519' || typeof body.publicKey !== 'string') {
+      throw new Error(`push key not available (HTTP ${reply.status})`);
+    }
+    await this.o.ports.storage.write(KEY_KEY, body.publicKey);
+    this.log('info', 'push key pinned (trust on first use)');
+    return body.publicKey;
+  }
+
+  private async register(): Promise<void> {
+    const body = this.o.registration();
+    this.sentMetadata = JSON.stringify(body.metadata);
+    const reply = await this.o.ports.transport.request({
+      method: 'POST',
+      url: `${this.o.pushUrl}/api/v2/installations`,
+      headers: this.headers(),
+      body: JSON.stringify(body),
+    });
+    if (reply.status !== 200)
+      throw new Refused(`registration refused: HTTP ${reply.status} ${errorText(reply.text)}`);
+    const r = JSON.parse(reply.text) as {
+      status: 'enabled' | 'disabled';
+      heartbeatSeconds?: number;
+      streamUrl?: string;
+    };
+    this.registered = true;
+    this.streamUrl =
+      r.streamUrl ??
+      `${this.o.pushUrl}/api/v2/stream?package=${encodeURIComponent(body.package)}&deviceId=${encodeURIComponent(body.deviceId)}`;
+    if (typeof r.heartbeatSeconds === 'number' && r.heartbeatSeconds > 0)
+      this.heartbeatMs = r.heartbeatSeconds * 1000;
+    this.log('info', `registered: ${r.status}`);
+    this.o.emit({ event: 'registered', status: r.status });
+    this.o.onStatus(r.status);
+    this.scheduleHeartbeat();
+  }
+
+  private async stream(): Promise<void> {
+    const lastId = await this.o.ports.storage.read(LAST_ID_KEY);
+    const headers: Record<string, string> = { ...this.headers(), accept: 'text/event-stream' };
+    delete headers['content-type'];
+    if (lastId) headers['last-event-id'] = lastId;
+    const res = await this.o.ports.transport.open({ method: 'GET', url: this.streamUrl!, headers });
+    if (this.stopped) return res.close();
+    this.response = res;
+    if (res.status !== 200) {
+      res.close();
+      if (res.status === 404) this.registered = false;
+      throw new Refused(`event stream refused: HTTP ${res.status}`);
+    }
+    const parser = new SseParser();
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of res.body) {
+        for (const event of parser.feed(decoder.decode(chunk, { stream: true }))) {
+          this.attempt = 0; // a working stream resets the backoff
+          await this.o.onEvent(event, this.publicKey!);
+          if (event.id !== null) await this.o.ports.storage.write(LAST_ID_KEY, event.id);
+        }
+        if (parser.retryMs !== null) this.retryMs = parser.retryMs;
+        if (this.stopped) break;
+      }
+    } finally {
+      this.response = undefined;
+      res.close();
+    }
+    this.log('info', 'event stream ended; reconnecting');
+  }
+
+  private scheduleHeartbeat(): void {
+    this.heartbeatTimer?.();
+    this.heartbeatTimer = this.o.ports.clock.setTimeout(
+      () => void this.heartbeat(),
+      this.heartbeatMs,
+    );
+  }
+
+  async heartbeat(): Promise<void> {
+    if (this.stopped) return;
+    const r = this.o.registration();
+    const metadata = JSON.stringify(r.metadata);
+    const body = {
+      package: r.package,
+      deviceId: r.deviceId,
+      installedMd5: r.installedMd5,
+      lastDownloadedMd5: r.lastDownloadedMd5,
+      ...(metadata !== this.sentMetadata ? { metadata: r.metadata } : {}),
+    };
+    try {
+      const reply = await this.o.ports.transport.request({
+        method: 'POST',
+        url: `${this.o.pushUrl}/api/v2/heartbeat`,
+        headers: this.headers(),
+        body: JSON.stringify(body),
+      });
+      if (reply.status === 200) {
+        this.sentMetadata = metadata;
+        const s = JSON.parse(reply.text) as { status?: 'enabled' | 'disabled' };
+        if (s.status) this.o.onStatus(s.status);
+      } else if (reply.status === 404) {
+        this.registered = false;
+      }
+    } catch (err) {
+      this.log('debug', `heartbeat failed: ${(err as Error).message}`);
+    }
+    this.scheduleHeartbeat();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.timer?.();
+    this.heartbeatTimer?.();
+    this.response?.close();
+  }
+}
+
+class Refused extends Error {}
+
+function errorText(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: { message?: string } };
+    return body.error?.message ?? text.slice(0, 200);
+  } catch {
+    return text.slice(0, 200);
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * One push event, checked and routed: `status` updates the installation's status; `version` and
+ * `giveup` must be well formed, addressed to this package and device, and signed by the pinned
+ * key, or they are refused (logged, reported as `refused`) and nothing is downloaded or withdrawn.
+ */
+import type { StartParams } from './client';
+import type { EventListener } from './events';
+import type { PendingUpdate } from './pending-update';
+import type { Ports } from './ports';
+import { asGiveupEvent, asVersionEvent, verifySignature } from './signed-events';
+import type { SseEvent } from './sse-parser';
+
+export async function routeEvent(
+  ports: Ports,
+  params: StartParams,
+  publicKey: string,
+  sse: SseEvent,
+  updates: PendingUpdate,
+  setStatus: (status: 'enabled' | 'disabled') => void,
+  emit: EventListener,
+): Promise<void> {
+  let data: Record<string, unknown>;
+  try {
+    data = JSON.parse(sse.data) as Record<string, unknown>;
+  } catch {
+    ports.logger.log('warn', `push: unreadable ${sse.event} event`);
+    return;
+  }
+  if (sse.event === 'status') {
+    if (data.status === 'enabled' || data.status === 'disabled') setStatus(data.status);
+    return;
+  }
+  if (sse.event !== 'version' && sse.event !== 'giveup') return;
+  const event = sse.event === 'version' ? asVersionEvent(data) : asGiveupEvent(data);
+  const reason = !event
+    ? 'malformed event'
+    : event.package !== params.packageName || event.deviceId !== params.deviceId
+      ? 'event addressed to another installation'
+      : !verifySignature(ports.crypto, publicKey, data)
+        ? 'bad signature'
+        : null;
+  if (reason !== null || !event) {
+    const message = `push: ${sse.event} event refused (${reason ?? 'malformed event'})`;
+    ports.logger.log('error', message);
+    emit({ event: 'refused', what: sse.event, reason: reason ?? 'malformed event' });
+    return;
+  }
+  if (event.type === 'version') await updates.onVersion(event);
+  else await updates.onGiveup(event);
+}

@@ -1,0 +1,71 @@
+/**
+ * The client on Node: `createNodeClient()` for one installation per instance (the simulator
+ * makes thousands), and `Client`, the process's one client (spec: a second start is ignored).
+ */
+import { DeviceClient, type ClientOptions, type StartParams } from '../core/client';
+import type { Broadcaster, ErrorCapture, Logger, Transport, Ui } from '../core/ports';
+import {
+  EventBroadcaster,
+  logUi,
+  nodeClock,
+  nodeCrypto,
+  nodeInstaller,
+  printLogger,
+  processErrorCapture,
+} from './adapters';
+import { fileStorage } from './file-storage';
+import { nodeTransport } from './transport';
+
+export interface NodeStartParams extends StartParams {
+  /** Where this installation keeps its state, queue and downloads. */
+  readonly storageDir: string;
+  readonly ca?: string;
+  readonly insecure?: boolean;
+  /** Installer: a command run with the APK path appended, or a callback. */
+  readonly installCommand?: readonly string[];
+  readonly onInstall?: (
+    file: string,
+    apk: { md5: string; versionCode: number },
+  ) => Promise<void> | void;
+  /** Overrides of single ports (a shared transport, a quiet logger, a real UI…). */
+  readonly transport?: Transport;
+  readonly logger?: Logger;
+  readonly ui?: Ui;
+  readonly broadcaster?: Broadcaster;
+  readonly errorCapture?: ErrorCapture;
+}
+
+export function createNodeClient(options: ClientOptions = {}): DeviceClient<NodeStartParams> {
+  return new DeviceClient<NodeStartParams>((p) => {
+    const logger = p.logger ?? printLogger(`apkrelay ${p.deviceId}`);
+    return {
+      transport:
+        p.transport ??
+        nodeTransport({
+          ...(p.ca !== undefined ? { ca: p.ca } : {}),
+          insecure: p.insecure ?? false,
+        }),
+      storage: fileStorage(p.storageDir),
+      crypto: nodeCrypto,
+      clock: nodeClock,
+      ui: p.ui ?? logUi(logger),
+      installer: nodeInstaller({
+        ...(p.installCommand ? { command: p.installCommand } : {}),
+        ...(p.onInstall ? { onInstall: p.onInstall } : {}),
+      }),
+      broadcaster: p.broadcaster ?? broadcaster,
+      errorCapture: p.errorCapture ?? processErrorCapture(),
+      logger,
+    };
+  }, options);
+}
+
+/** The process's broadcaster: register receivers with `broadcaster.on(action, …)`. */
+export const broadcaster = new EventBroadcaster();
+
+/** The process's client (spec 4.4's `Client`). */
+export const Client = createNodeClient();
+
+export { EventBroadcaster, nodeTransport, fileStorage, printLogger, logUi };
+export { noErrorCapture } from './adapters';
+export { processErrorCapture } from './adapters';
