@@ -6,6 +6,7 @@
 import { accountPaths, accountSchemas } from './accounts';
 import { errorBody } from './common';
 import { devicePaths, deviceSchemas } from './devices';
+import { downloadLinkPaths, downloadLinkSchemas } from './download-links';
 import { exceptionPaths, exceptionSchemas } from './exceptions';
 import { downloadPaths, downloadSchemas } from './downloads';
 import { uploadPaths, uploadSchemas } from './uploads';
@@ -30,10 +31,18 @@ export function openApiDocument(serverUrl: string) {
         ...accountSchemas,
         ...uploadSchemas,
         ...downloadSchemas,
+        ...downloadLinkSchemas,
         ...deviceSchemas,
         ...exceptionSchemas,
       },
     },
-    paths: { ...accountPaths, ...uploadPaths, ...downloadPaths, ...devicePaths, ...exceptionPaths },
+    paths: {
+      ...accountPaths,
+      ...uploadPaths,
+      ...downloadPaths,
+      ...downloadLinkPaths,
+      ...devicePaths,
+      ...exceptionPaths,
+    },
   };
 }
