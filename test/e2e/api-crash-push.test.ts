@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../ops/services/child';
 import { newAccount } from '../helpers/accounts';
 import { request } from '../helpers/http';
-import { cleanEnv } from '../helpers/processes';
+import { stackEnv } from '../helpers/processes';
 import { connectSse, type SseClient } from '../helpers/sse';
 import { startStack, testTls, type TestStack } from '../helpers/stack';
 import { uploadFixture } from '../helpers/uploads';
@@ -42,19 +42,13 @@ async function spawnApi(): Promise<{ push: string; admin: string }> {
   const [port, webPort, pushPort] = [await freePort(), await freePort(), await freePort()];
   api = spawn('node', ['dist/ops/cli/main.js', 'start', '--only', 'api'], {
     cwd: root,
-    env: cleanEnv({
-      REDIS_URL: stack.redisUrl,
-      MONGO_URL: `${stack.mongoUrl}/${stack.database}`,
-      QUEUE_PREFIX: stack.prefix,
-      MASTER_KEY: stack.masterKey.toString('base64'),
-      DATA_DIR: stack.dataDir,
+    env: stackEnv(stack, {
       TLS_CERT: cert,
       TLS_KEY: key,
       PORT: String(port),
       WEB_PORT: String(webPort),
       PUSH_PORT: String(pushPort),
       PUBLIC_WEB_URL: stack.urls.web,
-      LOG_LEVEL: 'warn',
     }),
     stdio: ['ignore', 'inherit', 'inherit'],
   });

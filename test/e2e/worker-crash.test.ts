@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ObjectId } from 'mongodb';
 import { newAccount } from '../helpers/accounts';
 import { postMultipart } from '../helpers/multipart';
-import { cleanEnv } from '../helpers/processes';
+import { stackEnv } from '../helpers/processes';
 import { startStack, type TestStack } from '../helpers/stack';
 
 const root = path.resolve(__dirname, '../..');
@@ -24,14 +24,8 @@ let worker: ChildProcess | undefined;
 function startWorkerProcess(): ChildProcess {
   const child = spawn('node', ['dist/ops/cli/main.js', 'start', '--only', 'workers'], {
     cwd: root,
-    env: cleanEnv({
-      REDIS_URL: stack.redisUrl,
-      MONGO_URL: `${stack.mongoUrl}/${stack.database}`,
-      QUEUE_PREFIX: stack.prefix,
-      MASTER_KEY: stack.masterKey.toString('base64'),
-      DATA_DIR: stack.dataDir,
+    env: stackEnv(stack, {
       JOB_LOCK_MS: '2000',
-      LOG_LEVEL: 'warn',
     }),
     stdio: ['ignore', 'inherit', 'inherit'],
   });

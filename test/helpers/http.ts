@@ -1,6 +1,6 @@
 /** A tiny HTTPS client for tests: real requests over real sockets, trusting the test CA. */
 import { request as httpsRequest } from 'node:https';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 
 export interface Reply {
   readonly status: number;
@@ -32,23 +32,28 @@ export function request(url: string, options: RequestOptions = {}): Promise<Repl
     const req = send(
       target,
       { method: options.method ?? 'GET', headers, ca: options.ca, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const buffer = Buffer.concat(chunks);
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: buffer,
-            text: buffer.toString('utf8'),
-            json: <T>() => JSON.parse(buffer.toString('utf8')) as T,
-          });
-        });
-      },
+      (res) => void collectReply(res).then(resolve, reject),
     );
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+/** Reads a whole response into a Reply. */
+export function collectReply(res: IncomingMessage): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('error', reject);
+    res.on('end', () => {
+      const buffer = Buffer.concat(chunks);
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        body: buffer,
+        text: buffer.toString('utf8'),
+        json: <T>() => JSON.parse(buffer.toString('utf8')) as T,
+      });
+    });
   });
 }

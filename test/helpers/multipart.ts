@@ -1,7 +1,7 @@
 /** Multipart forms for upload tests, sent over a real socket (Content-Length or chunked). */
 import { randomBytes } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
-import type { Reply } from './http';
+import { collectReply, type Reply } from './http';
 
 export type Part =
   | { readonly name: string; readonly value: string }
@@ -37,21 +37,7 @@ export function postMultipart(
     const req = httpsRequest(
       url,
       { method: 'POST', headers, ca: options.ca, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const buffer = Buffer.concat(chunks);
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: buffer,
-            text: buffer.toString('utf8'),
-            json: <T>() => JSON.parse(buffer.toString('utf8')) as T,
-          });
-        });
-      },
+      (res) => void collectReply(res).then(resolve, reject),
     );
     req.on('error', reject);
     if (options.chunked) {

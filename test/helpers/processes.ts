@@ -44,3 +44,26 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   }
   return env;
 }
+
+/** Environment for a child apkrelay process sharing a test stack's services, database and keys. */
+export function stackEnv(
+  stack: {
+    redisUrl: string;
+    mongoUrl: string;
+    database: string;
+    prefix: string;
+    masterKey: Buffer;
+    dataDir: string;
+  },
+  extra: Record<string, string>,
+): NodeJS.ProcessEnv {
+  return cleanEnv({
+    REDIS_URL: stack.redisUrl,
+    MONGO_URL: `${stack.mongoUrl}/${stack.database}`,
+    QUEUE_PREFIX: stack.prefix,
+    MASTER_KEY: stack.masterKey.toString('base64'),
+    DATA_DIR: stack.dataDir,
+    LOG_LEVEL: 'warn',
+    ...extra,
+  });
+}
