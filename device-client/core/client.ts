@@ -152,7 +152,16 @@ export class DeviceClient<P extends StartParams = StartParams> {
       }),
       emit,
       onEvent: (event, key) =>
-        routeEvent(ports, params, key, event, updates, (s) => this.setStatus(s), emit),
+        routeEvent(
+          ports,
+          params,
+          key,
+          event,
+          updates,
+          (s) => this.setStatus(s),
+          () => this.status,
+          emit,
+        ),
       onStatus: (s) => this.setStatus(s),
     });
     const running: Running = {

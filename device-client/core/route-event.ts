@@ -17,6 +17,7 @@ export async function routeEvent(
   sse: SseEvent,
   updates: PendingUpdate,
   setStatus: (status: 'enabled' | 'disabled') => void,
+  status: () => 'enabled' | 'disabled' | null,
   emit: EventListener,
 ): Promise<void> {
   let data: Record<string, unknown>;
@@ -45,6 +46,12 @@ export async function routeEvent(
     emit({ event: 'refused', what: sse.event, reason: reason ?? 'malformed event' });
     return;
   }
-  if (event.type === 'version') await updates.onVersion(event);
-  else await updates.onGiveup(event);
+  if (event.type === 'version') {
+    // Spec: updates go to registered, enabled installations only.
+    if (status() !== 'enabled') {
+      ports.logger.log('warn', 'push: version event ignored: this installation is not enabled');
+      return;
+    }
+    await updates.onVersion(event);
+  } else await updates.onGiveup(event);
 }
