@@ -9,6 +9,9 @@
  *
  * The API and the workers run as their own processes (`apkrelay start --only api|workers`) on
  * embedded services for a temporary DATA_DIR; everything is stopped at the end, also on error.
+ * A second table says where the time went: body sent vs waiting for the verdict, and the CPU
+ * seconds each process (API, workers, MongoDB-protocol server, Redis) used during the upload.
+ * Should the server's synchronous wait run out (202 + status URL), the job is polled to its end.
  */
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -16,27 +19,17 @@ import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { exchange, type TlsTrust } from '../cli/upload/http-client';
 import { streamedForm } from '../cli/upload/multipart-stream';
+import { pollStatus } from '../cli/upload/poll-status';
+import { jobOf, statusTarget } from '../cli/upload/upload-file';
 import { startDeployment, type Deployment } from './lib/deployment';
+import { cpuSnapshot } from './lib/cpu-time';
+import { breakdownTable, mainTable, MiB, rssVerdict, type Measurement } from './lib/ingest-report';
 import { rssBytes, sampleRss, type RssPeak } from './lib/rss';
 import { benchApk } from './lib/signed-apk';
 
-const MiB = 1024 * 1024;
 const REFERENCE_RUNS = 3;
 const SAMPLE_MS = 50;
 const RSS_TARGET = 64 * MiB;
-
-interface Measurement {
-  readonly payloadMiB: number;
-  readonly apkBytes: number;
-  readonly seconds: number;
-  readonly mibPerSecond: number;
-  readonly reference: { readonly seconds: number; readonly mibPerSecond: number };
-  /** End-to-end time over the reference pass time. */
-  readonly ratio: number;
-  readonly api: { readonly baselineRss: number; readonly peakRss: number; readonly growth: number };
-  readonly workers: { readonly baselineRss: number; readonly peakRss: number };
-  readonly rssSamples: number;
-}
 
 function parseArgs(argv: readonly string[]): { sizes: number[]; json: boolean } {
   let sizes = [20, 100];
@@ -89,22 +82,39 @@ async function createAccount(d: Deployment): Promise<string> {
   return (JSON.parse(reply.text) as { apiKey: string }).apiKey;
 }
 
-/** Sync-mode legacy upload, streamed from disk; resolves with the seconds to the verdict. */
-async function uploadSync(d: Deployment, apiKey: string, file: string): Promise<number> {
+/** Sync-mode legacy upload, streamed from disk: seconds to the verdict, and to the last byte sent. */
+async function uploadSync(
+  d: Deployment,
+  apiKey: string,
+  file: string,
+): Promise<{ seconds: number; sentSeconds: number }> {
   const tls: TlsTrust = { ca: d.ca };
   const form = await streamedForm([['apiKey', apiKey]], { field: 'apk', path: file });
   const start = process.hrtime.bigint();
+  const elapsed = () => Number(process.hrtime.bigint() - start) / 1e9;
+  const body = form.open();
+  let sentSeconds = NaN;
+  body.on('end', () => (sentSeconds = elapsed()));
   const reply = await exchange({
     method: 'POST',
     url: new URL(`${d.adminUrl}/apps/api_upload`),
     headers: { 'content-type': form.contentType, 'content-length': String(form.length) },
-    body: form.open(),
+    body,
     tls,
   });
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  if (reply.status !== 200)
-    throw new Error(`upload of ${file} refused: ${reply.status} ${reply.text}`);
-  return seconds;
+  if (reply.status === 200) return { seconds: elapsed(), sentSeconds };
+  // The server's synchronous wait ran out: follow the job to its verdict instead.
+  const job = jobOf(reply);
+  if (!job) throw new Error(`upload of ${file} refused: ${reply.status} ${reply.text}`);
+  const decided = await pollStatus(statusTarget(d.adminUrl, job.jobId, job.statusUrl), {
+    apiKey,
+    tls,
+    timeoutMs: 2 * 3_600_000,
+  });
+  if (decided.status !== 'done') {
+    throw new Error(`upload of ${file} rejected: ${JSON.stringify(decided.verdict)}`);
+  }
+  return { seconds: elapsed(), sentSeconds };
 }
 
 async function measure(
@@ -119,64 +129,34 @@ async function measure(
   const workersBaseline = (await rssBytes(d.workersPid)) ?? 0;
   const samplers = [sampleRss(d.apiPid, SAMPLE_MS), sampleRss(d.workersPid, SAMPLE_MS)];
   const stopSampling = () => Promise.all(samplers.map((s) => s.stop()));
-  let seconds: number;
+  const pids: Record<string, number> = { api: d.apiPid, workers: d.workersPid };
+  if (d.servicePids.mongo !== null) pids.mongo = d.servicePids.mongo;
+  if (d.servicePids.redis !== null) pids.redis = d.servicePids.redis;
+  const cpuUsed = await cpuSnapshot(pids);
+  let timing: { seconds: number; sentSeconds: number };
   try {
-    seconds = await uploadSync(d, apiKey, file);
+    timing = await uploadSync(d, apiKey, file);
   } catch (err) {
     await stopSampling();
     throw err;
   }
   const [apiRss, workersRss] = (await stopSampling()) as [RssPeak, RssPeak];
+  const cpuSeconds = await cpuUsed();
+  const { seconds, sentSeconds } = timing;
   const mib = apkBytes / MiB;
   return {
     payloadMiB,
     apkBytes,
     seconds,
+    sentSeconds,
     mibPerSecond: mib / seconds,
     reference: { seconds: referenceSeconds, mibPerSecond: mib / referenceSeconds },
     ratio: seconds / referenceSeconds,
     api: { baselineRss: apiBaseline, peakRss: apiRss.peak, growth: apiRss.peak - apiBaseline },
     workers: { baselineRss: workersBaseline, peakRss: workersRss.peak },
     rssSamples: apiRss.samples,
+    cpuSeconds,
   };
-}
-
-function table(rows: readonly Measurement[]): string {
-  const mb = (bytes: number) => `${(bytes / MiB).toFixed(1)}`;
-  const header = [
-    'APK MiB',
-    'e2e s',
-    'e2e MiB/s',
-    'ref s',
-    'ref MiB/s',
-    'e2e/ref',
-    'API RSS base',
-    'API RSS peak',
-    'API growth',
-    'workers peak',
-  ];
-  const body = rows.map((m) => [
-    mb(m.apkBytes),
-    m.seconds.toFixed(2),
-    m.mibPerSecond.toFixed(1),
-    m.reference.seconds.toFixed(3),
-    m.reference.mibPerSecond.toFixed(0),
-    `${m.ratio.toFixed(1)}x`,
-    `${mb(m.api.baselineRss)} MiB`,
-    `${mb(m.api.peakRss)} MiB`,
-    `${mb(m.api.growth)} MiB`,
-    `${mb(m.workers.peakRss)} MiB`,
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    cells.map((c, i) => c.padStart(widths[i] ?? 0)).join('  ');
-  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
-}
-
-function verdictOnRss(rows: readonly Measurement[]): string {
-  const worst = Math.max(...rows.map((m) => m.api.growth));
-  const ok = worst < RSS_TARGET;
-  return `API peak RSS growth: at most ${(worst / MiB).toFixed(1)} MiB (target < ${RSS_TARGET / MiB} MiB): ${ok ? 'met' : 'NOT met'}`;
 }
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -222,7 +202,9 @@ async function main(argv: readonly string[]): Promise<void> {
       );
     } else {
       say('');
-      say(table(rows));
+      say(mainTable(rows));
+      say('');
+      say(breakdownTable(rows));
       say('');
       say(
         'e2e: first byte sent -> synchronous "deploy successful" (API streams + encrypts into GridFS, ' +
@@ -232,7 +214,7 @@ async function main(argv: readonly string[]): Promise<void> {
       say(
         `RSS: VmRSS of the API process sampled every ${SAMPLE_MS} ms; growth = peak - RSS just before the upload.`,
       );
-      say(verdictOnRss(rows));
+      say(rssVerdict(rows, RSS_TARGET));
     }
   } finally {
     process.removeListener('SIGINT', onSignal);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig, processEnv } from '../../../shared/config';
 import { exchange } from '../../cli/upload/http-client';
-import { ensureServices } from '../../services/embedded';
+import { ensureServices, readServicesState } from '../../services/embedded';
 import { freePort, stopPid } from '../../services/child';
 
 export interface Deployment {
@@ -22,6 +22,8 @@ export interface Deployment {
   readonly ca: string;
   readonly apiPid: number;
   readonly workersPid: number;
+  /** The embedded services' processes (null if not found). */
+  readonly servicePids: { readonly mongo: number | null; readonly redis: number | null };
   stop(): Promise<void>;
 }
 
@@ -117,6 +119,8 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
       WEB_PORT: String(webPort),
       PUSH_PORT: String(pushPort),
       MAX_APK_BYTES: String(options.maxApkBytes),
+      // The benchmark times the synchronous reply; it must not give up before the verdict.
+      UPLOAD_WAIT_TIMEOUT_MS: '3600000',
       LOG_LEVEL: 'warn',
     };
     const roles: Role[] = [];
@@ -133,7 +137,9 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
       options.readyTimeoutMs ?? 120_000,
     );
     const [workers, api] = roles.map((r) => r.child.pid ?? -1) as [number, number];
-    return { adminUrl, ca, apiPid: api, workersPid: workers, stop };
+    const state = await readServicesState(dataDir);
+    const servicePids = { mongo: state.mongo?.pid ?? null, redis: state.redis?.pid ?? null };
+    return { adminUrl, ca, apiPid: api, workersPid: workers, servicePids, stop };
   } catch (err) {
     await stop();
     throw err;
