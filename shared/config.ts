@@ -8,6 +8,7 @@
  * given, starting embedded Redis/Mongo) live in their own modules and take the config.
  */
 import path from 'node:path';
+import { IANAZone } from 'luxon';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -48,6 +49,15 @@ export interface Config {
   readonly heartbeatSeconds: number;
   /** The executable search path (PATH), for locating redis-server, mongod/ferretdb, apksigner. */
   readonly searchPath: string;
+  /** Nightly backup: cron pattern (6 fields, with seconds; or 5) and its time zone. */
+  readonly backupCron: string;
+  readonly backupTz: string;
+  /** Where backup archives go (default `dataDir/backups`). */
+  readonly backupDir: string;
+  /** Archives older than this many days are deleted after each backup. */
+  readonly backupKeepDays: number;
+  /** Bearer token `/metrics` requires; unset: `/metrics` is off (404). */
+  readonly metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -170,6 +180,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     jobLockMs: r.integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
     heartbeatSeconds: r.integer('HEARTBEAT_SECONDS', 30, 1, 3600),
     searchPath: env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
+    ...backupSettings(r, cwd),
+    metricsToken: metricsToken(r),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze(config);
@@ -179,6 +191,36 @@ function queuePrefix(r: Reader): string {
   const value = r.raw('QUEUE_PREFIX') ?? 'apkrelay';
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(value)) {
     r.problems.push(`QUEUE_PREFIX must be 1-64 letters, digits, "_" or "-" (got "${value}")`);
+  }
+  return value;
+}
+
+const CRON_FIELD = /^[0-9A-Za-z*/,?#-]+$/;
+
+function backupSettings(r: Reader, cwd: string) {
+  const backupCron = r.raw('BACKUP_CRON') ?? '0 30 2 * * *';
+  const fields = backupCron.split(/\s+/);
+  if (![5, 6].includes(fields.length) || !fields.every((f) => CRON_FIELD.test(f))) {
+    r.problems.push(`BACKUP_CRON must be a cron pattern of 5 or 6 fields (got "${backupCron}")`);
+  }
+  const backupTz = r.raw('BACKUP_TZ') ?? 'UTC';
+  if (!IANAZone.isValidZone(backupTz)) {
+    r.problems.push(`BACKUP_TZ must be an IANA time zone such as Europe/Paris (got "${backupTz}")`);
+  }
+  const dataDir = path.resolve(cwd, r.raw('DATA_DIR') ?? '.data');
+  const dir = r.raw('BACKUP_DIR');
+  return {
+    backupCron,
+    backupTz,
+    backupDir: dir === undefined ? path.join(dataDir, 'backups') : path.resolve(cwd, dir),
+    backupKeepDays: r.integer('BACKUP_KEEP_DAYS', 14, 1, 3650),
+  };
+}
+
+function metricsToken(r: Reader): string | undefined {
+  const value = r.raw('METRICS_TOKEN');
+  if (value !== undefined && !/^[\x21-\x7e]{16,256}$/.test(value)) {
+    r.problems.push('METRICS_TOKEN must be 16 to 256 printable characters without spaces');
   }
   return value;
 }

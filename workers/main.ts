@@ -12,6 +12,7 @@ import { ensureIndexes } from '../shared/storage/indexes';
 import { connectMongo } from '../shared/storage/mongo';
 import { closeRedis, createWorkerRedis } from '../shared/storage/redis';
 import { createProcessors } from './processors';
+import type { BackupSettings } from './processors/backup';
 import { startWorkerRuntime } from './runtime';
 
 export interface WorkerOptions {
@@ -24,6 +25,8 @@ export interface WorkerOptions {
   readonly now?: () => Date;
   readonly schedulers?: boolean;
   readonly lockMs?: number;
+  /** Backups: where, how long, and when (`cron` in `tz`; unset cron: no schedule installed). */
+  readonly backup?: BackupSettings & { readonly cron?: string };
 }
 
 export interface WorkerProcess {
@@ -57,7 +60,11 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
         prefix: options.queuePrefix,
         notices: queueNoticeSink(noticeQueue),
         now: options.now ?? (() => new Date()),
+        ...(options.backup ? { backup: options.backup } : {}),
       }),
+      ...(options.backup?.cron
+        ? { backupSchedule: { pattern: options.backup.cron, tz: options.backup.tz } }
+        : {}),
       schedulers: options.schedulers ?? true,
       ...(options.lockMs ? { lockMs: options.lockMs } : {}),
     });

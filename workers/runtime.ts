@@ -7,6 +7,8 @@ import type { Logger } from '../shared/log';
 import { QUEUES } from '../shared/queues';
 import type { QueueDefinition } from '../shared/queues/definition';
 import { HOUSEKEEPING_SCHEDULE, housekeepingQueue } from '../shared/queues/housekeeping';
+import { BACKUP_SCHEDULER_ID, backupQueue } from '../shared/queues/backup';
+import { recordJobDuration } from '../shared/metrics/job-durations';
 import { closeRedis, createWorkerRedis, type Redis } from '../shared/storage/redis';
 import type { Processor } from './processor';
 
@@ -24,6 +26,8 @@ export interface WorkerRuntimeOptions {
   readonly schedulers?: boolean;
   /** Lock on active jobs; a crashed worker's jobs are retried after it expires. */
   readonly lockMs?: number;
+  /** The backup schedule (BACKUP_CRON in BACKUP_TZ); installed with the other schedulers. */
+  readonly backupSchedule?: { readonly pattern: string; readonly tz: string };
 }
 
 export function missingProcessors(
@@ -60,6 +64,16 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       },
     );
     await queue.close();
+    if (options.backupSchedule) {
+      // Upserted under one id by every worker: one job per period, however many workers run.
+      const backups = new Queue(backupQueue.name, { connection, prefix: options.prefix });
+      await backups.upsertJobScheduler(
+        BACKUP_SCHEDULER_ID,
+        { pattern: options.backupSchedule.pattern, tz: options.backupSchedule.tz },
+        { name: 'backup', data: { task: 'backup' }, opts: backupQueue.jobOptions },
+      );
+      await backups.close();
+    }
   }
   options.log.info({ queues: QUEUES.map((q) => q.name) }, 'workers started');
   let closing: Promise<void> | undefined;
@@ -113,6 +127,15 @@ function buildWorker(
   worker.on('failed', (job, err) =>
     options.log.warn({ queue: definition.name, jobId: job?.id, err: err.message }, 'job failed'),
   );
+  for (const event of ['completed', 'failed'] as const) {
+    worker.on(event, (job?: Job) => {
+      if (!job?.processedOn || !job.finishedOn) return;
+      const seconds = (job.finishedOn - job.processedOn) / 1000;
+      recordJobDuration(connection, options.prefix, definition.name, seconds).catch((err: Error) =>
+        options.log.warn({ err: err.message }, 'job duration not recorded'),
+      );
+    });
+  }
   worker.on('error', (err) =>
     options.log.error({ queue: definition.name, err: err.message }, 'worker error'),
   );

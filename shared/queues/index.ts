@@ -3,6 +3,7 @@
  * processor (`workers/processors/index.ts`), and the API creates its producers from this list.
  */
 import { apkIngestQueue } from './apk-ingest';
+import { backupQueue } from './backup';
 import { exceptionIngestQueue } from './exception-ingest';
 import { housekeepingQueue } from './housekeeping';
 import { versionNoticeQueue } from './version-notice';
@@ -12,6 +13,7 @@ export const QUEUES = [
   versionNoticeQueue,
   housekeepingQueue,
   exceptionIngestQueue,
+  backupQueue,
 ] as const;
 
 export type RegisteredQueue = (typeof QUEUES)[number];

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startApi, type ApiProcess } from '../../api/main';
 import { freePort } from '../../ops/services/child';
+import type { Logger } from '../../shared/log';
 import { selfSignedCertificate, type TlsMaterial } from '../../shared/crypto/tls';
 import { connectMongo, type Mongo } from '../../shared/storage/mongo';
 import { startWorkers, type WorkerProcess } from '../../workers/main';
@@ -46,12 +47,16 @@ export async function startStack(
     maxExceptionBytes?: number;
     heartbeatSeconds?: number;
     now?: () => Date;
+    /** Same key as another stack's: a restored database stays readable. Default: random. */
+    masterKey?: Buffer;
+    /** Default: the test logger (TEST_LOG_LEVEL, silent). */
+    log?: Logger;
   } = {},
 ): Promise<TestStack> {
   const { redisUrl, mongoUrl } = serviceUrls();
   const { database, prefix } = isolation();
-  const masterKey = randomBytes(32);
-  const log = testLogger();
+  const masterKey = options.masterKey ?? randomBytes(32);
+  const log = options.log ?? testLogger();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'apkrelay-test-'));
   const material = testTls();
   const closers: Array<() => Promise<void>> = [];

@@ -8,6 +8,7 @@ import type { PayloadOf, ResultOf } from '../../shared/queues/definition';
 import type { BlobStore } from '../../shared/storage/blob-store';
 import type { Processor } from '../processor';
 import { apkIngestProcessor } from './apk-ingest';
+import { backupProcessor, type BackupSettings } from './backup';
 import { exceptionIngestProcessor } from './exception-ingest';
 import { housekeepingProcessor } from './housekeeping';
 import { versionNoticeProcessor } from './version-notice';
@@ -24,6 +25,8 @@ export interface ProcessorDeps {
   readonly prefix: string;
   readonly notices: NoticeSink;
   readonly now: () => Date;
+  /** Where and how long backups are kept; unset: this worker refuses backup jobs. */
+  readonly backup?: BackupSettings;
 }
 
 export function createProcessors(deps: ProcessorDeps): ProcessorMap {
@@ -32,5 +35,6 @@ export function createProcessors(deps: ProcessorDeps): ProcessorMap {
     'apk-ingest': apkIngestProcessor(deps),
     'version-notice': versionNoticeProcessor(deps),
     'exception-ingest': exceptionIngestProcessor(deps),
+    backup: backupProcessor(deps),
   };
 }

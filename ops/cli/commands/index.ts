@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { register as account } from './account';
+import { register as backup } from './backup';
 import { register as inspect } from './inspect';
 import { register as services } from './services';
 import { register as start } from './start';
@@ -12,4 +13,5 @@ export const commands: ReadonlyArray<(program: Command) => void> = [
   services,
   inspect,
   upload,
+  backup,
 ];

@@ -85,7 +85,16 @@ async function runRole(config: Config, role: Role): Promise<void> {
     log.info({ ports: api.ports }, 'api listening');
     stop = () => api.close(config.shutdownTimeoutMs);
   } else {
-    const workers = await startWorkers({ ...common, lockMs: config.jobLockMs });
+    const workers = await startWorkers({
+      ...common,
+      lockMs: config.jobLockMs,
+      backup: {
+        dir: config.backupDir,
+        keepDays: config.backupKeepDays,
+        tz: config.backupTz,
+        cron: config.backupCron,
+      },
+    });
     stop = () => workers.close();
   }
   const shutdown = installShutdown(log, config.shutdownTimeoutMs, async () => {
