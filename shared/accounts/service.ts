@@ -14,7 +14,7 @@ import {
   unsealApiKey,
 } from './api-keys';
 import { hashPassword } from './passwords';
-import { FREE_PLAN, toAccount, type Account, type AccountDoc, type Plan } from './types';
+import { FREE_PLAN, toAccount, type Account, type AccountDoc, type Plan, type Role } from './types';
 
 export const ACCOUNTS_COLLECTION = 'accounts';
 const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
@@ -34,6 +34,8 @@ export interface AccountsService {
   revealApiKey(accountId: string): Promise<string>;
   findByEmail(email: string): Promise<Account | null>;
   setPlan(email: string, plan: Plan): Promise<Account>;
+  /** Grants (or with `granted: false` revokes) a role, e.g. `operator` (queue board, metrics). */
+  setRole(email: string, role: Role, granted: boolean): Promise<Account>;
 }
 
 export function accountsCollection(db: Db): Collection<AccountDoc> {
@@ -129,6 +131,19 @@ export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
       const doc = await accounts.findOneAndUpdate(
         { email: normaliseEmail(email) },
         { $set: { plan: valid, updatedAt: new Date() } },
+        { returnDocument: 'after' },
+      );
+      if (!doc) throw new AppError('NOT_FOUND', `no account with email ${normaliseEmail(email)}`);
+      return toAccount(doc);
+    },
+
+    async setRole(email, role, granted) {
+      const doc = await accounts.findOneAndUpdate(
+        { email: normaliseEmail(email) },
+        {
+          ...(granted ? { $addToSet: { roles: role } } : { $pull: { roles: role } }),
+          $set: { updatedAt: new Date() },
+        },
         { returnDocument: 'after' },
       );
       if (!doc) throw new AppError('NOT_FOUND', `no account with email ${normaliseEmail(email)}`);

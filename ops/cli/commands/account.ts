@@ -1,5 +1,5 @@
-/** `apkrelay account create|set-plan`: operator commands on accounts. */
-import { InvalidArgumentError, type Command } from 'commander';
+/** `apkrelay account create|set-plan|set-role`: operator commands on accounts. */
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { createAccountsService, validatePlan } from '../../../shared/accounts/service';
 import { FREE_PLAN } from '../../../shared/accounts/types';
 import { output, withDatabase } from '../context';
@@ -56,4 +56,31 @@ export function register(program: Command): void {
         `${updated.email}: plan set to ${updated.plan.installations} installations`,
       );
     });
+
+  account
+    .command('set-role')
+    .description('Grant a role to an account (operator: queue board and operations), or revoke it.')
+    .requiredOption('--email <email>', 'the account')
+    .addOption(
+      new Option('--role <role>', 'the role').choices(['operator', 'owner']).makeOptionMandatory(),
+    )
+    .option('--revoke', 'remove the role instead of granting it')
+    .option('--json', 'print one JSON object')
+    .action(
+      async (opts: {
+        email: string;
+        role: 'operator' | 'owner';
+        revoke?: boolean;
+        json?: boolean;
+      }) => {
+        const updated = await withDatabase((db, keys) =>
+          createAccountsService(db, keys).setRole(opts.email, opts.role, !opts.revoke),
+        );
+        output(
+          opts.json ?? false,
+          { id: updated.id, email: updated.email, roles: updated.roles },
+          `${updated.email}: roles ${updated.roles.join(', ') || '(none)'}`,
+        );
+      },
+    );
 }
