@@ -1,0 +1,296 @@
+/**
+ * Benchmark (issue 5): N concurrent clients (default 32) downloading a large current APK (default
+ * 50 MiB) over HTTPS on loopback from apkrelay's web host (`GET /download?package=P&api_key=K`:
+ * GridFS reads + AES-256-GCM segment decryption + TLS), against nginx serving the same plaintext
+ * file over HTTPS with the same certificate (`sendfile on`) in the same run: the physical limit of
+ * this machine. Aggregate throughput, p50/p99 time to last byte, the ratio apkrelay / nginx, and
+ * the CPU each side's processes used.
+ *
+ *   npm run bench:download [-- --clients 32] [-- --rounds 4] [-- --size 50] [-- --json]
+ *
+ * Every client first downloads once (warm-up, not measured), then `rounds` times back to back.
+ * The API and workers run as their own processes on embedded services for a temporary DATA_DIR
+ * (lib/deployment.ts); nginx runs in the foreground from a temporary prefix (lib/nginx.ts).
+ * Everything is stopped at the end, also on error.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { APK_CONTENT_TYPE } from '../../api/download/send-apk';
+import { exchange } from '../cli/upload/http-client';
+import { uploadFile } from '../cli/upload/upload-file';
+import { cpuSnapshot } from './lib/cpu-time';
+import { startDeployment, type Deployment } from './lib/deployment';
+import { percentile, runLoad, type LoadOptions, type LoadResult } from './lib/download-load';
+import { ensureNginx, startNginx, type NginxServer } from './lib/nginx';
+import { benchApk } from './lib/signed-apk';
+
+const MiB = 1024 * 1024;
+const MB = 1e6;
+const PACKAGE = 'dev.apkrelay.bench.download';
+
+interface Args {
+  readonly clients: number;
+  readonly rounds: number;
+  readonly sizeMiB: number;
+  readonly json: boolean;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  const args = { clients: 32, rounds: 4, sizeMiB: 50, json: false };
+  const whole = (flag: string, value: string | undefined, max: number) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`${flag} takes 1 to ${max}`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--json') args.json = true;
+    else if (arg === '--clients') args.clients = whole(arg, argv[++i], 1024);
+    else if (arg === '--rounds') args.rounds = whole(arg, argv[++i], 100);
+    else if (arg === '--size') args.sizeMiB = whole(arg, argv[++i], 1024);
+    else
+      throw new Error(
+        `unknown argument ${arg ?? ''} (--clients N, --rounds N, --size MiB, --json)`,
+      );
+  }
+  return args;
+}
+
+async function sha256File(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) hash.update(chunk);
+  return hash.digest('hex');
+}
+
+/**
+ * DATA_DIR and WEB_PORT the deployment gave its API process (Deployment exposes neither), from
+ * /proc/<pid>/environ: the certificate's key lives in DATA_DIR/tls/, the web host on WEB_PORT.
+ */
+async function apiSettings(d: Deployment): Promise<{ dataDir: string; webPort: number }> {
+  const pairs = (await readFile(`/proc/${d.apiPid}/environ`, 'utf8')).split('\0');
+  const value = (name: string) =>
+    pairs.find((p) => p.startsWith(`${name}=`))?.slice(name.length + 1);
+  const dataDir = value('DATA_DIR');
+  const webPort = Number(value('WEB_PORT'));
+  if (!dataDir || !Number.isInteger(webPort)) throw new Error('no DATA_DIR/WEB_PORT in API env');
+  return { dataDir, webPort };
+}
+
+async function processName(pid: number): Promise<string> {
+  return (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '?')).trim();
+}
+
+async function createAccount(d: Deployment): Promise<string> {
+  const body = Buffer.from(
+    JSON.stringify({ email: `bench-${Date.now()}@example.com`, password: 'bench-password-1' }),
+  );
+  const reply = await exchange({
+    method: 'POST',
+    url: new URL(`${d.adminUrl}/api/v2/accounts`),
+    headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
+    body: Readable.from([body]),
+    tls: { ca: d.ca },
+  });
+  if (reply.status !== 201) throw new Error(`account creation failed: HTTP ${reply.status}`);
+  return (JSON.parse(reply.text) as { apiKey: string }).apiKey;
+}
+
+interface TargetRun {
+  readonly name: string;
+  readonly load: LoadResult;
+  readonly mbPerSecond: number;
+  readonly p50: number;
+  readonly p99: number;
+  /** CPU seconds of each server-side process during the measured rounds. */
+  readonly serverCpuSeconds: Record<string, number>;
+}
+
+async function measureTarget(
+  name: string,
+  url: URL,
+  ca: string,
+  pids: () => Promise<Record<string, number>>,
+  options: LoadOptions,
+  say: (text: string) => void,
+): Promise<TargetRun> {
+  say(`${name}: warm-up (${options.clients} clients x 1 download) ...`);
+  await runLoad({ url, ca }, { ...options, rounds: 1 });
+  say(`${name}: ${options.clients} clients x ${options.rounds} downloads ...`);
+  const cpuUsed = await cpuSnapshot(await pids());
+  const load = await runLoad({ url, ca }, options);
+  const serverCpuSeconds = await cpuUsed();
+  return {
+    name,
+    load,
+    mbPerSecond: load.bytes / MB / load.wallSeconds,
+    p50: percentile(load.ttlbSeconds, 50),
+    p99: percentile(load.ttlbSeconds, 99),
+    serverCpuSeconds,
+  };
+}
+
+function table(runs: readonly [TargetRun, TargetRun]): string {
+  const [relay, nginx] = runs;
+  const header = ['', 'MB/s', 'p50 TTLB s', 'p99 TTLB s', 'p50 TTFB s', 'server CPU s', 'wall s'];
+  const cpu = (r: TargetRun) => Object.values(r.serverCpuSeconds).reduce((a, b) => a + b, 0);
+  const row = (r: TargetRun) => [
+    r.name,
+    r.mbPerSecond.toFixed(1),
+    r.p50.toFixed(2),
+    r.p99.toFixed(2),
+    percentile(r.load.ttfbSeconds, 50).toFixed(3),
+    cpu(r).toFixed(1),
+    r.load.wallSeconds.toFixed(1),
+  ];
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+  const ratios = [
+    'apkrelay / nginx',
+    ratio(relay.mbPerSecond, nginx.mbPerSecond),
+    ratio(relay.p50, nginx.p50),
+    ratio(relay.p99, nginx.p99),
+    ratio(percentile(relay.load.ttfbSeconds, 50), percentile(nginx.load.ttfbSeconds, 50)),
+    ratio(cpu(relay), cpu(nginx)),
+    ratio(relay.load.wallSeconds, nginx.load.wallSeconds),
+  ];
+  const body = [row(relay), row(nginx), ratios];
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0)))
+      .join('  ');
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+}
+
+function cpuLine(r: TargetRun): string {
+  const parts = Object.entries(r.serverCpuSeconds).map(([k, v]) => `${k} ${v.toFixed(1)} s`);
+  const gb = r.load.bytes / 1e9;
+  return (
+    `${r.name}: ${parts.join(', ')}, client ${r.load.clientCpuSeconds.toFixed(1)} s ` +
+    `over ${r.load.wallSeconds.toFixed(1)} s wall (${gb.toFixed(1)} GB); ${r.load.tls}; ` +
+    `SHA-256 verified on ${r.load.verifiedDownloads} full downloads`
+  );
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const args = parseArgs(argv);
+  const say = (text: string) => {
+    if (!args.json) process.stdout.write(`${text}\n`);
+  };
+  const nginxBinary = await ensureNginx(); // fail (or install) before the slow parts
+  say(`APK: ${args.sizeMiB} MiB of random stored assets (built once, cached in the tmpdir)`);
+  const apk = await benchApk({ payloadBytes: args.sizeMiB * MiB, package: PACKAGE });
+  const expectedBytes = (await stat(apk)).size;
+  const expectedSha256 = await sha256File(apk);
+  say('starting services, API and workers (separate processes) ...');
+  const deployment = await startDeployment({ maxApkBytes: Math.max(64 * MiB, 2 * expectedBytes) });
+  let nginx: NginxServer | undefined;
+  const stopAll = async () => {
+    await nginx?.stop();
+    await deployment.stop();
+  };
+  const onSignal = () => void stopAll().finally(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const { dataDir, webPort } = await apiSettings(deployment);
+    const apiKey = await createAccount(deployment);
+    say('uploading the APK ...');
+    const upload = await uploadFile(apk, {
+      baseUrl: deployment.adminUrl,
+      apiKey,
+      tls: { ca: deployment.ca },
+      current: true,
+      async: false,
+      pollTimeoutMs: 600_000,
+      retries: 3,
+      maxRetryAfterMs: 10_000,
+    });
+    if (!upload.ok) throw new Error(`upload refused: ${upload.message}`);
+    const query = `/download?package=${PACKAGE}&api_key=${encodeURIComponent(apiKey)}`;
+    nginx = await startNginx(nginxBinary, {
+      file: apk,
+      urlPath: '/download',
+      certFile: path.join(dataDir, 'tls', 'self-signed.crt'),
+      keyFile: path.join(dataDir, 'tls', 'self-signed.key'),
+      contentType: APK_CONTENT_TYPE,
+    });
+    const options: LoadOptions = {
+      clients: args.clients,
+      rounds: args.rounds,
+      expectedBytes,
+      expectedSha256,
+    };
+    const relayPids = async () => {
+      const pids: Record<string, number> = { api: deployment.apiPid };
+      const { mongo, redis } = deployment.servicePids;
+      if (mongo !== null) pids[`mongo (${await processName(mongo)})`] = mongo;
+      if (redis !== null) pids.redis = redis;
+      return pids;
+    };
+    const server = nginx;
+    const nginxPids = async () => {
+      const pids: Record<string, number> = { 'nginx master': server.pid };
+      for (const [i, pid] of (await server.workerPids()).entries()) pids[`worker ${i}`] = pid;
+      return pids;
+    };
+    const ca = deployment.ca;
+    const relay = await measureTarget(
+      'apkrelay (web host)',
+      new URL(`https://127.0.0.1:${webPort}${query}`),
+      ca,
+      relayPids,
+      options,
+      say,
+    );
+    const reference = await measureTarget(
+      'nginx (sendfile)',
+      new URL(`${server.origin}${query}`),
+      ca,
+      nginxPids,
+      options,
+      say,
+    );
+    const runs = [relay, reference] as const;
+    if (args.json) {
+      const summary = runs.map(({ load, ...r }) => ({ ...r, ...load }));
+      process.stdout.write(
+        `${JSON.stringify({
+          node: process.version,
+          apkBytes: expectedBytes,
+          clients: args.clients,
+          rounds: args.rounds,
+          ratio: {
+            throughput: relay.mbPerSecond / reference.mbPerSecond,
+            p50: relay.p50 / reference.p50,
+            p99: relay.p99 / reference.p99,
+          },
+          runs: summary,
+        })}\n`,
+      );
+    } else {
+      say('');
+      say(table(runs));
+      say('');
+      for (const r of runs) say(cpuLine(r));
+      say(
+        `MB/s = 10^6 bytes/s, all clients together, first request to last byte; TTLB/TTFB = time ` +
+          `to last/first byte of one ${(expectedBytes / MiB).toFixed(1)} MiB download ` +
+          `(${relay.load.downloads} per target, after ${args.clients} warm-up downloads).`,
+      );
+    }
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await stopAll();
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).catch((err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  });
+}
