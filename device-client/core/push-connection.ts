@@ -71,6 +71,7 @@ export class PushConnection {
       if (!this.registered) await this.register();
       await this.stream();
     } catch (err) {
+      if (this.stopped) return;
       this.log('warn', `push: ${(err as Error).message}`);
       if (err instanceof Refused) this.o.emit({ event: 'error', message: err.message });
     }

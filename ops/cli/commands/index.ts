@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { register as account } from './account';
+import { register as deviceSim } from './device-sim';
 import { register as backup } from './backup';
 import { register as inspect } from './inspect';
 import { register as services } from './services';

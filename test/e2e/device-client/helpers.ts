@@ -1,0 +1,32 @@
+/** Shared by the device-client end-to-end tests: waiting on fleet events, fixture hashes. */
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FleetEvent } from '../../../device-client/simulator/fleet';
+import { fixture } from '../../helpers/uploads';
+
+export const SAMPLE = 'dev.apkrelay.sample';
+
+export async function md5Of(name: string): Promise<string> {
+  return createHash('md5')
+    .update(await fixture(name))
+    .digest('hex');
+}
+
+/** Polls until `check` holds, or fails with what was seen. */
+export async function until(
+  what: string,
+  check: () => boolean,
+  timeoutMs = 20_000,
+  seen: () => unknown = () => undefined,
+): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end)
+      throw new Error(`timed out waiting for ${what}; seen: ${JSON.stringify(seen())}`);
+    await sleep(50);
+  }
+}
+
+export function eventsOf(events: FleetEvent[], device: string, name: string): FleetEvent[] {
+  return events.filter((e) => e.device === device && e.event === name);
+}
