@@ -5,6 +5,7 @@
 import express, { type Express } from 'express';
 import type { ApiDeps } from './deps';
 import { errorMiddleware, notFound } from './http-errors';
+import { mountOpsBoard } from './ops-board';
 import { requestLog } from './request-log';
 import type { Host, Route } from './route-table';
 import { allRoutes } from './routes';
@@ -30,6 +31,7 @@ export function createHostApp(
   for (const route of routes) {
     if (route.hosts.includes(host)) app[route.method](route.path, ...route.handlers);
   }
+  if (host === 'admin') mountOpsBoard(app, deps);
   app.use('/api/v2', notFound());
   app.use((_req, res) => {
     res.status(404).type('text/plain').send('Not found');

@@ -18,6 +18,19 @@ export function bearerAuth(deps: Pick<ApiDeps, 'accounts'>): RequestHandler {
   };
 }
 
+/** Bearer API key of an account with the `operator` role (queue board); others get 403. */
+export function operatorAuth(deps: Pick<ApiDeps, 'accounts'>): RequestHandler[] {
+  return [
+    bearerAuth(deps),
+    (_req, res, next) => {
+      if (!currentAccount(res).roles.includes('operator')) {
+        throw new AppError('FORBIDDEN', 'operator accounts only');
+      }
+      next();
+    },
+  ];
+}
+
 export function currentAccount(res: Response): Account {
   const account = res.locals.account as Account | undefined;
   if (!account) throw new AppError('UNAUTHENTICATED');

@@ -8,6 +8,7 @@ import type { Redis } from '../shared/storage/redis';
 import type { Logger } from '../shared/log';
 import type { BlobStore } from '../shared/storage/blob-store';
 import type { IngestClient } from './upload/ingest-client';
+import type { ApiMetrics } from './metrics/api-metrics';
 
 /** Liveness of what the API depends on, for /readyz. Each check answers quickly. */
 export interface ReadinessChecks {
@@ -34,6 +35,10 @@ export interface ApiDeps {
   readonly publicUrls: { readonly base: string; readonly web: string; readonly push: string };
   readonly push: PushHub;
   readonly pushKeys: PushKeys;
+  /** Counters the routes increment and the collectors `/metrics` renders. */
+  readonly metrics: ApiMetrics;
+  /** Bearer token of `/metrics` (METRICS_TOKEN); unset: `/metrics` answers 404. */
+  readonly metricsToken?: string;
   readonly limits: {
     readonly maxApkBytes: number;
     readonly uploadWaitTimeoutMs: number;

@@ -21,6 +21,7 @@ import { derivePushKeys } from '../shared/devices/push-signing';
 import { PushHub } from './push/hub';
 import type { Host } from './route-table';
 import { createIngestClient } from './upload/ingest-client';
+import { createApiMetrics } from './metrics/api-metrics';
 
 export interface ApiOptions {
   readonly log: Logger;
@@ -38,6 +39,8 @@ export interface ApiOptions {
     readonly heartbeatSeconds?: number;
   };
   readonly now?: () => Date;
+  /** Bearer token of `/metrics` (METRICS_TOKEN); unset: metrics are off. */
+  readonly metricsToken?: string;
 }
 
 export interface ApiProcess {
@@ -114,6 +117,15 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
         mongo: () => mongoReachable(mongo),
         workers: () => producers.allHaveWorkers(),
       },
+      metrics: createApiMetrics({
+        db: mongo.db,
+        redis,
+        prefix: options.queuePrefix,
+        producers,
+        openStreams: () => pushHub.openStreams,
+        now,
+      }),
+      ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
     };
     for (const host of ['admin', 'web', 'push'] as const) {
       listeners.push(

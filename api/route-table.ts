@@ -7,8 +7,11 @@ import type { RequestHandler } from 'express';
 
 export type Host = 'admin' | 'web' | 'push';
 export type Method = 'get' | 'post' | 'put' | 'delete';
-/** Who may call a route: anyone, or an account authenticated by its API key. */
-export type Access = 'public' | 'apiKey';
+/**
+ * Who may call a route: anyone, an account authenticated by its API key, an account with the
+ * `operator` role (API key), or a scraper holding METRICS_TOKEN.
+ */
+export type Access = 'public' | 'apiKey' | 'operator' | 'metricsToken';
 
 export interface Route {
   readonly method: Method;

@@ -45,6 +45,7 @@ export interface SendApkDeps {
   readonly blobs: BlobStore;
   readonly keys: KeyRing;
   readonly log: Logger;
+  readonly metrics?: { readonly bytesDownloaded: { inc(bytes: number): void } };
 }
 
 /** Sends `apk`; resolves to the number of body bytes sent. */
@@ -105,5 +106,6 @@ export async function sendApk(
     res.destroy();
     return 0;
   }
+  deps.metrics?.bytesDownloaded.inc(length);
   return length;
 }

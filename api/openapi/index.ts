@@ -9,6 +9,7 @@ import { devicePaths, deviceSchemas } from './devices';
 import { downloadLinkPaths, downloadLinkSchemas } from './download-links';
 import { exceptionPaths, exceptionSchemas } from './exceptions';
 import { downloadPaths, downloadSchemas } from './downloads';
+import { operationPaths } from './operations';
 import { uploadPaths, uploadSchemas } from './uploads';
 
 export function openApiDocument(serverUrl: string) {
@@ -25,7 +26,10 @@ export function openApiDocument(serverUrl: string) {
     },
     servers: [{ url: serverUrl }],
     components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN' },
+      },
       schemas: {
         Error: errorBody,
         ...accountSchemas,
@@ -43,6 +47,7 @@ export function openApiDocument(serverUrl: string) {
       ...downloadLinkPaths,
       ...devicePaths,
       ...exceptionPaths,
+      ...operationPaths,
     },
   };
 }

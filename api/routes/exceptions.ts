@@ -84,10 +84,14 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
 
   async function judge(apiKey: string | undefined, fields: ReportFields): Promise<Verdict> {
     try {
-      return await takeReport(intakeDeps(), apiKey, validateReport(fields));
+      return deps.metrics.countException(
+        await takeReport(intakeDeps(), apiKey, validateReport(fields)),
+      );
     } catch (err) {
       if (err instanceof ReportInvalid) {
-        return lost('EXCEPTION_REPORT_INVALID', invalidReportText(err.message));
+        return deps.metrics.countException(
+          lost('EXCEPTION_REPORT_INVALID', invalidReportText(err.message)),
+        );
       }
       throw err;
     }

@@ -8,6 +8,7 @@ import { downloadLinkRoutes } from './download-links';
 import { downloadRoutes } from './downloads';
 import { exceptionRoutes } from './exceptions';
 import { healthRoutes } from './health';
+import { operationsRoutes } from './operations';
 import { uploadRoutes } from './uploads';
 
 /** Every route of every host. */
@@ -34,5 +35,6 @@ export function allRoutes(deps: ApiDeps): Route[] {
     ...downloadLinkRoutes(deps),
     ...deviceRoutes(deps),
     ...exceptionRoutes(deps),
+    ...operationsRoutes(deps),
   ];
 }

@@ -51,6 +51,7 @@ export async function startStack(
     masterKey?: Buffer;
     /** Default: the test logger (TEST_LOG_LEVEL, silent). */
     log?: Logger;
+    metricsToken?: string;
   } = {},
 ): Promise<TestStack> {
   const { redisUrl, mongoUrl } = serviceUrls();
@@ -96,6 +97,7 @@ export async function startStack(
         ...(options.maxExceptionBytes ? { maxExceptionBytes: options.maxExceptionBytes } : {}),
       },
       ...(options.now ? { now: options.now } : {}),
+      ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
     });
     closers.push(track('api', () => api.close(1_000)));
     return { urls };

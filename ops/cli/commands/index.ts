@@ -15,4 +15,5 @@ export const commands: ReadonlyArray<(program: Command) => void> = [
   inspect,
   upload,
   backup,
+  deviceSim,
 ];

@@ -81,6 +81,7 @@ async function runRole(config: Config, role: Role): Promise<void> {
         maxExceptionBytes: config.maxExceptionBytes,
         heartbeatSeconds: config.heartbeatSeconds,
       },
+      ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
     });
     log.info({ ports: api.ports }, 'api listening');
     stop = () => api.close(config.shutdownTimeoutMs);
