@@ -28,7 +28,8 @@ export async function cpuSnapshot(
   return async () => {
     const used: Record<string, number> = {};
     for (const [name, pid] of Object.entries(pids)) {
-      used[name] = ((await cpuSeconds(pid)) ?? 0) - (before.get(name) ?? 0);
+      const seconds = ((await cpuSeconds(pid)) ?? 0) - (before.get(name) ?? 0);
+      used[name] = Math.round(seconds * 100) / 100; // whole ticks
     }
     return used;
   };

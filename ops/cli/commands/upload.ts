@@ -8,9 +8,9 @@
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { mapPool } from '../upload/pool';
-import { progressView } from '../upload/progress';
+import { progressView, type FileProgress } from '../upload/progress';
 import { formatResult } from '../upload/report';
-import { uploadFile, type UploadSettings } from '../upload/upload-file';
+import { followJob, sendFile, type UploadResult, type UploadSettings } from '../upload/upload-file';
 
 interface UploadOptions {
   baseUrl: string;
@@ -90,18 +90,25 @@ export function register(program: Command): void {
       const bars = !json && process.stderr.isTTY;
       const view = progressView(bars, files.length, process.stderr);
       const pending: string[] = [];
+      const follows: Array<Promise<void>> = [];
       let failed = 0;
+      const report = (result: UploadResult, progress: FileProgress) => {
+        progress.finish(result);
+        if (!result.ok) failed++;
+        const line = formatResult(result, json, settings.apiKey);
+        // With bars on the terminal, lines wait for the bars to stop so neither garbles the other.
+        if (bars) pending.push(line);
+        else process.stdout.write(line);
+      };
       try {
+        // The pool bounds transfers only: a job being polled frees its slot for the next file.
         await mapPool(files, opts.concurrency, async (file) => {
           const progress = view.track(file);
-          const result = await uploadFile(file, settings, progress);
-          progress.finish(result);
-          if (!result.ok) failed++;
-          const line = formatResult(result, json, settings.apiKey);
-          // With bars on the terminal, lines wait for the bars to stop so neither garbles the other.
-          if (bars) pending.push(line);
-          else process.stdout.write(line);
+          const sent = await sendFile(file, settings, progress);
+          if (sent.kind === 'decided') report(sent.result, progress);
+          else follows.push(followJob(sent, settings, progress).then((r) => report(r, progress)));
         });
+        await Promise.all(follows);
       } finally {
         view.stop();
       }

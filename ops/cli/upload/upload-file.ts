@@ -2,7 +2,9 @@
  * Uploads one APK to `POST {base}/apps/api_upload` as a streamed multipart form, retrying a 503
  * (honouring Retry-After) a few times with p-retry, then, when the server answers with a job
  * (asynchronous mode, or a synchronous wait that ran out), polls the job until it is decided.
- * Never throws: every outcome, network failures included, becomes an UploadResult.
+ * Sending and following are separate steps so a caller can bound transfers without holding a
+ * transfer slot while a job is polled. Nothing here throws: every outcome, network failures
+ * included, becomes an UploadResult.
  */
 import pRetry from 'p-retry';
 import { exchange, retryAfterMs, type HttpReply, type TlsTrust } from './http-client';
@@ -138,33 +140,50 @@ async function post(file: string, s: UploadSettings, events: UploadEvents): Prom
   );
 }
 
-export async function uploadFile(
+/** A sent upload: decided by the reply itself, or a job still to follow. */
+export type Sent =
+  | { readonly kind: 'decided'; readonly result: UploadResult }
+  | {
+      readonly kind: 'job';
+      readonly file: string;
+      readonly status: number;
+      readonly jobId: string;
+      readonly statusUrl?: string;
+    };
+
+/** Sends the file; the reply either decides it or names a job (see followJob). Never throws. */
+export async function sendFile(
   file: string,
   s: UploadSettings,
   events: UploadEvents = {},
-): Promise<UploadResult> {
+): Promise<Sent> {
   let reply: HttpReply;
   try {
     reply = await post(file, s, events);
   } catch (err) {
-    if (err instanceof Unavailable) {
-      return { file, ok: false, status: 503, message: firstLine(err.reply.text) };
-    }
-    return { file, ok: false, status: null, message: (err as Error).message };
+    const result: UploadResult =
+      err instanceof Unavailable
+        ? { file, ok: false, status: 503, message: firstLine(err.reply.text) }
+        : { file, ok: false, status: null, message: (err as Error).message };
+    return { kind: 'decided', result };
   }
   const job = jobOf(reply);
-  if (!job) {
-    const ok = reply.status >= 200 && reply.status < 300;
-    return {
-      file,
-      ok,
-      status: reply.status,
-      message: firstLine(reply.text) || `HTTP ${reply.status}`,
-    };
-  }
+  if (job) return { kind: 'job', file, status: reply.status, ...job };
+  const ok = reply.status >= 200 && reply.status < 300;
+  const message = firstLine(reply.text) || `HTTP ${reply.status}`;
+  return { kind: 'decided', result: { file, ok, status: reply.status, message } };
+}
+
+/** Polls a sent upload's job to its verdict. Never throws. */
+export async function followJob(
+  sent: Extract<Sent, { kind: 'job' }>,
+  s: UploadSettings,
+  events: UploadEvents = {},
+): Promise<UploadResult> {
+  const { file, status, jobId } = sent;
   events.onPhase?.('polling');
   try {
-    const decided = await pollStatus(statusTarget(s.baseUrl, job.jobId, job.statusUrl), {
+    const decided = await pollStatus(statusTarget(s.baseUrl, jobId, sent.statusUrl), {
       apiKey: s.apiKey,
       tls: s.tls,
       timeoutMs: s.pollTimeoutMs,
@@ -172,19 +191,23 @@ export async function uploadFile(
     return {
       file,
       ok: decided.status === 'done',
-      status: reply.status,
+      status,
       message: decided.verdict?.message ?? decided.status,
-      jobId: job.jobId,
+      jobId,
       verdict: decided.verdict,
       apk: decided.apk,
     };
   } catch (err) {
-    return {
-      file,
-      ok: false,
-      status: reply.status,
-      message: (err as Error).message,
-      jobId: job.jobId,
-    };
+    return { file, ok: false, status, message: (err as Error).message, jobId };
   }
+}
+
+/** sendFile then, when the reply names a job, followJob. */
+export async function uploadFile(
+  file: string,
+  s: UploadSettings,
+  events: UploadEvents = {},
+): Promise<UploadResult> {
+  const sent = await sendFile(file, s, events);
+  return sent.kind === 'decided' ? sent.result : followJob(sent, s, events);
 }
