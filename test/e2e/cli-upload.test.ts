@@ -232,6 +232,8 @@ test('a 503 with Retry-After is retried; a server that stays unavailable ends in
     ]);
     expect(ok.code).toBe(0);
     expect(flaky.requests()).toBe(2);
+    // p-retry is ESM-only: the CommonJS build loads it through require(esm), without a warning.
+    expect(ok.stderr).toBe('');
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
     const failed = await upload([
       '--base-url',
