@@ -1,0 +1,136 @@
+/**
+ * Issue 10, must hold 4: a full run's logs carry request ids and job ids but no API key, password,
+ * master key, metrics token or data key. One stack (API and workers) logs at debug level into a
+ * captured pino destination while the test drives sign-up, uploads (legacy form, Bearer, a
+ * rejected APK, a wrong key), downloads (key in the query string), the listing, installations,
+ * exceptions (form and JSON), metrics and the queue board; then every secret used, in every
+ * encoding a log could carry it, is searched for in the captured output.
+ */
+import { createKeyRing } from '../../../shared/crypto/keys';
+import { unwrapDataKey } from '../../../shared/crypto/data-keys';
+import { createLogger } from '../../../shared/log';
+import { newAccount } from '../../helpers/accounts';
+import { request } from '../../helpers/http';
+import { postMultipart } from '../../helpers/multipart';
+import { startStack, type TestStack } from '../../helpers/stack';
+import { fixture, uploadFixture } from '../../helpers/uploads';
+import { drained, encodeForm, eventually, postForm, stackTrace } from '../exceptions/fixtures';
+
+jest.setTimeout(90_000);
+const TOKEN = 'metrics-token-for-the-log-test-42';
+const captured: string[] = [];
+let stack: TestStack;
+
+beforeAll(async () => {
+  const log = createLogger(
+    'debug',
+    { role: 'test' },
+    { write: (line: string) => captured.push(line) },
+  );
+  stack = await startStack({ log, metricsToken: TOKEN });
+});
+afterAll(() => stack.close());
+
+test('logs of a full run contain request and job ids, and no secret', async () => {
+  const { apiKey, email, id } = await newAccount(stack);
+  const password = 'password-123'; // what newAccount signs up with
+  const other = await request(`${stack.urls.admin}/api/v2/accounts`, {
+    method: 'POST',
+    json: { email: 'second@example.com', password: 'Zq-second-secret-77' },
+    ca: stack.ca,
+  });
+  const apiKey2 = other.json<{ apiKey: string }>().apiKey;
+  const bearer = { authorization: `Bearer ${apiKey}` };
+
+  await uploadFixture(stack, apiKey, 'large.apk');
+  const rejected = await postMultipart(
+    `${stack.urls.admin}/apps/api_upload`,
+    [
+      { name: 'apiKey', value: apiKey },
+      { name: 'apk', filename: 'unsigned.apk', data: await fixture('unsigned.apk') },
+    ],
+    { ca: stack.ca },
+  );
+  expect(rejected.status).toBe(422);
+  const wrongKey = await postMultipart(
+    `${stack.urls.admin}/apps/api_upload`,
+    [
+      { name: 'apiKey', value: `${apiKey2}x` },
+      { name: 'apk', filename: 'a.apk', data: await fixture('signed-v2-only.apk') },
+    ],
+    { ca: stack.ca },
+  );
+  expect(wrongKey.status).toBe(401);
+  const asyncUpload = await postMultipart(
+    `${stack.urls.admin}/api/v2/apps/dev.apkrelay.large/apks`,
+    [{ name: 'apk', filename: 'l.apk', data: await fixture('large.apk') }],
+    { ca: stack.ca, headers: bearer },
+  );
+  expect(asyncUpload.status).toBe(202);
+
+  const q = `package=dev.apkrelay.large&api_key=${encodeURIComponent(apiKey)}`;
+  expect((await request(`${stack.urls.web}/download?${q}`, { ca: stack.ca })).status).toBe(200);
+  await request(`${stack.urls.admin}/download?package=x&api_key=${apiKey2}`, { ca: stack.ca });
+  await request(
+    `${stack.urls.admin}/apps/api_list_json?packageName=dev.apkrelay.large&apiKey=${apiKey}`,
+    { ca: stack.ca },
+  );
+  await request(`${stack.urls.admin}/api/v2/account`, { headers: bearer, ca: stack.ca });
+  await request(`${stack.urls.push}/api/v2/installations`, {
+    method: 'POST',
+    headers: bearer,
+    json: { package: 'dev.apkrelay.large', deviceId: 'log-device' },
+    ca: stack.ca,
+  });
+  const apk = await stack.mongo.db.collection('apks').findOne({ accountId: id });
+  const report = {
+    package: 'dev.apkrelay.large',
+    api_key: apiKey,
+    hash: String(apk?.md5),
+    deviceId: 'log-device',
+    st: stackTrace('logs'),
+  };
+  expect((await postForm(stack.urls.admin, stack.ca, encodeForm(report))).status).toBe(200);
+  await request(`${stack.urls.admin}/api/v2/exceptions`, {
+    method: 'POST',
+    headers: bearer,
+    json: { package: report.package, hash: report.hash, deviceId: 'd2', stack: report.st },
+    ca: stack.ca,
+  });
+  await request(`${stack.urls.admin}/metrics`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+    ca: stack.ca,
+  });
+  await request(`${stack.urls.admin}/metrics`, {
+    headers: { authorization: `Bearer ${TOKEN}x` },
+    ca: stack.ca,
+  });
+  await request(`${stack.urls.admin}/ops/queues/api/queues`, { headers: bearer, ca: stack.ca });
+  await eventually(() => stack.mongo.db.collection('exceptions').countDocuments({}), 1);
+  await drained(stack);
+
+  const keys = createKeyRing(stack.masterKey);
+  const apks = await stack.mongo.db.collection('apks').find({}).toArray();
+  expect(apks.length).toBeGreaterThanOrEqual(1);
+  const dataKeys = apks.map((a) => unwrapDataKey(keys, String(a.wrappedKey), String(a.blobId)));
+  const secrets: Record<string, string[]> = {
+    apiKey: [apiKey, apiKey2, encodeURIComponent(apiKey)],
+    password: [password, 'Zq-second-secret-77'],
+    masterKey: [stack.masterKey.toString('base64'), stack.masterKey.toString('hex')],
+    metricsToken: [TOKEN],
+    dataKey: dataKeys.flatMap((k) => [k.toString('base64'), k.toString('hex')]),
+  };
+
+  const output = captured.join('');
+  expect(captured.length).toBeGreaterThan(20);
+  for (const [what, values] of Object.entries(secrets)) {
+    for (const value of values) {
+      if (output.includes(value)) throw new Error(`a log line contains the ${what} ${value}`);
+    }
+  }
+  const lines = captured.map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(lines.filter((l) => typeof l.requestId === 'string').length).toBeGreaterThan(10);
+  expect(lines.some((l) => l.jobId !== undefined && l.queue === 'apk-ingest')).toBe(true);
+  expect(lines.some((l) => l.msg === 'request' && l.path === '/download')).toBe(true);
+  expect(email).toMatch(/@example\.com$/);
+});
