@@ -250,10 +250,14 @@ export class ExceptionQueue {
         resolve(this.writes.then(() => true));
       };
       this.waiters.push(done);
-      cancel = this.o.ports.clock.setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== done);
-        resolve(this.writes.then(() => false));
-      }, timeoutMs);
+      cancel = this.o.ports.clock.setTimeout(
+        () => {
+          this.waiters = this.waiters.filter((w) => w !== done);
+          resolve(this.writes.then(() => false));
+        },
+        timeoutMs,
+        true,
+      );
     });
   }
 

@@ -63,8 +63,11 @@ export type Cancel = () => void;
 
 export interface Clock {
   now(): number;
-  /** A one-shot timer that never keeps the process alive (unref'd on Node). */
-  setTimeout(fn: () => void, ms: number): Cancel;
+  /**
+   * A one-shot timer that never keeps the process alive (unref'd on Node), except with
+   * `keepAlive`: only the deadline of a flush/close someone awaits is kept alive.
+   */
+  setTimeout(fn: () => void, ms: number, keepAlive?: boolean): Cancel;
   /** In [0, 1): backoff jitter. */
   random(): number;
 }

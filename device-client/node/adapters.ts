@@ -20,9 +20,9 @@ import type {
 
 export const nodeClock: Clock = {
   now: () => Date.now(),
-  setTimeout(fn, ms) {
+  setTimeout(fn, ms, keepAlive) {
     const t = setTimeout(fn, Math.max(0, Math.min(ms, 2 ** 31 - 1)));
-    t.unref();
+    if (!keepAlive) t.unref();
     return () => clearTimeout(t);
   },
   random: () => Math.random(),
