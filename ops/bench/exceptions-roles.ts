@@ -18,7 +18,8 @@ export interface RoleMessage {
   readonly database: string;
   readonly prefix: string;
   readonly masterKey: string;
-  readonly port: number;
+  /** admin, web, push (api role only). */
+  readonly ports: readonly [number, number, number];
   readonly rawQueue: string;
   readonly rawConcurrency: number;
 }
@@ -34,13 +35,13 @@ async function start(m: RoleMessage): Promise<() => Promise<void>> {
     masterKey: Buffer.from(m.masterKey, 'base64'),
   };
   if (m.role === 'api') {
-    const [web, push] = [m.port + 1, m.port + 2];
-    const base = `http://127.0.0.1:${m.port}`;
+    const [admin, web, push] = m.ports;
+    const base = `http://127.0.0.1:${admin}`;
     const api = await startApi({
       ...common,
       tls: undefined,
       host: '127.0.0.1',
-      ports: { admin: m.port, web, push },
+      ports: { admin, web, push },
       publicUrls: { base, web: base, push: base },
       limits: { maxApkBytes: 1024 * 1024, uploadWaitTimeoutMs: 1_000 },
     });

@@ -12,14 +12,12 @@
  * worker and raw worker run as their own processes (this file, forked with `--role`).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
-import { ObjectId, type Db } from 'mongodb';
 import { createAccountsService } from '../../shared/accounts/service';
 import { loadConfig, processEnv } from '../../shared/config';
 import { createKeyRing } from '../../shared/crypto/keys';
@@ -28,6 +26,7 @@ import { connectMongo } from '../../shared/storage/mongo';
 import { closeRedis, createWorkerRedis } from '../../shared/storage/redis';
 import { freePort } from '../services/child';
 import { ensureServices } from '../services/embedded';
+import { drive, formBody, seedApp } from './exceptions-load';
 import { runRole, type RoleMessage } from './exceptions-roles';
 
 const RAW_QUEUE = 'bench-raw';
@@ -44,103 +43,6 @@ function parseArgs(argv: readonly string[]) {
     } else throw new Error(`unknown argument ${arg ?? ''}`);
   }
   return out;
-}
-
-/** A realistic report: 30 stack lines, 50 log lines, 3 metadata pairs, no screenshot. */
-function formBody(i: number, pkg: string, apiKey: string, md5: string): string {
-  const p = new URLSearchParams();
-  p.append('package', pkg);
-  p.append('api_key', apiKey);
-  p.append('hash', md5);
-  p.append('deviceId', `bench-device-${i % 500}`);
-  p.append('st[]', `java.lang.IllegalStateException: bench failure ${i}`);
-  for (let f = 0; f < 29; f++)
-    p.append('st[]', `\tat dev.bench.Module${i % 20}.step${f}(Module.java:${f + 1})`);
-  for (let l = 0; l < 50; l++)
-    p.append(
-      'lc[]',
-      `11-21 05:00:${String(l % 60).padStart(2, '0')}.000 I/Bench: line ${l} of ${i}`,
-    );
-  ['user', 'screen', 'build'].forEach((k, j) => {
-    p.append(`userInfo${j}[]`, k);
-    p.append(`userInfo${j}[]`, `${k}-${i}`);
-  });
-  p.append('handled', String(i % 2 === 0));
-  return p.toString();
-}
-
-async function seedApp(
-  db: Db,
-  accountId: string,
-  pkg: string,
-): Promise<{ appId: ObjectId; md5: string }> {
-  const appId = new ObjectId();
-  const md5 = createHash('md5').update(pkg).digest('hex');
-  const now = new Date();
-  await db.collection('apps').insertOne({
-    _id: appId,
-    accountId,
-    package: pkg,
-    label: 'Bench',
-    signerSha256: '0'.repeat(64),
-    currentApkId: null,
-    currentVersion: 0,
-    createdAt: now,
-    updatedAt: now,
-  });
-  await db.collection('apks').insertOne({
-    _id: new ObjectId(),
-    appId,
-    accountId,
-    package: pkg,
-    versionCode: 1,
-    versionName: '1.0',
-    label: 'Bench',
-    md5,
-    sha256: md5,
-    uploadedAt: now,
-  });
-  return { appId, md5 };
-}
-
-/** Sends every body with `concurrency` requests in flight over keep-alive; returns reply texts. */
-async function drive(urls: string[], bodies: string[], concurrency: number): Promise<string[]> {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  const texts: string[] = new Array<string>(bodies.length);
-  let next = 0;
-  const post = (url: string, body: string) =>
-    new Promise<string>((resolve, reject) => {
-      const req = request(
-        `${url}/exception`,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/x-www-form-urlencoded; charset=UTF-8',
-            'content-length': Buffer.byteLength(body),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  const loop = async () => {
-    for (let i = next++; i < bodies.length; i = next++) {
-      texts[i] = await post(urls[i % urls.length]!, bodies[i]!);
-    }
-  };
-  try {
-    await Promise.all(Array.from({ length: concurrency }, loop));
-  } finally {
-    agent.destroy();
-  }
-  return texts;
 }
 
 async function waitFor(
@@ -171,7 +73,10 @@ async function main(): Promise<void> {
     rawConcurrency: 16,
   };
   const children = new Set<ChildProcess>();
-  const spawnRole = async (role: RoleMessage['role'], port = 0): Promise<ChildProcess> => {
+  const spawnRole = async (
+    role: RoleMessage['role'],
+    ports: RoleMessage['ports'] = [0, 0, 0],
+  ): Promise<ChildProcess> => {
     const child = fork(__filename, ['--role'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     children.add(child);
     const ready = new Promise<void>((resolve, reject) => {
@@ -181,7 +86,7 @@ async function main(): Promise<void> {
       });
       child.once('exit', (code) => reject(new Error(`${role} exited with ${code}`)));
     });
-    child.send({ type: 'role', role, port, ...base } satisfies RoleMessage);
+    child.send({ type: 'role', role, ports, ...base } satisfies RoleMessage);
     await ready;
     return child;
   };
@@ -196,6 +101,24 @@ async function main(): Promise<void> {
   const mongo = await connectMongo(services.mongoUrl, base.database);
   const redis = createWorkerRedis(services.redisUrl, 'bench:driver');
   const results: Record<string, number> = {};
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      await Promise.all([...children].map((c) => stopChild(c).catch(() => c.kill('SIGKILL'))));
+      await mongo.db.dropDatabase().catch(() => undefined);
+      await mongo.close();
+      const keys = await redis.keys(`${base.prefix}:*`).catch(() => [] as string[]);
+      if (keys.length > 0) await redis.del(...keys).catch(() => undefined);
+      await closeRedis(redis);
+      await services.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    })());
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`${signal}: stopping the benchmark's processes and services\n`);
+      void cleanup().finally(() => process.exit(130));
+    });
+  }
   try {
     await ensureIndexes(mongo.db);
     const accounts = createAccountsService(
@@ -226,6 +149,7 @@ async function main(): Promise<void> {
       'raw jobs',
     );
     results.raw = args.reports / ((performance.now() - started) / 1000);
+    process.stderr.write(`  BullMQ raw: ${results.raw.toFixed(1)} jobs/s\n`);
     await queue.close();
     await stopChild(raw);
 
@@ -237,7 +161,7 @@ async function main(): Promise<void> {
       const urls: string[] = [];
       for (let k = 0; k < apiCount; k++) {
         const port = await freePort();
-        apis.push(await spawnRole('api', port));
+        apis.push(await spawnRole('api', [port, await freePort(), await freePort()]));
         urls.push(`http://127.0.0.1:${port}`);
       }
       const bodies = Array.from({ length: args.reports }, (_, i) => formBody(i, pkg, apiKey, md5));
@@ -249,34 +173,36 @@ async function main(): Promise<void> {
       if (wrong.length > 0) throw new Error(`${wrong.length} reports not sent, e.g. "${wrong[0]}"`);
       // Counting the reports would scan them all on FerretDB and slow the run it measures; the
       // groups (20 per app here) sum to the reports stored and counted.
-      const stored = async () => {
+      const counted = async () => {
         const groups = await mongo.db
           .collection<{ count: number }>('exception_groups')
           .find({ appId: appId.toHexString() }, { projection: { count: 1 } })
           .toArray();
         return groups.reduce((sum, g) => sum + g.count, 0);
       };
-      await waitFor(async () => (await stored()) >= args.reports, 'stored reports');
-      const exact = await mongo.db
-        .collection('exceptions')
-        .countDocuments({ appId: appId.toHexString() });
-      if (exact !== args.reports) throw new Error(`${exact} reports stored, not ${args.reports}`);
+      await waitFor(async () => (await counted()) >= args.reports, 'counted reports');
+      // Groups are counted just before each report's insert: wait for the inserts too.
+      const exact = () =>
+        mongo.db.collection('exceptions').countDocuments({ appId: appId.toHexString() });
+      await waitFor(async () => (await exact()) >= args.reports, 'inserted reports');
+      const stored = await exact();
+      if (stored !== args.reports) throw new Error(`${stored} reports stored, not ${args.reports}`);
+      const inGroups = await counted();
+      if (inGroups !== args.reports)
+        throw new Error(`groups count ${inGroups}, not ${args.reports}`);
       const seconds = (performance.now() - t0) / 1000;
       results[`api${apiCount}`] = args.reports / seconds;
       results[`api${apiCount}Replies`] = args.reports / ((replied - t0) / 1000);
+      process.stderr.write(
+        `  ${apiCount} API: ${results[`api${apiCount}`]!.toFixed(1)} reports/s stored, ` +
+          `${results[`api${apiCount}Replies`]!.toFixed(1)} replies/s\n`,
+      );
       await Promise.all(apis.map(stopChild));
     }
     await stopChild(workers);
     print(args, results);
   } finally {
-    await Promise.all([...children].map((c) => stopChild(c).catch(() => c.kill('SIGKILL'))));
-    await mongo.db.dropDatabase().catch(() => undefined);
-    await mongo.close();
-    const keys = await redis.keys(`${base.prefix}:*`).catch(() => [] as string[]);
-    if (keys.length > 0) await redis.del(...keys).catch(() => undefined);
-    await closeRedis(redis);
-    await services.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await cleanup();
   }
 }
 

@@ -33,8 +33,6 @@ export interface ExceptionDoc {
   screenshotId: string | null;
   screenshotBytes: number;
   receivedAt: Date;
-  /** False until the group counted this report (a retried job finishes the count). */
-  grouped: boolean;
 }
 
 export interface ExceptionGroupDoc {

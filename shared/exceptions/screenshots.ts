@@ -4,7 +4,7 @@
  * port so the worker and the API never touch GridFS directly.
  */
 import { createHash } from 'node:crypto';
-import { GridFSBucket, ObjectId, type Db } from 'mongodb';
+import { GridFSBucket, MongoServerError, ObjectId, type Db } from 'mongodb';
 import type { Readable } from 'node:stream';
 import { SCREENSHOT_BUCKET } from './collections';
 
@@ -29,17 +29,29 @@ export function gridFsScreenshots(db: Db): ScreenshotStore {
       const id = screenshotIdOf(reportId);
       const existing = await files().findOne({ _id: id });
       if (existing?.length === bytes.length) return id.toHexString();
-      // A crashed attempt may have left chunks (with or without a files document).
-      if (existing) await files().deleteOne({ _id: id });
+      const write = () => {
+        const upload = get().openUploadStreamWithId(id, `${reportId}.jpg`, {
+          metadata: { ...metadata, reportId, contentType: 'image/jpeg' },
+        });
+        return new Promise<void>((resolve, reject) => {
+          upload.once('error', reject);
+          upload.once('finish', () => resolve());
+          upload.end(bytes);
+        });
+      };
+      if (!existing) {
+        try {
+          await write();
+          return id.toHexString();
+        } catch (err) {
+          // Chunks a crashed attempt left behind collide with the unique (files_id, n) index.
+          if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+        }
+      }
+      // Only after a crash: clear the partial copy (this scans the chunks), then write again.
+      await files().deleteOne({ _id: id });
       await db.collection(`${SCREENSHOT_BUCKET}.chunks`).deleteMany({ files_id: id });
-      const upload = get().openUploadStreamWithId(id, `${reportId}.jpg`, {
-        metadata: { ...metadata, reportId, contentType: 'image/jpeg' },
-      });
-      await new Promise<void>((resolve, reject) => {
-        upload.once('error', reject);
-        upload.once('finish', () => resolve());
-        upload.end(bytes);
-      });
+      await write();
       return id.toHexString();
     },
     async open(fileId) {

@@ -5,8 +5,7 @@
  * one document lose increments (measured: 1000 reports over 20 groups, 16 at a time, counted
  * 909). So every write to a group document happens under a per-group Redis lock, and a worker
  * process coalesces the reports waiting for the same group into one update (`$inc` by the batch
- * size, `$addToSet` with `$each`), which also cuts MongoDB writes under load. The reports'
- * `grouped` flags are set in the same critical section, after the group update.
+ * size, `$addToSet` with `$each`), which also cuts MongoDB writes under load.
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -29,7 +28,7 @@ export interface GroupEntry {
 }
 
 export interface GroupWriter {
-  /** Resolves once the entry is counted in its group and its report marked grouped. */
+  /** Resolves once the entry is counted in its group. */
   count(entry: GroupEntry): Promise<void>;
 }
 
@@ -76,7 +75,7 @@ export function groupWriter(
   }
 
   async function write(groupId: string, batch: readonly GroupEntry[]): Promise<void> {
-    const { reports, groups } = exceptionCollections(db);
+    const { groups } = exceptionCollections(db);
     const first = batch[0]!;
     const handled = batch.filter((e) => e.handled).length;
     const times = batch.map((e) => e.receivedAt.getTime());
@@ -106,10 +105,6 @@ export function groupWriter(
         if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
         await groups.updateOne({ _id: groupId }, update);
       }
-      await reports.updateMany(
-        { _id: { $in: batch.map((e) => e.reportId) } },
-        { $set: { grouped: true } },
-      );
     });
   }
 

@@ -2,12 +2,13 @@
  * Processor of `exception-ingest`: stores an admitted report, its screenshot and its group.
  *
  * Idempotent, so retries and re-enqueued resends store a report once and count it once:
+ * - a report whose document exists (`_id` = the report id) is done: nothing more happens;
  * - the screenshot's GridFS id derives from the report id, and a complete copy is kept;
- * - the report document's `_id` is the report id: a second insert fails on the unique `_id`;
- * - the group is counted only while the report is `grouped: false`, then the flag is set (under
- *   the group's lock, see exception-groups.ts). A crash between the group update and the flag
- *   would count it twice on retry; that window is two consecutive writes (FerretDB has no
- *   transactions to close it).
+ * - the group is counted (exception-groups.ts) before the report document is inserted, and the
+ *   insert is the job's last write. A crash between the two would count the report twice on
+ *   retry; that window is two consecutive writes (FerretDB has no transactions to close it).
+ * Every read and write here addresses one document by `_id`: FerretDB v1 scans a collection for
+ * other filters, which would make ingestion slow down as reports accumulate.
  * A payload that cannot be stored (bad base64) never will be: UnrecoverableError.
  */
 import { UnrecoverableError } from 'bullmq';
@@ -50,6 +51,9 @@ export function exceptionIngestProcessor(
     const print = fingerprint(report.stack);
     const groupId = groupIdOf(job.appId, print);
     const receivedAt = new Date(job.admittedAt);
+    if (await reports.findOne({ _id: job.reportId }, { projection: { _id: 1 } })) {
+      return { stored: false, groupId };
+    }
 
     let screenshotId: string | null = null;
     let screenshotBytes = 0;
@@ -64,6 +68,21 @@ export function exceptionIngestProcessor(
       screenshotBytes = bytes.length;
     }
 
+    groups ??= groupWriter(deps.db, deps.redis, redisKeys(deps.prefix).exceptionGroupLock);
+    await groups.count({
+      reportId: job.reportId,
+      groupId,
+      accountId: job.accountId,
+      appId: job.appId,
+      package: report.package,
+      fingerprint: print,
+      exceptionClass: exceptionClass(report.stack[0] ?? ''),
+      title: stackTitle(report.stack),
+      handled: report.handled,
+      version: job.version,
+      deviceId: report.deviceId,
+      receivedAt,
+    });
     const doc: ExceptionDoc = {
       _id: job.reportId,
       accountId: job.accountId,
@@ -83,31 +102,14 @@ export function exceptionIngestProcessor(
       screenshotId,
       screenshotBytes,
       receivedAt,
-      grouped: false,
     };
     try {
       await reports.insertOne(doc);
     } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-      const existing = await reports.findOne({ _id: job.reportId }, { projection: { grouped: 1 } });
-      if (existing?.grouped) return { stored: false, groupId };
+      // A concurrent run of the same job got there first.
+      if (isDuplicateKey(err)) return { stored: false, groupId };
+      throw err;
     }
-
-    groups ??= groupWriter(deps.db, deps.redis, redisKeys(deps.prefix).exceptionGroupLock);
-    await groups.count({
-      reportId: job.reportId,
-      groupId,
-      accountId: job.accountId,
-      appId: job.appId,
-      package: report.package,
-      fingerprint: print,
-      exceptionClass: exceptionClass(report.stack[0] ?? ''),
-      title: stackTitle(report.stack),
-      handled: report.handled,
-      version: job.version,
-      deviceId: report.deviceId,
-      receivedAt,
-    });
     return { stored: true, groupId };
   };
 }

@@ -122,7 +122,7 @@ export function postForm(baseUrl: string, ca: string, body: string): Promise<Rep
 
 /** Waits until `count()` reaches `expected` (the worker stores asynchronously), then returns it. */
 export async function eventually(count: () => Promise<number>, expected: number): Promise<number> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 60_000;
   let value = await count();
   while (value < expected && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 50));
@@ -136,7 +136,7 @@ export async function drained(stack: TestStack): Promise<void> {
   const redis = createWorkerRedis(stack.redisUrl, 'test:drained');
   const queue = new Queue('exception-ingest', { connection: redis, prefix: stack.prefix });
   try {
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 60_000;
     for (;;) {
       const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
       if (Object.values(counts).every((c) => c === 0)) return;

@@ -38,9 +38,6 @@ test('120 concurrent reports of one issue (other lines, messages, devices) are c
   await drained(stack);
   const db = stack.mongo.db;
   expect(await db.collection('exceptions').countDocuments({ accountId: account.id })).toBe(120);
-  expect(
-    await db.collection('exceptions').countDocuments({ accountId: account.id, grouped: true }),
-  ).toBe(120);
   const groups = await db.collection('exception_groups').find({ accountId: account.id }).toArray();
   expect(groups).toHaveLength(1);
   expect(groups[0]).toMatchObject({ count: 120, handledCount: 40, unhandledCount: 80 });
@@ -48,4 +45,4 @@ test('120 concurrent reports of one issue (other lines, messages, devices) are c
     Array.from({ length: 9 }, (_, i) => `device-${i}`).sort(),
   );
   expect(groups[0]!.versions).toEqual(['1.7 (7)']);
-});
+}, 120_000);
