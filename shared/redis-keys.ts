@@ -13,6 +13,8 @@ export function redisKeys(prefix: string) {
     jobDurations: (queue: string) => `${prefix}:metrics:job-seconds:${queue}`,
     /** Lock serialising writes to one exception group document (FerretDB v1 updates race). */
     exceptionGroupLock: (groupId: string) => `${prefix}:exceptions:group-lock:${groupId}`,
+    /** Marker of an exception report stored by the worker (expires after the window). */
+    exceptionStored: (reportId: string) => `${prefix}:exceptions:stored:${reportId}`,
   } as const;
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;

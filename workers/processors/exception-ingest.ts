@@ -2,18 +2,21 @@
  * Processor of `exception-ingest`: stores an admitted report, its screenshot and its group.
  *
  * Idempotent, so retries and re-enqueued resends store a report once and count it once:
- * - a report whose document exists (`_id` = the report id) is done: nothing more happens;
+ * - a stored report leaves a Redis marker (kept 25 h, longer than the window in which a resend
+ *   can map to the same report id): its job finds it and does nothing more;
  * - the screenshot's GridFS id derives from the report id, and a complete copy is kept;
  * - the group is counted (exception-groups.ts) before the report document is inserted, and the
- *   insert is the job's last write. A crash between the two would count the report twice on
- *   retry; that window is two consecutive writes (FerretDB has no transactions to close it).
+ *   insert (`_id` = report id, so it cannot happen twice) is the job's last write. A crash between
+ *   the two would count the report twice on retry; that window is two consecutive writes
+ *   (FerretDB has no transactions to close it).
+ * Inserts and group updates are coalesced per worker process (coalesce.ts, exception-groups.ts).
  * Every read and write here addresses one document by `_id`: FerretDB v1 scans a collection for
  * other filters, which would make ingestion slow down as reports accumulate.
  * A payload that cannot be stored (bad base64) never will be: UnrecoverableError.
  */
 import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { MongoServerError, type Db } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import {
   exceptionCollections,
   groupIdOf,
@@ -21,12 +24,14 @@ import {
 } from '../../shared/exceptions/collections';
 import { exceptionClass, fingerprint, stackTitle } from '../../shared/exceptions/fingerprint';
 import { gridFsScreenshots, type ScreenshotStore } from '../../shared/exceptions/screenshots';
+import { DAY_MS } from '../../shared/exceptions/sliding-window';
 import type {
   ExceptionIngestPayload,
   ExceptionIngestResult,
 } from '../../shared/queues/exception-ingest';
 import { redisKeys } from '../../shared/redis-keys';
 import type { Processor } from '../processor';
+import { coalesce, type Coalescer } from './coalesce';
 import { groupWriter, type GroupWriter } from './exception-groups';
 
 export interface ExceptionIngestDeps {
@@ -38,22 +43,35 @@ export interface ExceptionIngestDeps {
   readonly screenshots?: ScreenshotStore;
 }
 
-const isDuplicateKey = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
+/** Inserts reports in one command; a report already there (a concurrent run of its job) is fine. */
+async function insertReports(
+  reports: Collection<ExceptionDoc>,
+  docs: readonly ExceptionDoc[],
+): Promise<void> {
+  try {
+    await reports.insertMany([...docs], { ordered: false });
+  } catch (err) {
+    const errors = err instanceof MongoBulkWriteError ? [err.writeErrors].flat() : [];
+    if (errors.length === 0 || errors.some((e) => e.code !== 11000)) throw err;
+  }
+}
 
 export function exceptionIngestProcessor(
   deps: ExceptionIngestDeps,
 ): Processor<ExceptionIngestPayload, ExceptionIngestResult> {
   let screenshots = deps.screenshots;
   let groups: GroupWriter | undefined;
+  let inserts: Coalescer<ExceptionDoc> | undefined;
   return async (job) => {
     const { reports } = exceptionCollections(deps.db);
     const { report } = job;
     const print = fingerprint(report.stack);
     const groupId = groupIdOf(job.appId, print);
     const receivedAt = new Date(job.admittedAt);
-    if (await reports.findOne({ _id: job.reportId }, { projection: { _id: 1 } })) {
-      return { stored: false, groupId };
-    }
+    // Stored already (a resend re-enqueued after the first job finished): a Redis marker that
+    // outlives the window answers without a MongoDB read.
+    const marker = redisKeys(deps.prefix).exceptionStored(job.reportId);
+    if ((await deps.redis.exists(marker)) === 1) return { stored: false, groupId };
 
     let screenshotId: string | null = null;
     let screenshotBytes = 0;
@@ -103,13 +121,9 @@ export function exceptionIngestProcessor(
       screenshotBytes,
       receivedAt,
     };
-    try {
-      await reports.insertOne(doc);
-    } catch (err) {
-      // A concurrent run of the same job got there first.
-      if (isDuplicateKey(err)) return { stored: false, groupId };
-      throw err;
-    }
+    inserts ??= coalesce((docs) => insertReports(reports, docs));
+    await inserts.submit(doc);
+    await deps.redis.set(marker, '1', 'PX', DAY_MS + 3_600_000);
     return { stored: true, groupId };
   };
 }

@@ -1,0 +1,44 @@
+/**
+ * Coalescing for writes that are cheaper in bulk (FerretDB v1 inserts twenty documents with one
+ * `insertMany` about five times faster than one by one): items submitted while a flush is in
+ * flight wait and go together in the next one, so there is no timer and no added latency when the
+ * load is light. Each submitter's promise settles with its batch.
+ */
+export interface Coalescer<T> {
+  submit(item: T): Promise<void>;
+}
+
+export function coalesce<T>(
+  flush: (items: readonly T[]) => Promise<void>,
+  maxBatch = 64,
+): Coalescer<T> {
+  let waiting: Array<{ item: T; resolve(): void; reject(err: unknown): void }> = [];
+  let running = false;
+
+  async function drain(): Promise<void> {
+    running = true;
+    try {
+      while (waiting.length > 0) {
+        const batch = waiting.slice(0, maxBatch);
+        waiting = waiting.slice(batch.length);
+        try {
+          await flush(batch.map((w) => w.item));
+          batch.forEach((w) => w.resolve());
+        } catch (err) {
+          batch.forEach((w) => w.reject(err));
+        }
+      }
+    } finally {
+      running = false;
+    }
+  }
+
+  return {
+    submit(item) {
+      return new Promise<void>((resolve, reject) => {
+        waiting.push({ item, resolve, reject });
+        if (!running) void drain();
+      });
+    },
+  };
+}
