@@ -24,6 +24,7 @@ export function toAppError(err: unknown): AppError {
 
 /** Redis (fail-fast producer) and Mongo connectivity failures. */
 export function isDependencyOutage(err: unknown): boolean {
+  if (err instanceof AppError) return err.code === 'DEPENDENCY_UNAVAILABLE';
   const e = err as { name?: string; message?: string };
   if (
     typeof e?.name === 'string' &&

@@ -10,10 +10,15 @@ import { apkIngestQueue } from '../shared/queues/apk-ingest';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
 import type { TlsMaterial } from '../shared/crypto/tls';
 import type { Logger } from '../shared/log';
-import { createProducers } from '../shared/queues/producers';
+import { createProducers, withDeadline } from '../shared/queues/producers';
 import { ensureIndexes } from '../shared/storage/indexes';
 import { connectMongo, mongoReachable } from '../shared/storage/mongo';
-import { closeRedis, createProducerRedis, createWorkerRedis } from '../shared/storage/redis';
+import {
+  closeRedis,
+  createProducerRedis,
+  createWorkerRedis,
+  redisReady,
+} from '../shared/storage/redis';
 import { createHostApp } from './app';
 import type { ApiDeps } from './deps';
 import { listen, type Listener } from './server';
@@ -81,7 +86,8 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   });
   const release = async () => {
     await pushHub.close();
-    await ingestEvents.close().catch(() => undefined);
+    // QueueEvents.close() waits for its connection: bounded, so shutdown ends while Redis is down.
+    await withDeadline(ingestEvents.close(), 3_000, 'closing queue events').catch(() => undefined);
     await closeRedis(eventsRedis);
     await producers.close().catch(() => undefined);
     await closeRedis(redis);
@@ -89,7 +95,10 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   };
   try {
     await ensureIndexes(mongo.db);
-    await pushHub.start();
+    // Give the producer connection a moment, so the first requests find it ready; start anyway
+    // when Redis is down (those requests then get a retryable 503).
+    await redisReady(redis, 3_000).catch(() => log.warn('starting while Redis is unavailable'));
+    pushHub.start();
     const keys = createKeyRing(options.masterKey);
     const blobs = gridFsBlobStore(mongo.db);
     const deps: ApiDeps = {

@@ -55,7 +55,7 @@ export class PushHub {
     return n;
   }
 
-  async start(): Promise<void> {
+  start(): void {
     const channel = redisKeys(this.o.prefix).noticeChannel();
     this.subscriber = createWorkerRedis(this.o.redisUrl, 'apkrelay:api-notices');
     this.subscriber.on('error', (err) =>
@@ -68,7 +68,11 @@ export class PushHub {
       if (!first) void this.resyncAll();
       first = false;
     });
-    await this.subscriber.subscribe(channel);
+    // Not awaited: the API starts (and answers 503 where Redis is needed) while Redis is down;
+    // ioredis subscribes once it connects and again after every reconnection.
+    this.subscriber
+      .subscribe(channel)
+      .catch((err: Error) => this.o.log.warn({ err: err.message }, 'notice subscription failed'));
     this.touchTimer = setInterval(() => void this.touch(), this.o.touchEveryMs);
     this.touchTimer.unref();
   }

@@ -1,7 +1,54 @@
-/** Producer-side BullMQ queues of every registered queue, sharing one fail-fast connection. */
-import { Queue } from 'bullmq';
+/**
+ * Producer-side BullMQ queues of every registered queue, sharing one fail-fast connection.
+ * BullMQ's Queue waits for its connection to become ready before any command, whatever the
+ * connection's offline-queue setting, so a request would hang while Redis is down. The queues
+ * handed out here refuse at once when the connection is not ready and bound every call with a
+ * deadline: the caller gets DEPENDENCY_UNAVAILABLE (a retryable 503), never a hung request.
+ */
+import { Queue, type JobsOptions, type QueueOptions } from 'bullmq';
+import { AppError } from '../errors';
 import type { Redis } from '../storage/redis';
 import { QUEUES, type QueueName } from './index';
+
+const CALL_DEADLINE_MS = 5_000;
+
+export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new AppError('DEPENDENCY_UNAVAILABLE', `Redis did not answer ${what} in time`)),
+      ms,
+    );
+    timer.unref();
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+class FailFastQueue extends Queue {
+  constructor(
+    name: string,
+    options: QueueOptions,
+    private readonly redis: Redis,
+  ) {
+    super(name, options);
+  }
+
+  private ready(what: string): void {
+    if (this.redis.status !== 'ready') {
+      throw new AppError('DEPENDENCY_UNAVAILABLE', `Redis is unavailable (${what})`);
+    }
+  }
+
+  override add(name: string, data: unknown, opts?: JobsOptions): ReturnType<Queue['add']> {
+    this.ready(`adding to ${this.name}`);
+    return withDeadline(super.add(name, data, opts), CALL_DEADLINE_MS, `adding to ${this.name}`);
+  }
+
+  override getWorkersCount(): Promise<number> {
+    this.ready('counting workers');
+    return withDeadline(super.getWorkersCount(), CALL_DEADLINE_MS, 'counting workers');
+  }
+}
 
 export interface Producers {
   get(name: QueueName): Queue;
@@ -12,7 +59,7 @@ export interface Producers {
 
 export function createProducers(connection: Redis, prefix: string): Producers {
   const queues = new Map<string, Queue>(
-    QUEUES.map((q) => [q.name, new Queue(q.name, { connection, prefix })]),
+    QUEUES.map((q) => [q.name, new FailFastQueue(q.name, { connection, prefix }, connection)]),
   );
   return {
     get(name) {
@@ -25,7 +72,12 @@ export function createProducers(connection: Redis, prefix: string): Producers {
       return counts.every((n) => n > 0);
     },
     async close() {
-      await Promise.all([...queues.values()].map((q) => q.close()));
+      // Closing waits for the connection too: bounded, so shutdown finishes while Redis is down.
+      await withDeadline(
+        Promise.all([...queues.values()].map((q) => q.close())),
+        CALL_DEADLINE_MS,
+        'closing queues',
+      ).catch(() => undefined);
     },
   };
 }

@@ -46,11 +46,28 @@ export async function redisReady(redis: Redis, timeoutMs: number): Promise<void>
   });
 }
 
+/**
+ * Closes gracefully when connected (pending replies arrive first), at once otherwise: QUIT on a
+ * connection that is not up would wait for Redis forever.
+ */
 export async function closeRedis(redis: Redis): Promise<void> {
   if (redis.status === 'end') return;
-  try {
-    await redis.quit();
-  } catch {
+  if (redis.status !== 'ready') {
     redis.disconnect();
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      redis.quit(),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, 2_000);
+      }),
+    ]);
+  } catch {
+    // fall through to disconnect
+  } finally {
+    clearTimeout(timer);
+    if ((redis.status as string) !== 'end') redis.disconnect();
   }
 }
