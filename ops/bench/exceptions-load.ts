@@ -96,7 +96,17 @@ export async function drive(
     });
   const loop = async () => {
     for (let i = next++; i < bodies.length; i = next++) {
-      texts[i] = await post(urls[i % urls.length]!, bodies[i]!);
+      // A keep-alive socket the server closed as it was reused: resend. Safe, because a resent
+      // report is recognised (same verdict, no second slot, stored once).
+      for (let attempt = 1; ; attempt++) {
+        try {
+          texts[i] = await post(urls[i % urls.length]!, bodies[i]!);
+          break;
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (attempt >= 3 || (code !== 'ECONNRESET' && code !== 'EPIPE')) throw err;
+        }
+      }
     }
   };
   try {
