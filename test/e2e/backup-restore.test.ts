@@ -176,9 +176,16 @@ test('restore into the empty database of a fresh instance: everything is back', 
   });
   expect(image.status).toBe(200);
   expect(image.body.subarray(0, 4)).toEqual(Buffer.from([0xff, 0xd8, 0xff, 0xe0]));
-  // Documents come back exactly (types included).
-  const original = await source.mongo.db.collection('accounts').findOne({});
-  expect(await target.mongo.db.collection('accounts').findOne({})).toEqual(original);
+  // Every document of every collection comes back exactly (types, nulls, empty arrays included).
+  const names = (await source.mongo.db.listCollections({}, { nameOnly: true }).toArray())
+    .map((c) => c.name)
+    .filter((n) => !n.endsWith('.chunks'));
+  expect(names.length).toBeGreaterThanOrEqual(8);
+  for (const name of names) {
+    const all = (stack: TestStack) =>
+      stack.mongo.db.collection(name).find({}).sort({ _id: 1 }).toArray();
+    expect({ name, docs: await all(target) }).toEqual({ name, docs: await all(source) });
+  }
 });
 
 test('restore refuses a non-empty database without --force, and replaces it with --force', async () => {
