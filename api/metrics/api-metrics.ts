@@ -46,8 +46,12 @@ export interface ApiMetrics {
   render(): Promise<string>;
 }
 
+/** Uploads by verdict are counted in MongoDB at most this often (a scan of `uploads`). */
+const UPLOAD_COUNTS_TTL_MS = 10_000;
+
 export function createApiMetrics(sources: MetricsSources): ApiMetrics {
   const registry = new Registry();
+  const uploadCounts = { at: -Infinity };
   collectDefaultMetrics({ register: registry, prefix: 'apkrelay_' });
   const bytesDownloaded = new Counter({
     name: 'apkrelay_download_bytes_total',
@@ -87,17 +91,21 @@ export function createApiMetrics(sources: MetricsSources): ApiMetrics {
     labelNames: ['verdict'],
     registers: [registry],
     async collect() {
-      this.reset();
+      const now = sources.now().getTime();
+      // One aggregation over `uploads` per UPLOAD_COUNTS_TTL_MS, however often scrapers come.
+      if (now - uploadCounts.at < UPLOAD_COUNTS_TTL_MS) return;
       const groups = await sources.db
         .collection('uploads')
         .aggregate<{ _id: { status?: string | null; code?: string | null }; n: number }>([
           { $group: { _id: { status: '$verdict.status', code: '$verdict.code' }, n: { $sum: 1 } } },
         ])
         .toArray();
+      this.reset();
       for (const g of groups) {
         const verdict = g._id.status === 'accepted' ? 'accepted' : (g._id.code ?? 'pending');
         this.inc({ verdict }, g.n);
       }
+      uploadCounts.at = now;
     },
   });
   new Gauge({
