@@ -1,11 +1,14 @@
 /* global process, Buffer */
 // A device fleet in its own process: receives report bodies and API URLs over IPC, waits for
-// 'go', sends every body at once (own HTTPS agent), and replies with each status and text.
+// 'go', sends every body at once (own HTTP(S) agents), and replies with each status and text.
+const http = require('node:http');
 const https = require('node:https');
 
-function post(url, body, ca, agent) {
+function post(url, body, ca, agents) {
+  const plain = url.startsWith('http:');
+  const agent = plain ? agents.http : agents.https;
   return new Promise((resolve, reject) => {
-    const req = https.request(
+    const req = (plain ? http : https).request(
       `${url}/exception`,
       {
         method: 'POST',
@@ -38,16 +41,20 @@ process.on('message', async (message) => {
     return;
   }
   if (message.type !== 'go') return;
-  const agent = new https.Agent({ keepAlive: true, maxSockets: job.bodies.length });
+  const agents = {
+    http: new http.Agent({ keepAlive: true, maxSockets: job.bodies.length }),
+    https: new https.Agent({ keepAlive: true, maxSockets: job.bodies.length }),
+  };
   try {
     const replies = await Promise.all(
-      job.bodies.map((body, i) => post(job.urls[i % job.urls.length], body, job.ca, agent)),
+      job.bodies.map((body, i) => post(job.urls[i % job.urls.length], body, job.ca, agents)),
     );
     process.send({ type: 'done', replies });
   } catch (err) {
     process.send({ type: 'error', message: String(err && err.message) });
   } finally {
-    agent.destroy();
+    agents.http.destroy();
+    agents.https.destroy();
     process.disconnect();
   }
 });
