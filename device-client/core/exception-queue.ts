@@ -54,6 +54,8 @@ export class ExceptionQueue {
   private sending = false;
   private timer: Cancel | undefined;
   private closed = false;
+  /** Until the saved queue is read, nothing is sent and nothing overwrites it. */
+  private loaded = false;
   private writes: Promise<void> = Promise.resolve();
   private waiters: Array<() => void> = [];
 
@@ -69,9 +71,17 @@ export class ExceptionQueue {
       this.o.ports.storage.read(SENT_KEY),
     ]);
     const saved = queue ? (JSON.parse(queue) as Item[]) : [];
-    this.items = [...saved.map((i) => ({ ...i, queuedLogged: false })), ...this.items];
     this.sent = sent ? (JSON.parse(sent) as string[]) : [];
+    // Reports made between start and this load may repeat saved or sent ones: kept once.
+    const known = new Set([...this.sent, ...saved.map((i) => i.fingerprint)]);
+    const fresh = this.items.filter((i) => !known.has(i.fingerprint));
+    if (fresh.length < this.items.length) {
+      this.log('info', `${this.items.length - fresh.length} identical exception(s) not sent twice`);
+    }
+    this.items = [...saved.map((i) => ({ ...i, queuedLogged: false })), ...fresh];
+    this.loaded = true;
     this.trim();
+    void this.persist();
     this.pump();
   }
 
@@ -81,6 +91,7 @@ export class ExceptionQueue {
 
   /** Persists the queue; writes are chained so the last state always lands last. */
   private persist(sync = false): Promise<void> {
+    if (!this.loaded) return this.writes;
     const queue = JSON.stringify(this.items);
     const sent = JSON.stringify(this.sent);
     const { storage } = this.o.ports;
@@ -139,7 +150,8 @@ export class ExceptionQueue {
   }
 
   private pump(): void {
-    if (this.sending || this.timer || this.closed || this.items.length === 0) return;
+    if (!this.loaded || this.sending || this.timer || this.closed) return;
+    if (this.items.length === 0) return;
     this.sending = true;
     void this.sendFront().finally(() => {
       this.sending = false;

@@ -205,3 +205,32 @@ test('exceptions sent before start are kept and sent after it', async () => {
     package: 'dev.apkrelay.sample',
   });
 });
+
+test('after a restart, reports repeating saved or sent ones are not sent twice', async () => {
+  const h = new Harness();
+  h.offline = true;
+  await h.online();
+  const same = (i: number) => {
+    const e = new Error(`e${i}`);
+    e.stack = `Error: e${i}\n    at crash (app.js:${i}:1)`;
+    return e;
+  };
+  for (let i = 0; i < 3; i++) h.client.sendAsyncException(same(i));
+  await settle();
+  const closing = h.client.close(0);
+  await h.clock.advance(0);
+  await closing;
+  const after = new Harness({}, h.storage);
+  after.start();
+  // The same errors happen again right after start, before the saved queue is read.
+  for (let i = 0; i < 4; i++) after.client.sendAsyncException(same(i));
+  await settle();
+  expect(statuses(after)).toEqual(Array(4).fill('REGISTERED'));
+  expect(posts(after).map((r) => (JSON.parse(r.body!) as { stack: string[] }).stack[0])).toEqual([
+    'Error: e0',
+    'Error: e1',
+    'Error: e2',
+    'Error: e3',
+  ]);
+  expect(after.logs).toContain('info: 3 identical exception(s) not sent twice');
+});
