@@ -28,6 +28,8 @@ export interface PushConnectionOptions {
   /** A pinned key (SPKI DER, base64); absent: the first key fetched is stored and pinned. */
   readonly pushPublicKey?: string;
   readonly backoff: BackoffPolicy;
+  /** Longest silence (no event, no keep-alive comment) before the stream counts as dead. */
+  readonly streamIdleMs?: number;
   readonly registration: () => Registration;
   readonly emit: EventListener;
   readonly onEvent: (event: SseEvent, publicKey: string) => Promise<void>;
@@ -147,8 +149,19 @@ export class PushConnection {
     }
     const parser = new SseParser();
     const decoder = new TextDecoder();
+    // A stream silent for longer than the server's keep-alive period is dead: reconnect.
+    let watchdog: Cancel | undefined;
+    const arm = () => {
+      watchdog?.();
+      watchdog = this.o.ports.clock.setTimeout(() => {
+        this.log('warn', 'event stream silent; reconnecting');
+        res.close();
+      }, this.o.streamIdleMs ?? 90_000);
+    };
+    arm();
     try {
       for await (const chunk of res.body) {
+        arm();
         for (const event of parser.feed(decoder.decode(chunk, { stream: true }))) {
           this.attempt = 0; // a working stream resets the backoff
           await this.o.onEvent(event, this.publicKey!);
@@ -158,6 +171,7 @@ export class PushConnection {
         if (this.stopped) break;
       }
     } finally {
+      watchdog?.();
       this.response = undefined;
       res.close();
     }

@@ -3,7 +3,7 @@
  * `giveup` must be well formed, addressed to this package and device, and signed by the pinned
  * key, or they are refused (logged, reported as `refused`) and nothing is downloaded or withdrawn.
  */
-import type { StartParams } from './client';
+import type { StartParams } from './start-params';
 import type { EventListener } from './events';
 import type { PendingUpdate } from './pending-update';
 import type { Ports } from './ports';

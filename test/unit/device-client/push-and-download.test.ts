@@ -99,6 +99,19 @@ describe('push stream', () => {
     expect(h.streams.filter((s: FakeStream) => !s.closed)).toHaveLength(1);
   });
 
+  test('a stream silent for 90 s (no keep-alive) is closed and reconnected', async () => {
+    const h = new Harness();
+    await h.online();
+    await h.clock.advance(60_000);
+    h.stream.write(': keep-alive\n\n');
+    await h.clock.advance(89_000);
+    expect(h.streams).toHaveLength(1);
+    await h.clock.advance(1_000);
+    expect(h.streams[0]!.closed).toBe(true);
+    await h.clock.advance(1_000);
+    expect(h.streams).toHaveLength(2);
+  });
+
   test('backoff jitter draws the delay from [d/2, d]', () => {
     const p = { initialMs: 1_000, maxMs: 60_000, jitter: 0.5 };
     expect(backoffDelay(p, 3, 0)).toBe(8_000);
