@@ -188,7 +188,10 @@ export class ExceptionQueue {
       /* not JSON: judged by the status alone */
     }
     const now = this.o.ports.clock.now();
-    if (reply.status === 429 || reply.status >= 500 || reply.status === 408) {
+    // A verdict is final whatever the status (the limit's LOST comes with 429); a bare 429,
+    // 408 or 5xx (no verdict) means "not now".
+    const isVerdict = verdict.status === 'REGISTERED' || verdict.status === 'LOST';
+    if (!isVerdict && (reply.status === 429 || reply.status >= 500 || reply.status === 408)) {
       return this.retryLater(
         `HTTP ${reply.status}`,
         retryAfterMs(reply.headers['retry-after'], now),

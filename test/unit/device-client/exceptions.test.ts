@@ -234,3 +234,41 @@ test('after a restart, reports repeating saved or sent ones are not sent twice',
   ]);
   expect(after.logs).toContain('info: 3 identical exception(s) not sent twice');
 });
+
+test('LOST beyond the plan: the limit reason is logged and the report dropped', async () => {
+  const h = new Harness();
+  h.exceptions = () =>
+    json(429, {
+      status: 'LOST',
+      reason: 'EXCEPTION_LIMIT_REACHED',
+      message: 'Sample has exceeded the 24H sending limit',
+      budget: { limit: 10, remaining: 0, freesAt: null },
+    });
+  await h.online();
+  h.client.sendAsyncException(new Error('over'));
+  await settle();
+  // 429 with a LOST verdict is a rejection, not a retry.
+  expect(h.of('exception')).toEqual([
+    expect.objectContaining({ status: 'LOST', reason: 'EXCEPTION_LIMIT_REACHED' }),
+  ]);
+  expect(logged(h, 'LOST')[0]).toContain('exceeded the 24H sending limit');
+});
+
+test('automatic capture: an uncaught error is written to the queue at once (unhandled); disable stops it', async () => {
+  const h = new Harness();
+  h.offline = true;
+  await h.online();
+  expect(h.capture).toBeDefined(); // enabled by default
+  h.capture!(new RangeError('fatal'));
+  // Synchronously persisted: the process may die right after.
+  const saved = JSON.parse(h.storage.records.get('exceptions-queue')!) as Array<{
+    body: { handled: boolean; stack: string[] };
+  }>;
+  expect(saved.map((i) => [i.body.handled, i.body.stack[0]])).toEqual([
+    [false, 'RangeError: fatal'],
+  ]);
+  h.client.disableExceptionNotification();
+  expect(h.capture).toBeUndefined();
+  h.client.enableExceptionNotification();
+  expect(h.capture).toBeDefined();
+});

@@ -200,6 +200,8 @@ export class Harness {
   exceptions: Handler = () =>
     json(202, { status: 'REGISTERED', reason: null, message: 'ok', budget: null });
   offline = false;
+  /** The uncaught-error handler the client installed, if any. */
+  capture: ((error: unknown) => void) | undefined;
   popup: ((action: 'update' | 'not_now') => void) | undefined;
   notificationClick: (() => void) | undefined;
   client: DeviceClient;
@@ -256,7 +258,12 @@ export class Harness {
         },
       },
       broadcaster: { send: (action, extras) => void this.broadcasts.push({ action, extras }) },
-      errorCapture: { install: () => () => undefined },
+      errorCapture: {
+        install: (handler) => {
+          this.capture = handler;
+          return () => (this.capture = undefined);
+        },
+      },
       transport: {
         request: async (req) => {
           this.requests.push(req);
