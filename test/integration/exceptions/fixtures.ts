@@ -20,7 +20,7 @@ export interface SeededApp {
 let n = 0;
 
 export async function seedApp(
-  stack: TestStack,
+  stack: Pick<TestStack, 'mongo'>,
   accountId: string,
   options: { package?: string; label?: string | null } = {},
 ): Promise<SeededApp> {
