@@ -70,7 +70,9 @@ export function groupWriter(
     try {
       return await work();
     } finally {
-      await redis.eval(RELEASE_LUA, 1, key, token);
+      // The work is done: a failed release must not fail the job (that would count it again);
+      // the lock then expires by itself.
+      await redis.eval(RELEASE_LUA, 1, key, token).catch(() => undefined);
     }
   }
 
