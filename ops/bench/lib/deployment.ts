@@ -90,7 +90,7 @@ async function waitReady(
 }
 
 export async function startDeployment(options: DeploymentOptions): Promise<Deployment> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'apkrelay-bench-ingest-'));
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'apkrelay-bench-deployment-'));
   const outer = processEnv();
   const base: Record<string, string> = {};
   for (const name of INHERITED) {
