@@ -1,0 +1,188 @@
+/**
+ * Benchmark: fan-out of a version notice to N connected devices. N raw SSE clients (spread over a
+ * few client processes, HTTPS with keep-alive agents) hold streams on ONE API process; the clock
+ * runs from the `PUT /api/v2/apps/{package}/current` request to each device's `version` event
+ * (API → version-notice job → worker → Redis publish → API relays to its streams). Reported:
+ * p50/p99/last per-device latency and the API's RSS per idle stream (VmRSS with N idle streams
+ * minus VmRSS before connecting, over N), against a minimal raw Node SSE broadcaster
+ * (lib/fanout-baseline.ts, own process) driven by the same clients for the same N in the same run.
+ *
+ *   npm run bench:fanout [-- --devices 1000,10000] [-- --clients 3] [-- --sides apkrelay,baseline]
+ *                        [-- --json]
+ *
+ * Setup is not measured: an account per round, its plan raised by `apkrelay account set-plan`,
+ * two APKs, the first installations registered through the API and the rest seeded into the
+ * database with the same documents (lib/fanout-rounds.ts says why). A round whose connect phase
+ * passes its deadline is reported as failed and the baseline still runs. All traffic is on
+ * loopback; the deployment, the broadcaster and the client processes are stopped at the end,
+ * also on error.
+ */
+import { Agent } from 'node:https';
+import path from 'node:path';
+import { startDeployment, type Deployment } from './lib/deployment';
+import { startBaseline, type Baseline } from './lib/fanout-baseline';
+import { ClientFleet } from './lib/fanout-clients';
+import {
+  details,
+  P99_TARGET_MS,
+  RSS_TARGET_BYTES,
+  table,
+  verdicts,
+  type Round,
+  type SideResult,
+} from './lib/fanout-report';
+import { apkrelayRound, baselineRound, type RoundContext } from './lib/fanout-rounds';
+import { deploymentEnv, ensureOpenFiles, openFileLimit } from './lib/fanout-setup';
+
+const MAX_DEVICES = 20_000;
+/** Open files beyond the streams: the API's own sockets, Mongo/Redis connections, files. */
+const FD_HEADROOM = 2_048;
+/** Data bytes of the baseline's event when apkrelay is not run (its version event's size). */
+const DEFAULT_EVENT_BYTES = 520;
+const SIDES = ['apkrelay', 'baseline'] as const;
+type SideName = (typeof SIDES)[number];
+
+interface Args {
+  readonly devices: number[];
+  readonly clients: number;
+  readonly sides: readonly SideName[];
+  readonly json: boolean;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  let devices = [1_000, 10_000];
+  let clients = 3;
+  let sides: SideName[] = [...SIDES];
+  let json = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--json') json = true;
+    else if (arg === '--devices') {
+      devices = (argv[++i] ?? '').split(',').map(Number);
+      if (devices.some((n) => !Number.isInteger(n) || n < 1 || n > MAX_DEVICES)) {
+        throw new Error(
+          `--devices takes counts from 1 to ${MAX_DEVICES}, e.g. --devices 1000,10000`,
+        );
+      }
+    } else if (arg === '--clients') {
+      clients = Number(argv[++i]);
+      if (!Number.isInteger(clients) || clients < 1 || clients > 8) {
+        throw new Error('--clients takes a count of client processes from 1 to 8');
+      }
+    } else if (arg === '--sides') {
+      const named = (argv[++i] ?? '').split(',');
+      sides = SIDES.filter((side) => named.includes(side));
+      if (sides.length === 0 || sides.length !== named.length) {
+        throw new Error('--sides takes apkrelay and/or baseline, e.g. --sides baseline');
+      }
+    } else throw new Error(`unknown argument ${arg ?? ''} (--devices, --clients, --sides, --json)`);
+  }
+  return { devices, clients, sides, json };
+}
+
+async function run(
+  args: Args,
+  d: Deployment,
+  fleet: ClientFleet,
+  setBaseline: (b: Baseline) => void,
+  say: (text: string) => void,
+): Promise<Round[]> {
+  const needed = Math.max(...args.devices) + FD_HEADROOM;
+  const apiFiles = await openFileLimit(d.apiPid);
+  if (apiFiles < needed) throw new Error(`the API may open ${apiFiles} files, ${needed} needed`);
+  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+  try {
+    const env = await deploymentEnv(d);
+    const tls = path.join(env.DATA_DIR ?? '', 'tls');
+    const baseline = await startBaseline(
+      path.join(tls, 'self-signed.crt'),
+      path.join(tls, 'self-signed.key'),
+    );
+    setBaseline(baseline);
+    const cpuPids: Record<string, number> = { api: d.apiPid, workers: d.workersPid };
+    if (d.servicePids.mongo !== null) cpuPids.mongo = d.servicePids.mongo;
+    if (d.servicePids.redis !== null) cpuPids.redis = d.servicePids.redis;
+    fleet.pids.forEach((pid, i) => (cpuPids[`client${i + 1}`] = pid));
+    const ctx: RoundContext = { d, mongoUrl: env.MONGO_URL ?? '', fleet, agent, cpuPids, say };
+    const rounds: Round[] = [];
+    for (const n of args.devices) {
+      let apkrelay: SideResult | null = null;
+      let apkrelayError: string | null = null;
+      if (args.sides.includes('apkrelay')) {
+        try {
+          apkrelay = await apkrelayRound(ctx, n);
+        } catch (err) {
+          apkrelayError = (err as Error).message; // reported; the baseline still runs
+          say(`  apkrelay round failed: ${apkrelayError}`);
+        }
+      }
+      const bytes = apkrelay?.eventBytes || DEFAULT_EVENT_BYTES;
+      const base = args.sides.includes('baseline')
+        ? await baselineRound(ctx, baseline, n, bytes)
+        : null;
+      const ratio = apkrelay && base ? apkrelay.latency.p99 / base.latency.p99 : null;
+      rounds.push({ devices: n, apkrelay, apkrelayError, baseline: base, ratio });
+    }
+    return rounds;
+  } finally {
+    agent.destroy();
+  }
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const args = parseArgs(argv);
+  const say = (text: string) => {
+    if (!args.json) process.stdout.write(`${text}\n`);
+  };
+  const files = await ensureOpenFiles(Math.max(...args.devices) + FD_HEADROOM);
+  say(`open-file limit ${files}; starting services, one API and one worker process ...`);
+  const deployment = await startDeployment({ maxApkBytes: 64 * 1024 * 1024 });
+  const fleet = ClientFleet.start(args.clients);
+  let baseline: Baseline | undefined;
+  const stopAll = async () => {
+    fleet.stop();
+    await baseline?.stop().catch(() => undefined);
+    await deployment.stop();
+  };
+  const onSignal = () => void stopAll().finally(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const rounds = await run(args, deployment, fleet, (b) => (baseline = b), say);
+    const lines = verdicts(rounds);
+    if (args.json) {
+      const targets = { p99Ms: P99_TARGET_MS, rssPerStreamBytes: RSS_TARGET_BYTES };
+      const out = {
+        node: process.version,
+        clients: args.clients,
+        targets,
+        rounds,
+        verdicts: lines,
+      };
+      process.stdout.write(`${JSON.stringify(out)}\n`);
+    } else {
+      say('');
+      say(table(rounds));
+      say('');
+      say(details(rounds));
+      say('');
+      say(
+        'latency: PUT .../current (apkrelay) or POST /publish (baseline) -> each device receives ' +
+          `its version event; ${args.clients} client processes; RSS/conn = (VmRSS with N idle ` +
+          'streams - VmRSS before connecting) / N.',
+      );
+      for (const line of lines) say(line);
+    }
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await stopAll();
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).catch((err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  });
+}
