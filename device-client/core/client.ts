@@ -33,6 +33,8 @@ interface Running {
   readonly push: PushConnection;
   lastDownloadedMd5: string | null;
   stopCapture: Cancel | undefined;
+  /** The start sequence (saved state read, stream started); `close` waits for it. */
+  ready: Promise<void>;
 }
 
 export class DeviceClient<P extends StartParams = StartParams> {
@@ -141,6 +143,7 @@ export class DeviceClient<P extends StartParams = StartParams> {
       push,
       lastDownloadedMd5: null,
       stopCapture: undefined,
+      ready: Promise.resolve(),
     };
     this.running = running;
     for (const e of this.early.splice(0))
@@ -151,7 +154,7 @@ export class DeviceClient<P extends StartParams = StartParams> {
         hash: params.installedMd5 ?? null,
       });
     if (this.captureWanted) this.enableExceptionNotification();
-    void (async () => {
+    running.ready = (async () => {
       await exceptions.load();
       await updates.load();
       push.start();
@@ -276,10 +279,13 @@ export class DeviceClient<P extends StartParams = StartParams> {
   async close(timeoutMs: number): Promise<boolean> {
     const r = this.running;
     if (!r) return true;
+    await r.ready;
     r.push.stop();
     r.updates.stop();
     r.stopCapture?.();
-    return r.exceptions.close(timeoutMs);
+    const flushed = await r.exceptions.close(timeoutMs);
+    r.ports.dispose?.();
+    return flushed;
   }
 }
 

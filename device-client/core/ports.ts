@@ -130,4 +130,6 @@ export interface Ports {
   readonly broadcaster: Broadcaster;
   readonly errorCapture: ErrorCapture;
   readonly logger: Logger;
+  /** Releases what the adapters own (connection pools…); called last by `close`. */
+  readonly dispose?: () => void;
 }

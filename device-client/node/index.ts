@@ -38,13 +38,16 @@ export interface NodeStartParams extends StartParams {
 export function createNodeClient(options: ClientOptions = {}): DeviceClient<NodeStartParams> {
   return new DeviceClient<NodeStartParams>((p) => {
     const logger = p.logger ?? printLogger(`apkrelay ${p.deviceId}`);
-    return {
-      transport:
-        p.transport ??
-        nodeTransport({
+    // A transport given by the caller is the caller's to close; one made here closes with us.
+    const own = p.transport
+      ? undefined
+      : nodeTransport({
           ...(p.ca !== undefined ? { ca: p.ca } : {}),
           insecure: p.insecure ?? false,
-        }),
+        });
+    return {
+      transport: p.transport ?? own!,
+      ...(own ? { dispose: () => own.destroy() } : {}),
       storage: fileStorage(p.storageDir),
       crypto: nodeCrypto,
       clock: nodeClock,

@@ -77,7 +77,7 @@ describe('Client.start', () => {
       'Client.start was already called in this process: this call is ignored',
     );
     await Client.close(0);
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 3 });
   });
 });
 
