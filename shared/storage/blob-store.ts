@@ -4,7 +4,7 @@
  * per cipher segment, so a plaintext byte range maps to whole chunks and reads only those.
  */
 import { GridFSBucket, ObjectId, type Db } from 'mongodb';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CIPHER_SEGMENT_SIZE } from '../crypto/segmented-aead';
 
@@ -20,43 +20,12 @@ export interface BlobStore {
 }
 
 export const APK_BUCKET = 'apks';
-/** Chunks fetched per query when streaming: bounded queries give a fast first byte. */
-const WINDOW_CHUNKS = 16;
 
 export function gridFsBlobStore(db: Db, bucketName = APK_BUCKET): BlobStore {
   const bucket = new GridFSBucket(db, { bucketName, chunkSizeBytes: CIPHER_SEGMENT_SIZE });
   const files = db.collection<{ _id: ObjectId; length: number; uploadDate: Date }>(
     `${bucketName}.files`,
   );
-  const chunks = db.collection<{ files_id: ObjectId; n: number; data: { buffer: Uint8Array } }>(
-    `${bucketName}.chunks`,
-  );
-
-  /**
-   * Bytes `start..end` (end exclusive) read in windows of chunks. The driver's download stream
-   * queries every remaining chunk at once, which a server may materialise before sending the
-   * first batch (FerretDB does): a 50 MB download then waits seconds for its first byte.
-   */
-  async function* range(id: string, start: number, end: number): AsyncGenerator<Buffer> {
-    const filesId = new ObjectId(id);
-    const size = CIPHER_SEGMENT_SIZE;
-    const last = Math.floor((end - 1) / size);
-    for (let from = Math.floor(start / size); from <= last; from += WINDOW_CHUNKS) {
-      const to = Math.min(last, from + WINDOW_CHUNKS - 1);
-      const docs = await chunks
-        .find({ files_id: filesId, n: { $gte: from, $lte: to } })
-        .sort({ n: 1 })
-        .toArray();
-      if (docs.length !== to - from + 1)
-        throw new Error(`blob ${id}: chunks ${from}..${to} incomplete`);
-      for (const [i, doc] of docs.entries()) {
-        const n = from + i;
-        if (doc.n !== n) throw new Error(`blob ${id}: chunk ${n} missing`);
-        const data = Buffer.from(doc.data.buffer);
-        yield data.subarray(Math.max(0, start - n * size), Math.min(data.length, end - n * size));
-      }
-    }
-  }
 
   async function remove(id: string): Promise<void> {
     try {
@@ -76,7 +45,7 @@ export function gridFsBlobStore(db: Db, bucketName = APK_BUCKET): BlobStore {
       return upload.length;
     },
     openRange(id, start, end) {
-      return Readable.from(range(id, start, end), { objectMode: false });
+      return bucket.openDownloadStream(new ObjectId(id), { start, end });
     },
     async size(id) {
       const doc = await files.findOne({ _id: new ObjectId(id) });
