@@ -4,7 +4,10 @@
  * small cache of decrypted segments serves the verifier's repeated small reads (EOCD, central
  * directory, signing block) without re-reading them.
  */
-import { open } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, open, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { RandomAccessSource } from '../apk/random-access';
 import {
   CIPHER_SEGMENT_SIZE,
@@ -105,28 +108,6 @@ export async function fileCiphertext(path: string): Promise<CiphertextReader> {
   };
 }
 
-/** Ciphertext of a stored blob; `size` is the stored length. */
-export function blobCiphertext(
-  blobs: { openRange(id: string, start: number, end: number): NodeJS.ReadableStream },
-  id: string,
-  size: number,
-): CiphertextReader {
-  return {
-    size,
-    async read(offset, length) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of blobs.openRange(id, offset, offset + length)) {
-        chunks.push(chunk as Buffer);
-      }
-      const out = Buffer.concat(chunks);
-      if (out.length !== length)
-        throw new Error(`blob ${id}: read ${out.length} of ${length} bytes`);
-      return out;
-    },
-    close: async () => {},
-  };
-}
-
 /**
  * Wraps a reader to remember the first I/O failure. The verifier turns any read error into "not a
  * valid APK"; the caller checks `failure()` afterwards so that an outage is retried instead.
@@ -148,4 +129,30 @@ export function watchedCiphertext(reader: CiphertextReader): CiphertextReader & 
     close: () => reader.close(),
     failure: () => failure,
   };
+}
+
+/**
+ * Copies a stored blob's ciphertext into a local temporary file with ONE sequential read, for a
+ * verifier that needs cheap random access. The copy is ciphertext (nothing in clear at rest) and
+ * is removed by `cleanup`. One query matters on FerretDB, which scans the chunks collection for
+ * every query: many ranged reads of a large blob cost time quadratic in its size.
+ */
+export async function localCiphertextCopy(
+  blobs: { openRange(id: string, start: number, end: number): NodeJS.ReadableStream },
+  id: string,
+  size: number,
+  tmpDir: string,
+): Promise<{ path: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(tmpDir, 'apkrelay-ingest-'));
+  const file = path.join(dir, `${id}.seg`);
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  try {
+    await pipeline(blobs.openRange(id, 0, size), createWriteStream(file, { mode: 0o600 }));
+    const written = (await stat(file)).size;
+    if (written !== size) throw new Error(`blob ${id}: copied ${written} of ${size} bytes`);
+    return { path: file, cleanup };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
 }

@@ -9,6 +9,7 @@
  * - setting the current APK and the version notice are idempotent (see current-apk.ts).
  * Rejections are final (UnrecoverableError, verdict recorded); outages are thrown and retried.
  */
+import os from 'node:os';
 import { UnrecoverableError } from 'bullmq';
 import { MongoServerError, ObjectId, type Db } from 'mongodb';
 import { inspectSource } from '../../shared/apk/inspect-apk';
@@ -20,8 +21,9 @@ import type { KeyRing } from '../../shared/crypto/keys';
 import type { ApkIngestPayload } from '../../shared/queues/apk-ingest';
 import type { BlobStore } from '../../shared/storage/blob-store';
 import {
-  blobCiphertext,
   decryptingSource,
+  fileCiphertext,
+  localCiphertextCopy,
   watchedCiphertext,
 } from '../../shared/storage/encrypted-source';
 import { judgeApk, signerContinuity, type AcceptableApk } from '../../shared/uploads/judge-apk';
@@ -35,6 +37,8 @@ export interface ApkIngestDeps {
   readonly keys: KeyRing;
   readonly notices: NoticeSink;
   readonly now: () => Date;
+  /** Where the ciphertext is copied for verification (default: the OS temporary directory). */
+  readonly tmpDir?: string;
 }
 
 export function apkIngestProcessor(
@@ -89,10 +93,24 @@ export function apkIngestProcessor(
     const size = await deps.blobs.size(p.uploadId);
     if (size === null) return decide(p, rejection('UPLOAD_FAILED', 'The uploaded bytes are gone.'));
     const dataKey = unwrapDataKey(deps.keys, p.wrappedKey, p.uploadId);
-    const cipher = watchedCiphertext(blobCiphertext(deps.blobs, p.uploadId, size));
-    const source = decryptingSource(cipher, dataKey, Buffer.from(p.noncePrefix, 'base64'));
-    const { report, verification } = await inspectSource(source, p.uploadId);
-    if (cipher.failure()) throw cipher.failure(); // an outage, not a bad APK: retry
+    // An outage while copying throws here, before any verdict: the job is retried.
+    const local = await localCiphertextCopy(
+      deps.blobs,
+      p.uploadId,
+      size,
+      deps.tmpDir ?? os.tmpdir(),
+    );
+    let inspected;
+    try {
+      const cipher = watchedCiphertext(await fileCiphertext(local.path));
+      const source = decryptingSource(cipher, dataKey, Buffer.from(p.noncePrefix, 'base64'));
+      inspected = await inspectSource(source, p.uploadId);
+      await source.close();
+      if (cipher.failure()) throw cipher.failure(); // a read failure, not a bad APK: retry
+    } finally {
+      await local.cleanup();
+    }
+    const { report, verification } = inspected;
     ctx.log.info(
       {
         uploadId: p.uploadId,
