@@ -29,7 +29,12 @@ export async function ensureSeatIndexes(db: Db): Promise<void> {
   await seats(db).createIndex({ accountId: 1, slot: 1 }, { name: 'account_slot' });
 }
 
-/** Claims a free seat for `installationId`; false when all `plan` seats are taken. */
+/**
+ * Claims a free seat for `installationId`; false when all `plan` seats are taken. Concurrent
+ * claims spread over random slots instead of all racing for the lowest free one: a few blind
+ * attempts (one insert each; the unique _id decides), then a read of the taken slots and a random
+ * free one. The unique index keeps it exact whatever the order.
+ */
 export async function claimSeat(
   db: Db,
   accountId: string,
@@ -38,13 +43,7 @@ export async function claimSeat(
   now: Date,
 ): Promise<boolean> {
   const col = seats(db);
-  for (let attempt = 0; attempt < plan + 8; attempt++) {
-    const taken = new Set(
-      (await col.find({ accountId }, { projection: { slot: 1 } }).toArray()).map((s) => s.slot),
-    );
-    let slot = 0;
-    while (slot < plan && taken.has(slot)) slot++;
-    if (slot >= plan) return false;
+  const tryInsert = async (slot: number): Promise<'claimed' | 'taken'> => {
     try {
       await col.insertOne({
         _id: `${accountId}:${slot}`,
@@ -53,14 +52,31 @@ export async function claimSeat(
         installationId,
         claimedAt: now,
       });
-      return true;
+      return 'claimed';
     } catch (err) {
       if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
-      // The slot went to someone else meanwhile, or this installation already holds a seat.
-      if (await col.findOne({ installationId }, { projection: { _id: 1 } })) return true;
+      return 'taken';
     }
+  };
+  const holds = async () =>
+    (await col.findOne({ installationId }, { projection: { _id: 1 } })) !== null;
+  if (plan <= 0) return false;
+  for (let blind = 0; blind < 3; blind++) {
+    if ((await tryInsert(Math.floor(Math.random() * plan))) === 'claimed') return true;
   }
-  return false;
+  for (let attempt = 0; attempt < plan + 8; attempt++) {
+    if (await holds()) return true; // a concurrent registration of this installation won
+    const taken = new Set(
+      (await col.find({ accountId }, { projection: { slot: 1 } }).toArray()).map((s) => s.slot),
+    );
+    const free: number[] = [];
+    for (let slot = 0; slot < plan && free.length < 64; slot++)
+      if (!taken.has(slot)) free.push(slot);
+    if (free.length === 0) return false;
+    if ((await tryInsert(free[Math.floor(Math.random() * free.length)]!)) === 'claimed')
+      return true;
+  }
+  return holds();
 }
 
 export async function releaseSeat(db: Db, installationId: ObjectId): Promise<void> {
