@@ -4,100 +4,20 @@
  *
  *   npm run bench:inspect        (or: npm run build && node dist/ops/bench/inspect.js)
  *
- * The APK is built once with aapt (a large stored asset), zipalign and apksigner with a
- * throwaway keytool key, and cached under os.tmpdir()/apkrelay-bench-inspect/.
+ * The APK is built once (ops/bench/lib/signed-apk.ts: aapt with a large stored asset, zipalign,
+ * apksigner with the fixture key) and cached under the OS temporary directory.
  */
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { inspectApk } from '../../shared/apk';
+import { benchApk } from './lib/signed-apk';
 
 const run = promisify(execFile);
-const DIR = path.join(tmpdir(), 'apkrelay-bench-inspect');
-const APK = path.join(DIR, 'bench-100mb.apk');
-const FRAMEWORK_RES = '/usr/share/android-framework-res/framework-res.apk';
 const ASSET_BYTES = 100 * 1024 * 1024;
 const RUNS = 3;
-
-const MANIFEST = `<?xml version="1.0" encoding="utf-8"?>
-<manifest xmlns:android="http://schemas.android.com/apk/res/android"
-    package="dev.apkrelay.bench" android:versionCode="1" android:versionName="1.0">
-  <uses-sdk android:minSdkVersion="24" android:targetSdkVersion="34" />
-  <application android:label="Bench" />
-</manifest>
-`;
-
-async function buildApk(): Promise<void> {
-  if (existsSync(APK)) return;
-  await mkdir(path.join(DIR, 'assets'), { recursive: true });
-  await writeFile(path.join(DIR, 'AndroidManifest.xml'), MANIFEST);
-  await writeFile(path.join(DIR, 'assets', 'payload.bin'), randomBytes(ASSET_BYTES));
-  const unsigned = path.join(DIR, 'unsigned.apk');
-  const aligned = path.join(DIR, 'aligned.apk');
-  const keystore = path.join(DIR, 'bench.p12');
-  process.stdout.write(`building ${APK} ...\n`);
-  await run('aapt', [
-    'package',
-    '-f',
-    '-M',
-    path.join(DIR, 'AndroidManifest.xml'),
-    '-A',
-    path.join(DIR, 'assets'),
-    '-0',
-    'bin',
-    '-I',
-    FRAMEWORK_RES,
-    '-F',
-    unsigned,
-  ]);
-  await run('zipalign', ['-f', '-p', '4', unsigned, aligned]);
-  if (!existsSync(keystore)) {
-    await run('keytool', [
-      '-genkeypair',
-      '-keystore',
-      keystore,
-      '-storetype',
-      'PKCS12',
-      '-storepass',
-      'android',
-      '-keypass',
-      'android',
-      '-alias',
-      'bench',
-      '-keyalg',
-      'RSA',
-      '-keysize',
-      '2048',
-      '-validity',
-      '3650',
-      '-dname',
-      'CN=apkrelay bench',
-    ]);
-  }
-  await run(
-    'apksigner',
-    [
-      'sign',
-      '--ks',
-      keystore,
-      '--ks-pass',
-      'pass:android',
-      '--v4-signing-enabled',
-      'false',
-      '--out',
-      APK,
-      aligned,
-    ],
-    { maxBuffer: 1 << 20 },
-  );
-  await rm(unsigned);
-  await rm(aligned);
-  await rm(path.join(DIR, 'assets'), { recursive: true });
-}
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const start = process.hrtime.bigint();
@@ -125,7 +45,7 @@ function sha256File(file: string): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  await buildApk();
+  const APK = await benchApk({ payloadBytes: ASSET_BYTES });
   const size = (await stat(APK)).size;
   const mb = size / (1024 * 1024);
   await sha256File(APK); // warm the page cache
