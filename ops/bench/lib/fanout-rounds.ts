@@ -36,9 +36,9 @@ const EVENT_TIMEOUT_MS = 60_000;
 const SETTLE_MS = 5_000;
 /**
  * Registrations through the API per round, two at a time; the rest are seeded (lib/fanout-seed.ts).
- * A first registration claims its plan seat by reading all the account's seats and inserting the
- * lowest free slot (shared/devices/seats.ts): concurrent claims collide and retry, and each claim
- * costs a scan that grows with the seats taken (about 4 registrations/s at 900 seats here).
+ * Seat claims (shared/devices/seats.ts) fall back to reading all the account's seats, a full scan
+ * on FerretDB, when random slots are taken, so they slow down as the plan fills; before the
+ * random-slot change this ran at about 4 registrations/s at 900 seats.
  */
 export const API_REGISTRATIONS = 100;
 const REGISTER_CONCURRENCY = 2;
@@ -135,7 +135,7 @@ export async function apkrelayRound(ctx: RoundContext, n: number): Promise<SideR
       package: pkg,
       installedMd5: app.installedMd5,
       deviceIds: seeded,
-      firstSlot: viaApi.length,
+      plan: n,
     });
   }
   say(

@@ -1,9 +1,10 @@
 /**
  * Bulk installations for the fan-out benchmark, written straight into the deployment's database
  * with the documents `registerInstallation` produces (an enabled installation and the plan seat it
- * holds). Used beyond the first few registrations, which go through the API: a first registration
- * claims its seat by reading every seat of the account (shared/devices/seats.ts), a full scan on
- * FerretDB, so registering 10,000 devices through the API takes hours on the embedded services.
+ * holds, in a slot the API registrations left free). Used beyond the first registrations, which go
+ * through the API: a seat claim falls back to reading every seat of the account (a full scan on
+ * FerretDB) once random slots start colliding, so registering 10,000 devices through the API would
+ * dominate the run, and it is setup, not what is measured.
  */
 import { ObjectId } from 'mongodb';
 import { seats } from '../../../shared/devices/seats';
@@ -18,14 +19,22 @@ export interface SeedSpec {
   readonly package: string;
   readonly installedMd5: string;
   readonly deviceIds: readonly string[];
-  /** The first plan slot to take (those below are held by API registrations). */
-  readonly firstSlot: number;
+  /** The account's plan: seeded seats take the slots below it that API registrations left free. */
+  readonly plan: number;
 }
 
 export async function seedInstallations(spec: SeedSpec): Promise<void> {
   const mongo = await connectMongo(spec.mongoUrl);
   try {
     const now = new Date();
+    const taken = new Set(
+      (await seats(mongo.db).find({ accountId: spec.accountId }).toArray()).map((s) => s.slot),
+    );
+    const free: number[] = [];
+    for (let slot = 0; slot < spec.plan && free.length < spec.deviceIds.length; slot++) {
+      if (!taken.has(slot)) free.push(slot);
+    }
+    if (free.length < spec.deviceIds.length) throw new Error('the plan has too few free seats');
     for (let from = 0; from < spec.deviceIds.length; from += BATCH) {
       const docs: InstallationDoc[] = spec.deviceIds.slice(from, from + BATCH).map((deviceId) => ({
         _id: new ObjectId(),
@@ -48,9 +57,9 @@ export async function seedInstallations(spec: SeedSpec): Promise<void> {
       await mongo.db.collection<InstallationDoc>(INSTALLATIONS).insertMany(docs);
       await seats(mongo.db).insertMany(
         docs.map((d, i) => ({
-          _id: `${spec.accountId}:${spec.firstSlot + from + i}`,
+          _id: `${spec.accountId}:${free[from + i]!}`,
           accountId: spec.accountId,
-          slot: spec.firstSlot + from + i,
+          slot: free[from + i]!,
           installationId: d._id,
           claimedAt: now,
         })),
