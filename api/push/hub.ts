@@ -25,6 +25,17 @@ interface Stream {
   readonly session: Session;
   /** The HTTP response under the session: ending it ends the stream. */
   readonly end: () => void;
+  /**
+   * What this process knows of the installation, loaded at connect and kept up to date by its
+   * own writes: one process speaks for an installation, and a status change by the owner drops
+   * the stream (see kick), so a notice needs no read of installations.
+   */
+  view: {
+    installedMd5: string | null;
+    offeredApkId: string | null;
+    gaveUp: string[];
+    enabled: boolean;
+  };
 }
 
 export interface PushHubOptions {
@@ -40,6 +51,7 @@ export interface PushHubOptions {
 }
 
 const GAVE_UP_KEPT = 20;
+const WRITE_BATCH = 500;
 
 export class PushHub {
   private readonly byApp = new Map<string, Map<string, Stream>>();
@@ -90,7 +102,18 @@ export class PushHub {
     let streams = this.byApp.get(appId);
     if (!streams) this.byApp.set(appId, (streams = new Map<string, Stream>()));
     streams.get(key)?.end(); // the same device reconnected before its old stream closed
-    streams.set(key, { installationId: inst._id, deviceId: inst.deviceId, session, end });
+    streams.set(key, {
+      installationId: inst._id,
+      deviceId: inst.deviceId,
+      session,
+      end,
+      view: {
+        installedMd5: inst.installedMd5 ?? null,
+        offeredApkId: inst.offeredApkId ?? null,
+        gaveUp: inst.gaveUp ?? [],
+        enabled: inst.status === 'enabled',
+      },
+    });
     session.once('disconnected', () => {
       if (streams.get(key)?.session === session) streams.delete(key);
       if (streams.size === 0) this.byApp.delete(appId);
@@ -148,71 +171,92 @@ export class PushHub {
     return last[0]?.[0] ?? '0-0';
   }
 
-  /** Decides for each given installation of the app, sends its events, records what was sent. */
+  /** Drops the stream of an installation in every process (the owner changed its status). */
+  async kick(installationId: string): Promise<void> {
+    await this.o.redis.publish(
+      redisKeys(this.o.prefix).noticeChannel(),
+      JSON.stringify({ kind: 'kick', installationId, processId: 'owner' }),
+    );
+  }
+
+  /**
+   * Decides for each given open stream of the app, sends its events, then records what was sent.
+   * Reads only by _id equality (the app, at most a few APKs): on FerretDB any other filter scans
+   * the collection, which made fan-out to thousands of streams take seconds.
+   */
   private async sync(appId: string, ids: string[], quietOffer: boolean): Promise<void> {
     const streams = this.byApp.get(appId);
     if (!streams || ids.length === 0) return;
     const { apps, apks } = catalog(this.o.db);
     const app = await apps.findOne({ _id: new ObjectId(appId) });
     if (!app) return;
-    const docs = await installations(this.o.db)
-      .find({ _id: { $in: ids.map((id) => new ObjectId(id)) }, status: 'enabled' })
-      .toArray();
-    const wanted = new Set<string>();
-    if (app.currentApkId) wanted.add(app.currentApkId.toHexString());
-    for (const d of docs) if (d.offeredApkId) wanted.add(d.offeredApkId);
-    const byId = new Map<string, ApkDoc>(
-      (await apks.find({ _id: { $in: [...wanted].map((id) => new ObjectId(id)) } }).toArray()).map(
-        (a) => [a._id.toHexString(), a],
-      ),
-    );
-    const current = app.currentApkId ? (byId.get(app.currentApkId.toHexString()) ?? null) : null;
+    const apkCache = new Map<string, Promise<ApkDoc | null>>();
+    const apk = (id: string) => {
+      let found = apkCache.get(id);
+      if (!found) apkCache.set(id, (found = apks.findOne({ _id: new ObjectId(id) })));
+      return found;
+    };
+    const current = app.currentApkId ? await apk(app.currentApkId.toHexString()) : null;
     const eventId = await this.latestNoticeId(appId);
     const ctx = { keys: this.o.keys, webUrl: this.o.webUrl, now: this.o.now() };
     const writes = [];
-    for (const inst of docs) {
-      const stream = streams.get(inst._id.toHexString());
-      if (!stream?.session.isConnected) continue;
-      const offered = inst.offeredApkId ? byId.get(inst.offeredApkId) : undefined;
-      const view = {
-        installedMd5: inst.installedMd5 ?? null,
-        offeredApkId: inst.offeredApkId ?? null,
-        gaveUp: inst.gaveUp ?? [],
-      };
+    for (const id of ids) {
+      const stream = streams.get(id);
+      if (!stream?.session.isConnected || !stream.view.enabled) continue;
+      const view = stream.view;
+      const offered = view.offeredApkId ? await apk(view.offeredApkId) : null;
       const d = decide(
         current ? { id: current._id.toHexString(), md5: current.md5 } : null,
         view,
         offered?.md5 ?? null,
       );
-      if (d.giveup)
+      if (d.giveup) {
         stream.session.push(
-          giveupEvent(ctx, app.package, inst.deviceId, offered ?? null, d.giveup),
+          giveupEvent(ctx, app.package, stream.deviceId, offered, d.giveup),
           'giveup',
           eventId,
         );
+      }
       const repeat = quietOffer && d.version !== null && view.offeredApkId === d.version.id;
-      if (d.version && current && !repeat)
-        stream.session.push(versionEvent(ctx, inst.deviceId, current), 'version', eventId);
+      if (d.version && current && !repeat) {
+        stream.session.push(versionEvent(ctx, stream.deviceId, current), 'version', eventId);
+      }
       if (d.giveup || d.offeredApkId !== view.offeredApkId) {
-        const set = {
-          offeredApkId: d.offeredApkId,
-          ...(d.giveup ? { gaveUp: [...view.gaveUp, d.giveup].slice(-GAVE_UP_KEPT) } : {}),
-        };
-        writes.push({ updateOne: { filter: { _id: inst._id }, update: { $set: set } } });
+        view.offeredApkId = d.offeredApkId;
+        if (d.giveup) view.gaveUp = [...view.gaveUp, d.giveup].slice(-GAVE_UP_KEPT);
+        const set = { offeredApkId: view.offeredApkId, gaveUp: view.gaveUp };
+        writes.push({
+          updateOne: { filter: { _id: stream.installationId }, update: { $set: set } },
+        });
       }
     }
-    if (writes.length > 0) await installations(this.o.db).bulkWrite(writes, { ordered: false });
+    await this.writeInBatches(writes);
   }
 
-  /** Open streams count as "seen": one update per interval for all of this process's streams. */
+  private async writeInBatches(
+    writes: Parameters<ReturnType<typeof installations>['bulkWrite']>[0],
+  ): Promise<void> {
+    for (let i = 0; i < writes.length; i += WRITE_BATCH) {
+      await installations(this.o.db).bulkWrite(writes.slice(i, i + WRITE_BATCH), {
+        ordered: false,
+      });
+    }
+  }
+
+  /**
+   * Open streams count as "seen": updates by _id equality in batches (an `$in` over thousands of
+   * ids is a scan per id on FerretDB).
+   */
   private async touch(): Promise<void> {
-    const ids = [...this.byApp.values()].flatMap((s) =>
-      [...s.values()].map((x) => x.installationId),
+    const now = this.o.now();
+    const writes = [...this.byApp.values()].flatMap((s) =>
+      [...s.values()].map((x) => ({
+        updateOne: { filter: { _id: x.installationId }, update: { $set: { lastSeenAt: now } } },
+      })),
     );
-    if (ids.length === 0) return;
-    await installations(this.o.db)
-      .updateMany({ _id: { $in: ids } }, { $set: { lastSeenAt: this.o.now() } })
-      .catch((err: Error) => this.o.log.warn({ err: err.message }, 'touching open streams failed'));
+    await this.writeInBatches(writes).catch((err: Error) =>
+      this.o.log.warn({ err: err.message }, 'touching open streams failed'),
+    );
   }
 
   async close(): Promise<void> {

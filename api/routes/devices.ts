@@ -182,6 +182,8 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
             status,
             deps.now(),
           );
+          // Its stream (in whichever process) restarts and reloads the new status.
+          await deps.push.kick(inst._id.toHexString());
           res.json({ deviceId: inst.deviceId, status: inst.status });
         },
       ],

@@ -16,6 +16,8 @@ export interface SseClient {
   readonly status: Promise<number>;
   readonly events: SseEvent[];
   lastEventId: string | undefined;
+  /** The server ended the stream. */
+  readonly ended: boolean;
   /** Resolves with the next event of that name (or already received since `from`). */
   next(name: string, timeoutMs?: number, from?: number): Promise<SseEvent>;
   close(): Promise<void>;
@@ -28,7 +30,11 @@ export function connectSse(
   const events: SseEvent[] = [];
   const waiters: Array<() => void> = [];
   let req: ClientRequest | undefined;
+  let ended = false;
   const client: SseClient = {
+    get ended() {
+      return ended;
+    },
     events,
     lastEventId: options.lastEventId,
     status: new Promise((resolve, reject) => {
@@ -71,6 +77,10 @@ export function connectSse(
           }
         });
         res.on('error', () => undefined);
+        res.on('close', () => {
+          ended = true;
+          waiters.splice(0).forEach((w) => w());
+        });
       });
       req.on('error', reject);
       req.end();

@@ -232,3 +232,26 @@ test('registration errors name the problem', async () => {
     'Device register failed: Invalid Package. Probably you never uploaded this app.',
   );
 });
+
+test('disabling a connected installation drops its stream; it reconnects disabled and gets no offers', async () => {
+  const { apiKey, id } = await newAccount(stack);
+  await uploadFixture(stack, apiKey, 'version-1.apk');
+  await register(stack.urls.push, apiKey, 'kicked', { installedMd5: await md5Of(id, 1) });
+  const first = stream(second.urls.push, apiKey, 'kicked');
+  expect(JSON.parse((await first.next('status')).data)).toMatchObject({ status: 'enabled' });
+  const put = await request(`${stack.urls.admin}/api/v2/apps/${SAMPLE}/installations/kicked`, {
+    method: 'PUT',
+    json: { status: 'disabled' },
+    headers: { authorization: `Bearer ${apiKey}` },
+    ca: stack.ca,
+  });
+  expect(put.status).toBe(200);
+  // The stream held by the other API process ends.
+  for (let i = 0; i < 50 && !first.ended; i++) await sleep(50);
+  expect(first.ended).toBe(true);
+  const again = stream(stack.urls.push, apiKey, 'kicked', first.lastEventId);
+  expect(JSON.parse((await again.next('status')).data)).toMatchObject({ status: 'disabled' });
+  await uploadFixture(stack, apiKey, 'version-2.apk');
+  await sleep(500);
+  expect(again.events.map((e) => e.event)).toEqual(['status']);
+});
