@@ -9,6 +9,8 @@ import { createSession } from 'better-sse';
 import { findApp } from '../../shared/catalog/queries';
 import type { Account } from '../../shared/accounts/types';
 import {
+  findInstallation,
+  installationId,
   installations,
   registerInstallation,
   REGISTER_TEXT,
@@ -62,7 +64,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
     if (input.lastDownloadedMd5) set.lastDownloadedMd5 = input.lastDownloadedMd5;
     if (input.metadata) set.metadata = parseMetadata(input.metadata);
     const inst = await installations(deps.db).findOneAndUpdate(
-      { accountId: account.id, package: input.package, deviceId: input.deviceId },
+      { _id: installationId(account.id, input.package, input.deviceId) },
       { $set: set },
       { returnDocument: 'after' },
     );
@@ -82,9 +84,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
     const deviceId = typeof req.query.deviceId === 'string' ? req.query.deviceId : '';
     const app = pkg ? await findApp(deps.db, account.id, pkg) : null;
     if (!app) return sendText(res, 404, REGISTER_TEXT.INVALID_PACKAGE);
-    const inst = deviceId
-      ? await installations(deps.db).findOne({ accountId: account.id, package: pkg, deviceId })
-      : null;
+    const inst = deviceId ? await findInstallation(deps.db, account.id, pkg, deviceId) : null;
     if (!inst) return sendText(res, 404, 'Device not registered for this package: register first.');
     const session = await createSession(req, res, {
       // Spread reconnections after an outage: 2-5 s.

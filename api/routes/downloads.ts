@@ -6,7 +6,10 @@
 import type { Request, Response } from 'express';
 import { apksOf, currentApkOf, findApp } from '../../shared/catalog/queries';
 import { presentApk } from '../../shared/catalog/present';
-import { INSTALLATIONS, type InstallationDoc } from '../../shared/devices/types';
+import {
+  findInstallation,
+  installations as installationsOf,
+} from '../../shared/devices/installations';
 import { AppError } from '../../shared/errors';
 import type { ApiDeps } from '../deps';
 import { sendApk } from '../download/send-apk';
@@ -28,7 +31,7 @@ export const DOWNLOAD_TEXT = {
 } as const;
 
 export function downloadRoutes(deps: ApiDeps): Route[] {
-  const installations = deps.db.collection<InstallationDoc>(INSTALLATIONS);
+  const installations = installationsOf(deps.db);
 
   async function download(req: Request, res: Response): Promise<void> {
     const pkg = param(req, 'package');
@@ -41,11 +44,7 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
     if (!apk) return sendText(res, 404, DOWNLOAD_TEXT.NO_CURRENT);
     const deviceId = param(req, 'deviceId');
     if (deviceId) {
-      const installation = await installations.findOne({
-        accountId: account.id,
-        package: app.package,
-        deviceId,
-      });
+      const installation = await findInstallation(deps.db, account.id, app.package, deviceId);
       if (installation?.status === 'disabled') return sendText(res, 403, DOWNLOAD_TEXT.DISABLED);
       if (installation) {
         // The update funnel: this installation fetched this APK.
@@ -70,7 +69,7 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
     const current = app.currentApkId;
     const deviceId = param(req, 'deviceId');
     const installation = deviceId
-      ? await installations.findOne({ accountId: account.id, package: app.package, deviceId })
+      ? await findInstallation(deps.db, account.id, app.package, deviceId)
       : null;
     res.json({
       package: app.package,

@@ -4,6 +4,7 @@
  * can claim a seat (see seats.ts); the `status` field mirrors seat ownership and is reconciled on
  * every registration, so a crash between claiming and recording heals itself.
  */
+import { createHash } from 'node:crypto';
 import { MongoServerError, ObjectId, type Collection, type Db } from 'mongodb';
 import type { Account } from '../accounts/types';
 import { findApp } from '../catalog/queries';
@@ -11,6 +12,25 @@ import { AppError } from '../errors';
 import type { RegistrationInput } from './registration-input';
 import { claimSeat, holdsSeat, releaseSeat } from './seats';
 import { INSTALLATIONS, type InstallationDoc, type InstallationStatus } from './types';
+
+/**
+ * The id of the installation of `deviceId` for (account, package): derived, so every lookup is an
+ * `_id` equality. On FerretDB any other filter scans the whole collection, which made connecting
+ * thousands of devices take minutes. 96 bits of SHA-256; the unique key index stays as a guard.
+ */
+export function installationId(accountId: string, pkg: string, deviceId: string): ObjectId {
+  const digest = createHash('sha256').update(`${accountId}\n${pkg}\n${deviceId}`).digest();
+  return new ObjectId(digest.subarray(0, 12));
+}
+
+export function findInstallation(
+  db: Db,
+  accountId: string,
+  pkg: string,
+  deviceId: string,
+): Promise<InstallationDoc | null> {
+  return installations(db).findOne({ _id: installationId(accountId, pkg, deviceId) });
+}
 
 export function installations(db: Db): Collection<InstallationDoc> {
   return db.collection<InstallationDoc>(INSTALLATIONS);
@@ -60,15 +80,16 @@ export async function registerInstallation(
   if (!(await findApp(db, account.id, input.package))) throw new UnknownPackageError();
   const col = installations(db);
   const key = { accountId: account.id, package: input.package, deviceId: input.deviceId };
+  const _id = installationId(account.id, input.package, input.deviceId);
   const set = changes(input, now);
   // Update if known, else insert the whole document. (Not an upsert with $setOnInsert: FerretDB v1
   // drops null and empty-array values given there.) Two first registrations of one device at
   // once: the insert that loses the unique index updates the winner's document instead.
-  let doc = await col.findOneAndUpdate(key, { $set: set }, { returnDocument: 'after' });
+  let doc = await col.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
   let created = false;
   if (!doc) {
     const fresh: InstallationDoc = {
-      _id: new ObjectId(),
+      _id,
       ...key,
       status: 'disabled',
       installedMd5: null,
@@ -90,7 +111,7 @@ export async function registerInstallation(
       created = true;
     } catch (err) {
       if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
-      doc = await col.findOneAndUpdate(key, { $set: set }, { returnDocument: 'after' });
+      doc = await col.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
       if (!doc) throw new Error('installation vanished during registration', { cause: err });
     }
   }
@@ -120,7 +141,7 @@ export async function setInstallationStatus(
   now: Date,
 ): Promise<InstallationDoc> {
   const col = installations(db);
-  const doc = await col.findOne({ accountId: account.id, package: pkg, deviceId });
+  const doc = await col.findOne({ _id: installationId(account.id, pkg, deviceId) });
   if (!doc) throw new AppError('NOT_FOUND', 'no such installation');
   if (status === 'disabled') {
     // Status first: a crash in between leaves a disabled installation holding a seat, which the

@@ -5,6 +5,7 @@
  * allowed: PushLink devices may report a crash before their first registration completes.
  */
 import type { Db } from 'mongodb';
+import { installationId } from '../devices/installations';
 import { INSTALLATIONS, type InstallationDoc } from '../devices/types';
 
 export type InstallationStatus = 'enabled' | 'disabled' | 'unknown';
@@ -17,10 +18,8 @@ export function mongoInstallationLookup(db: Db): InstallationLookup {
   return {
     async status(accountId, pkg, deviceId) {
       const doc = await db
-        .collection<Pick<InstallationDoc, 'accountId' | 'package' | 'deviceId' | 'status'>>(
-          INSTALLATIONS,
-        )
-        .findOne({ accountId, package: pkg, deviceId }, { projection: { status: 1 } });
+        .collection<Pick<InstallationDoc, '_id' | 'status'>>(INSTALLATIONS)
+        .findOne({ _id: installationId(accountId, pkg, deviceId) }, { projection: { status: 1 } });
       if (!doc) return 'unknown';
       return doc.status === 'disabled' ? 'disabled' : 'enabled';
     },

@@ -6,7 +6,7 @@
  * FerretDB) once random slots start colliding, so registering 10,000 devices through the API would
  * dominate the run, and it is setup, not what is measured.
  */
-import { ObjectId } from 'mongodb';
+import { installationId } from '../../../shared/devices/installations';
 import { seats } from '../../../shared/devices/seats';
 import { INSTALLATIONS, type InstallationDoc } from '../../../shared/devices/types';
 import { connectMongo } from '../../../shared/storage/mongo';
@@ -37,7 +37,7 @@ export async function seedInstallations(spec: SeedSpec): Promise<void> {
     if (free.length < spec.deviceIds.length) throw new Error('the plan has too few free seats');
     for (let from = 0; from < spec.deviceIds.length; from += BATCH) {
       const docs: InstallationDoc[] = spec.deviceIds.slice(from, from + BATCH).map((deviceId) => ({
-        _id: new ObjectId(),
+        _id: installationId(spec.accountId, spec.package, deviceId),
         accountId: spec.accountId,
         package: spec.package,
         deviceId,

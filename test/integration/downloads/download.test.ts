@@ -2,6 +2,7 @@
  * `GET /download` on both hosts: byte-identical, exact headers, any Range split reassembles to
  * the same bytes, and no APK byte for a wrong key, another account or an unknown package.
  */
+import { installationId } from '../../../shared/devices/installations';
 import { createHash } from 'node:crypto';
 import { ObjectId } from 'mongodb';
 import { newAccount } from '../../helpers/accounts';
@@ -112,8 +113,18 @@ test('with a deviceId the download is recorded; a disabled installation gets no 
     lastSeenAt: new Date(),
   };
   await installations.insertMany([
-    { ...base, deviceId: 'on', status: 'enabled' },
-    { ...base, deviceId: 'off', status: 'disabled' },
+    {
+      ...base,
+      _id: installationId(id, 'dev.apkrelay.sample', 'on'),
+      deviceId: 'on',
+      status: 'enabled',
+    },
+    {
+      ...base,
+      _id: installationId(id, 'dev.apkrelay.sample', 'off'),
+      deviceId: 'off',
+      status: 'disabled',
+    },
   ]);
   const ok = await get('admin', `${q(key, 'dev.apkrelay.sample')}&deviceId=on`);
   expect(ok.status).toBe(200);

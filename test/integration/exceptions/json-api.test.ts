@@ -2,6 +2,7 @@
  * `POST /api/v2/exceptions` (JSON, Bearer API key) and the owner's views: grouped issues, one
  * report, its screenshot. An account never sees another account's exceptions.
  */
+import { installationId } from '../../../shared/devices/installations';
 import { randomBytes } from 'node:crypto';
 import { newAccount } from '../../helpers/accounts';
 import { request, type Reply } from '../../helpers/http';
@@ -96,6 +97,7 @@ test('REGISTERED 202 with the budget; then LOST 429 with when a slot frees; each
     expect(reply.json().status).toBe('LOST');
   }
   await stack.mongo.db.collection('installations').insertOne({
+    _id: installationId(account.id, app.package, 'off'),
     accountId: account.id,
     package: app.package,
     deviceId: 'off',

@@ -3,6 +3,7 @@
  * sliding-window limit on an injected clock, de-duplication of resent reports, grouping, and a
  * large screenshot stored and served back intact.
  */
+import { installationId } from '../../../shared/devices/installations';
 import { randomBytes } from 'node:crypto';
 import { newAccount } from '../../helpers/accounts';
 import { request, type Reply } from '../../helpers/http';
@@ -119,12 +120,14 @@ test('each rejection reason has its exact text, and nothing is stored for reject
   const { account, app, base } = await freeAccountWithApp();
   const other = await newAccount(stack);
   await stack.mongo.db.collection('installations').insertOne({
+    _id: installationId(account.id, app.package, 'disabled-device'),
     accountId: account.id,
     package: app.package,
     deviceId: 'disabled-device',
     status: 'disabled',
   });
   await stack.mongo.db.collection('installations').insertOne({
+    _id: installationId(account.id, app.package, 'enabled-device'),
     accountId: account.id,
     package: app.package,
     deviceId: 'enabled-device',
