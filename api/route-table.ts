@@ -9,9 +9,10 @@ export type Host = 'admin' | 'web' | 'push';
 export type Method = 'get' | 'post' | 'put' | 'delete';
 /**
  * Who may call a route: anyone, an account authenticated by its API key, an account with the
- * `operator` role (API key), or a scraper holding METRICS_TOKEN.
+ * `operator` role (API key), a scraper holding METRICS_TOKEN, or a signed-in web session
+ * (cookie; its forms also carry a CSRF token).
  */
-export type Access = 'public' | 'apiKey' | 'operator' | 'metricsToken';
+export type Access = 'public' | 'apiKey' | 'operator' | 'metricsToken' | 'session';
 
 export interface Route {
   readonly method: Method;

@@ -11,6 +11,7 @@ import { exceptionPaths, exceptionSchemas } from './exceptions';
 import { downloadPaths, downloadSchemas } from './downloads';
 import { operationPaths } from './operations';
 import { uploadPaths, uploadSchemas } from './uploads';
+import { webPaths, webSecuritySchemes } from './web';
 
 export function openApiDocument(serverUrl: string) {
   return {
@@ -29,6 +30,7 @@ export function openApiDocument(serverUrl: string) {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer' },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'METRICS_TOKEN' },
+        ...webSecuritySchemes,
       },
       schemas: {
         Error: errorBody,
@@ -48,6 +50,7 @@ export function openApiDocument(serverUrl: string) {
       ...devicePaths,
       ...exceptionPaths,
       ...operationPaths,
+      ...webPaths,
     },
   };
 }

@@ -15,6 +15,7 @@ import {
 } from '../../shared/catalog/download-links';
 import { presentApk } from '../../shared/catalog/present';
 import { apkById, apksOf, currentApkOf } from '../../shared/catalog/queries';
+import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { AppError } from '../../shared/errors';
 import { bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
@@ -24,6 +25,31 @@ import { sendText } from '../text-reply';
 import { appOf, pickApk, isObjectId } from './apps';
 
 const MAX_TTL_SECONDS = 90 * 24 * 3600;
+
+/** Records a new download link to `apk` (shared by the JSON API and the web administration). */
+export async function insertDownloadLink(
+  deps: Pick<ApiDeps, 'db' | 'now'>,
+  app: AppDoc,
+  apk: ApkDoc,
+  ttlSeconds: number,
+  maxDownloads: number | null,
+): Promise<DownloadLinkDoc> {
+  const now = deps.now();
+  const link: DownloadLinkDoc = {
+    _id: new ObjectId(),
+    accountId: app.accountId,
+    appId: app._id,
+    apkId: apk._id,
+    package: app.package,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + ttlSeconds * 1000),
+    maxDownloads,
+    downloads: 0,
+    revokedAt: null,
+  };
+  await downloadLinks(deps.db).insertOne(link);
+  return link;
+}
 
 export function downloadLinkRoutes(deps: ApiDeps): Route[] {
   const links = downloadLinks(deps.db);
@@ -83,20 +109,7 @@ export function downloadLinkRoutes(deps: ApiDeps): Route[] {
       ? pickApk(await apksOf(deps.db, app), body)
       : await currentApkOf(deps.db, app);
     if (!apk) throw new AppError('NOT_FOUND', 'the app has no current APK; name one by sha256');
-    const now = deps.now();
-    const link: DownloadLinkDoc = {
-      _id: new ObjectId(),
-      accountId: app.accountId,
-      appId: app._id,
-      apkId: apk._id,
-      package: app.package,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + ttl * 1000),
-      maxDownloads: max,
-      downloads: 0,
-      revokedAt: null,
-    };
-    await links.insertOne(link);
+    const link = await insertDownloadLink(deps, app, apk, ttl, max);
     res.status(201).json({ ...present(link), apk: presentApk(apk) });
   }
 

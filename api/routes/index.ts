@@ -10,6 +10,7 @@ import { exceptionRoutes } from './exceptions';
 import { healthRoutes } from './health';
 import { operationsRoutes } from './operations';
 import { uploadRoutes } from './uploads';
+import { webRoutes } from './web';
 
 /** Every route of every host. */
 export function allRoutes(deps: ApiDeps): Route[] {
@@ -36,5 +37,6 @@ export function allRoutes(deps: ApiDeps): Route[] {
     ...deviceRoutes(deps),
     ...exceptionRoutes(deps),
     ...operationsRoutes(deps),
+    ...webRoutes(deps),
   ];
 }

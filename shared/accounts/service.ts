@@ -13,7 +13,7 @@ import {
   sealApiKey,
   unsealApiKey,
 } from './api-keys';
-import { hashPassword } from './passwords';
+import { hashPassword, verifyPassword } from './passwords';
 import { FREE_PLAN, toAccount, type Account, type AccountDoc, type Plan, type Role } from './types';
 
 export const ACCOUNTS_COLLECTION = 'accounts';
@@ -33,6 +33,8 @@ export interface AccountsService {
   authenticateApiKey(apiKey: string): Promise<Account | null>;
   revealApiKey(accountId: string): Promise<string>;
   findByEmail(email: string): Promise<Account | null>;
+  /** The account whose email and password match, else null (a password is hashed either way). */
+  verifyLogin(email: string, password: string): Promise<Account | null>;
   setPlan(email: string, plan: Plan): Promise<Account>;
   /** Grants (or with `granted: false` revokes) a role, e.g. `operator` (queue board, metrics). */
   setRole(email: string, role: Role, granted: boolean): Promise<Account>;
@@ -78,6 +80,7 @@ function validateSignUp(input: SignUp): { email: string; password: string } {
 
 export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
   const accounts = accountsCollection(db);
+  let dummyHash: string | undefined;
 
   return {
     async create(input) {
@@ -124,6 +127,13 @@ export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
     async findByEmail(email) {
       const doc = await accounts.findOne({ email: normaliseEmail(email) });
       return doc ? toAccount(doc) : null;
+    },
+
+    async verifyLogin(email, password) {
+      const doc = await accounts.findOne({ email: normaliseEmail(email) });
+      dummyHash ??= await hashPassword('not a password of anyone');
+      const ok = await verifyPassword(password, doc?.passwordHash ?? dummyHash);
+      return doc && ok ? toAccount(doc) : null;
     },
 
     async setPlan(email, plan) {

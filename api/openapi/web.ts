@@ -1,0 +1,105 @@
+/**
+ * The web administration (/ui): HTML pages and form posts for browsers, authenticated by a session
+ * cookie with a CSRF token in every form. Listed so that the document covers every route.
+ */
+
+const html = (description: string) => ({ description, content: { 'text/html': {} } });
+const seeOther = { description: 'Redirect (POST/redirect/GET).' };
+const refused = { description: 'Missing or wrong CSRF token, or no session.' };
+const sessionSecurity = [{ session: [] }];
+const pkg = [{ name: 'package', in: 'path', required: true, schema: { type: 'string' } }];
+
+function page(summary: string, session = true, parameters?: unknown[]) {
+  return {
+    summary,
+    tags: ['web'],
+    ...(session ? { security: sessionSecurity } : { security: [] }),
+    ...(parameters ? { parameters } : {}),
+    responses: {
+      '200': html('The page.'),
+      ...(session ? { '303': { description: 'No session: to the login page.' } } : {}),
+      ...(parameters ? { '404': html('Not one of the account’s apps.') } : {}),
+    },
+  };
+}
+
+function post(summary: string, statuses: Record<string, unknown>, parameters?: unknown[]) {
+  return {
+    summary,
+    tags: ['web'],
+    security: summary.startsWith('Sign up') || summary.startsWith('Log in') ? [] : sessionSecurity,
+    ...(parameters ? { parameters } : {}),
+    responses: { ...statuses, '403': refused },
+  };
+}
+
+const asset = (summary: string, type: string) => ({
+  summary,
+  tags: ['web'],
+  security: [],
+  responses: { '200': { description: 'The file.', content: { [type]: {} } } },
+});
+
+export const webSecuritySchemes = {
+  session: { type: 'apiKey', in: 'cookie', name: '__Host-apkrelay_session' },
+};
+
+export const webPaths = {
+  '/ui': {
+    get: {
+      ...page('Web administration: to the apps list.', false),
+      responses: { '303': seeOther },
+    },
+  },
+  '/ui/style.css': { get: asset('Web administration stylesheet.', 'text/css') },
+  '/ui/app.js': { get: asset('Web administration script.', 'text/javascript') },
+  '/ui/signup': {
+    get: page('Sign-up page.', false),
+    post: post('Sign up (form: email, password, _csrf).', {
+      '303': seeOther,
+      '400': html('Invalid email or password.'),
+      '409': html('Email taken.'),
+    }),
+  },
+  '/ui/login': {
+    get: page('Login page.', false),
+    post: post('Log in (form: email, password, _csrf); throttled.', {
+      '303': seeOther,
+      '401': html('Wrong email or password.'),
+      '429': html('Too many failed attempts.'),
+    }),
+  },
+  '/ui/logout': { post: post('Log out (form: _csrf).', { '303': seeOther }) },
+  '/ui/apps': { get: page('Apps list.') },
+  '/ui/apks': {
+    post: post('Upload an APK of any package (multipart with _csrf).', {
+      '303': seeOther,
+      '202': html('Still processing.'),
+      '422': html('Refused APK.'),
+    }),
+  },
+  '/ui/apps/{package}': { get: page('App page, tab APKs.', true, pkg) },
+  '/ui/apps/{package}/apks': {
+    post: post(
+      'Upload an APK of this app (multipart with _csrf).',
+      { '303': seeOther, '202': html('Still processing.'), '422': html('Refused APK.') },
+      pkg,
+    ),
+  },
+  '/ui/apps/{package}/installations': { get: page('App page, tab Installations.', true, pkg) },
+  '/ui/apps/{package}/exceptions': { get: page('App page, tab Exceptions.', true, pkg) },
+  '/ui/apps/{package}/current': {
+    post: post(
+      'Make an APK current (form: sha256, _csrf).',
+      { '303': seeOther, '404': html('No such app or APK.') },
+      pkg,
+    ),
+  },
+  '/ui/apps/{package}/download-links': {
+    post: post(
+      'Create a download link and show its QR code (form: sha256, _csrf).',
+      { '201': html('The link and its QR code.'), '404': html('No such app or APK.') },
+      pkg,
+    ),
+  },
+};

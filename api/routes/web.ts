@@ -1,0 +1,225 @@
+/**
+ * The web administration on the admin host, under /ui: server-rendered HTML, no front-end
+ * framework. Sessions are cookies backed by MongoDB (api/web/sessions.ts); every form carries a
+ * CSRF token; every page sends a strict Content-Security-Policy (only 'self' resources).
+ */
+import express, { type Request, type RequestHandler, type Response } from 'express';
+import { AppError } from '../../shared/errors';
+import type { ApiDeps } from '../deps';
+import type { Route } from '../route-table';
+import { APP_JS, STYLE_CSS } from '../web/assets';
+import { sendPage, webPages } from '../web/pages';
+import {
+  anonymousCsrf,
+  ANON_CSRF_COOKIE,
+  cookieOf,
+  csrfCheck,
+  endSession,
+  loginThrottled,
+  recordLogin,
+  sameToken,
+  sessionAuth,
+  startSession,
+} from '../web/sessions';
+import { credentialsPage } from '../web/views';
+
+const CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
+  "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+const secureHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('Content-Security-Policy', CSP);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
+
+const form = express.urlencoded({ extended: false, limit: '16kb' });
+
+/** The pre-session forms: the `_csrf` field must equal the double-submit cookie. */
+const anonymousCsrfCheck: RequestHandler = (req, res, next) => {
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  if (!sameToken(body._csrf, cookieOf(req, ANON_CSRF_COOKIE) ?? '')) {
+    res.status(403).type('text/plain').send('Missing or wrong CSRF token.');
+    return;
+  }
+  next();
+};
+
+function fieldsOf(req: Request): { email: string; password: string } {
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  return {
+    email: typeof body.email === 'string' ? body.email : '',
+    password: typeof body.password === 'string' ? body.password : '',
+  };
+}
+
+export function webRoutes(deps: ApiDeps): Route[] {
+  const pages = webPages(deps);
+  const session = sessionAuth(deps);
+
+  async function signUp(req: Request, res: Response): Promise<void> {
+    const { email, password } = fieldsOf(req);
+    try {
+      const { account } = await deps.accounts.create({ email, password });
+      await startSession(deps, res, account);
+      res.redirect(303, '/ui/apps');
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      sendPage(
+        res,
+        err.status,
+        credentialsPage('signup', anonymousCsrf(req, res), err.message, email),
+      );
+    }
+  }
+
+  async function logIn(req: Request, res: Response): Promise<void> {
+    const { email, password } = fieldsOf(req);
+    const csrf = anonymousCsrf(req, res);
+    if (await loginThrottled(deps, req, email)) {
+      res.setHeader('Retry-After', '900');
+      sendPage(
+        res,
+        429,
+        credentialsPage('login', csrf, 'Too many failed attempts; wait 15 minutes.', email),
+      );
+      return;
+    }
+    const account = await deps.accounts.verifyLogin(email, password);
+    await recordLogin(deps, req, email, account !== null);
+    if (!account) {
+      sendPage(res, 401, credentialsPage('login', csrf, 'Wrong email or password.', email));
+      return;
+    }
+    await startSession(deps, res, account);
+    res.redirect(303, '/ui/apps');
+  }
+
+  const page = (
+    method: Route['method'],
+    path: string,
+    access: 'public' | 'session',
+    summary: string,
+    ...handlers: RequestHandler[]
+  ): Route => ({
+    method,
+    path,
+    hosts: ['admin'],
+    access,
+    summary,
+    handlers: [secureHeaders, ...(access === 'session' ? [session] : []), ...handlers],
+  });
+  const asset =
+    (type: string, body: string): RequestHandler =>
+    (_req, res) => {
+      res.setHeader('Cache-Control', 'public, max-age=300');
+      res.type(type).send(body);
+    };
+
+  return [
+    page('get', '/ui', 'public', 'Web administration: to the apps list.', (_req, res) =>
+      res.redirect(303, '/ui/apps'),
+    ),
+    page(
+      'get',
+      '/ui/style.css',
+      'public',
+      'Web administration stylesheet.',
+      asset('text/css', STYLE_CSS),
+    ),
+    page(
+      'get',
+      '/ui/app.js',
+      'public',
+      'Web administration script.',
+      asset('text/javascript', APP_JS),
+    ),
+    page('get', '/ui/signup', 'public', 'Sign-up page (HTML).', (req, res) =>
+      sendPage(res, 200, credentialsPage('signup', anonymousCsrf(req, res), null)),
+    ),
+    page(
+      'post',
+      '/ui/signup',
+      'public',
+      'Sign up (form: email, password, _csrf).',
+      form,
+      anonymousCsrfCheck,
+      signUp,
+    ),
+    page('get', '/ui/login', 'public', 'Login page (HTML).', (req, res) =>
+      sendPage(res, 200, credentialsPage('login', anonymousCsrf(req, res), null)),
+    ),
+    page(
+      'post',
+      '/ui/login',
+      'public',
+      'Log in (form: email, password, _csrf); throttled.',
+      form,
+      anonymousCsrfCheck,
+      logIn,
+    ),
+    page(
+      'post',
+      '/ui/logout',
+      'session',
+      'Log out (form: _csrf).',
+      form,
+      csrfCheck,
+      async (req, res) => {
+        await endSession(deps, req, res);
+        res.redirect(303, '/ui/login');
+      },
+    ),
+    page('get', '/ui/apps', 'session', 'Apps list (HTML).', pages.apps),
+    page(
+      'post',
+      '/ui/apks',
+      'session',
+      'Upload an APK of any package (multipart with _csrf).',
+      pages.upload,
+    ),
+    page('get', '/ui/apps/:package', 'session', 'App page, tab APKs (HTML).', pages.apks),
+    page(
+      'post',
+      '/ui/apps/:package/apks',
+      'session',
+      'Upload an APK of this app (multipart with _csrf).',
+      pages.upload,
+    ),
+    page(
+      'get',
+      '/ui/apps/:package/installations',
+      'session',
+      'App page, tab Installations (HTML).',
+      pages.installations,
+    ),
+    page(
+      'get',
+      '/ui/apps/:package/exceptions',
+      'session',
+      'App page, tab Exceptions (HTML).',
+      pages.exceptions,
+    ),
+    page(
+      'post',
+      '/ui/apps/:package/current',
+      'session',
+      'Make an APK current (form: sha256, _csrf).',
+      form,
+      csrfCheck,
+      pages.makeCurrent,
+    ),
+    page(
+      'post',
+      '/ui/apps/:package/download-links',
+      'session',
+      'Create a download link and show its QR code (form: sha256, _csrf).',
+      form,
+      csrfCheck,
+      pages.createLink,
+    ),
+  ];
+}

@@ -1,0 +1,232 @@
+/** The app page of the web administration: tabs APKs, Installations, Exceptions; a link page. */
+import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
+import type { ExceptionGroupDoc } from '../../shared/exceptions/collections';
+import type { listInstallations } from '../routes/installations-list';
+import { digest, html, type Html } from './html';
+import { layout, uploadForm, type Viewer } from './views';
+
+export type Tab = 'apks' | 'installations' | 'exceptions';
+type InstallationPage = Awaited<ReturnType<typeof listInstallations>>;
+
+const time = (d: Date | string) => {
+  const iso = typeof d === 'string' ? d : d.toISOString();
+  return html`<time datetime="${iso}">${iso}</time>`;
+};
+
+function appLayout(viewer: Viewer, app: AppDoc, tab: Tab, body: Html): string {
+  const base = `/ui/apps/${encodeURIComponent(app.package)}`;
+  const tabs: Array<[Tab, string, string]> = [
+    ['apks', 'APKs', base],
+    ['installations', 'Installations', `${base}/installations`],
+    ['exceptions', 'Exceptions', `${base}/exceptions`],
+  ];
+  return layout(
+    `${app.package}`,
+    viewer,
+    html`<h1>${app.package}</h1>
+      <nav class="tabs" aria-label="App sections">
+        ${tabs.map(
+          ([id, name, href]) =>
+            html`<a href="${href}" ${id === tab ? html`aria-current="page"` : ''}>${name}</a>`,
+        )}
+      </nav>
+      ${body}`,
+  );
+}
+
+function hidden(viewer: Viewer, apk: ApkDoc): Html {
+  return html`<input type="hidden" name="_csrf" value="${viewer.csrf}" />
+    <input type="hidden" name="sha256" value="${apk.sha256}" />`;
+}
+
+export function apksTab(viewer: Viewer, app: AppDoc, apks: readonly ApkDoc[]): string {
+  const base = `/ui/apps/${encodeURIComponent(app.package)}`;
+  const currentCode = apks.find((a) => app.currentApkId?.equals(a._id))?.versionCode ?? null;
+  const rows = apks.map((apk) => {
+    const current = app.currentApkId?.equals(apk._id) ?? false;
+    const back = currentCode !== null && apk.versionCode < currentCode;
+    return html`<tr>
+      <td>${apk.versionCode} ${current ? html`<span class="badge">current</span>` : ''}</td>
+      <td>${apk.versionName}</td>
+      <td>${digest('md5', apk.md5)}</td>
+      <td>${digest('sha256', apk.sha256)}</td>
+      <td>${digest('signer', apk.signerSha256)}</td>
+      <td>${apk.size.toLocaleString('en')} B</td>
+      <td>${time(apk.uploadedAt)}</td>
+      <td>${apk.whatsnew ?? ''}</td>
+      <td>
+        ${
+          current
+            ? ''
+            : html`<form class="inline" method="post" action="${base}/current">
+                ${hidden(viewer, apk)}
+                ${
+                  back
+                    ? html`<p class="notice">
+                        Earlier than the current version: devices on a newer one give the update up.
+                      </p>`
+                    : ''
+                }
+                <button type="submit">Make current</button>
+              </form>`
+        }
+        <form class="inline" method="post" action="${base}/download-links">
+          ${hidden(viewer, apk)}
+          <button type="submit">Download link</button>
+        </form>
+      </td>
+    </tr>`;
+  });
+  return appLayout(
+    viewer,
+    app,
+    'apks',
+    html`<table>
+        <thead>
+          <tr>
+            <th scope="col">versionCode</th>
+            <th scope="col">versionName</th>
+            <th scope="col">md5</th>
+            <th scope="col">sha256</th>
+            <th scope="col">Signer</th>
+            <th scope="col">Size</th>
+            <th scope="col">Uploaded at</th>
+            <th scope="col">Release text</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows}
+        </tbody>
+      </table>
+      <h2>Upload a new version</h2>
+      ${uploadForm(viewer, `${base}/apks`)}`,
+  );
+}
+
+export function linkPage(
+  viewer: Viewer,
+  app: AppDoc,
+  link: { url: string; qrPath: string; expiresAt: Date; versionName: string },
+): string {
+  return appLayout(
+    viewer,
+    app,
+    'apks',
+    html`<h2>Download link to ${link.versionName}</h2>
+      <p>
+        <label for="link-url">Link</label>
+        <input id="link-url" readonly size="80" value="${link.url}" />
+        <button type="button" data-copy="link-url">Copy</button>
+      </p>
+      <p>Valid until ${time(link.expiresAt)}.</p>
+      <img class="qr" src="${link.qrPath}" alt="QR code of the download link" />`,
+  );
+}
+
+export function installationsTab(
+  viewer: Viewer,
+  app: AppDoc,
+  page: InstallationPage,
+  filter: { status: string; q: string },
+): string {
+  const base = `/ui/apps/${encodeURIComponent(app.package)}/installations`;
+  const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
+  const at = (n: number) =>
+    `${base}?${new URLSearchParams({ status: filter.status, q: filter.q, page: String(n) }).toString()}`;
+  const statuses = ['', 'enabled', 'disabled', 'online', 'offline'];
+  const rows = page.installations.map(
+    (i) =>
+      html`<tr>
+        <td><code>${i.deviceId}</code></td>
+        <td>${i.status} / ${i.online ? 'online' : 'offline'}</td>
+        <td>${i.installedMd5 ?? '—'}</td>
+        <td>${i.pendingApkId ? String(i.pendingApkId) : '—'}</td>
+        <td>${i.strategy ?? '—'}</td>
+        <td>${time(i.lastSeenAt)}</td>
+        <td><code>${JSON.stringify(i.metadata ?? {})}</code></td>
+        <td>${i.location ? `${i.location.lat}, ${i.location.lon}` : '—'}</td>
+      </tr>`,
+  );
+  return appLayout(
+    viewer,
+    app,
+    'installations',
+    html`<form method="get" action="${base}">
+        <label for="status">Status</label>
+        <select id="status" name="status">
+          ${statuses.map(
+            (s) =>
+              html`<option value="${s}" ${s === filter.status ? html`selected` : ''}>
+                ${s || 'any'}
+              </option>`,
+          )}
+        </select>
+        <label for="q">Device id starts with</label>
+        <input id="q" name="q" value="${filter.q}" />
+        <button type="submit">Filter</button>
+      </form>
+      <p>${page.total} installations · page ${page.page} of ${pages}</p>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Device id</th>
+            <th scope="col">Status</th>
+            <th scope="col">Running (md5)</th>
+            <th scope="col">Pending</th>
+            <th scope="col">Strategy</th>
+            <th scope="col">Last seen</th>
+            <th scope="col">Metadata</th>
+            <th scope="col">Location</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows}
+        </tbody>
+      </table>
+      <nav aria-label="Pages">
+        ${page.page > 1 ? html`<a href="${at(page.page - 1)}">Previous</a>` : ''}
+        ${page.page < pages ? html`<a href="${at(page.page + 1)}">Next</a>` : ''}
+      </nav>`,
+  );
+}
+
+export function exceptionsTab(
+  viewer: Viewer,
+  app: AppDoc,
+  groups: readonly ExceptionGroupDoc[],
+  lastDay: { count: number; limit: number },
+): string {
+  const rows = groups.map(
+    (g) =>
+      html`<tr>
+        <td><code>${g.title}</code></td>
+        <td>${g.count}</td>
+        <td>${g.handledCount} handled / ${g.unhandledCount} unhandled</td>
+        <td>${time(g.firstSeen)}</td>
+        <td>${time(g.lastSeen)}</td>
+        <td>${g.versions.join(', ')}</td>
+      </tr>`,
+  );
+  return appLayout(
+    viewer,
+    app,
+    'exceptions',
+    html`<p>${lastDay.count} reports in the last 24 h; limit ${lastDay.limit}.</p>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Issue</th>
+            <th scope="col">Count</th>
+            <th scope="col">Handled</th>
+            <th scope="col">First seen</th>
+            <th scope="col">Last seen</th>
+            <th scope="col">Versions</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows}
+        </tbody>
+      </table>`,
+  );
+}

@@ -1,0 +1,44 @@
+/** The web administration's only stylesheet and script, served from the admin host ('self'). */
+
+export const STYLE_CSS = `
+:root { font-family: system-ui, sans-serif; color: #1d2330; background: #f6f7f9; }
+body { margin: 0; }
+header { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; padding: .6rem 1rem;
+  background: #1d2330; color: #fff; }
+header a { color: #fff; }
+header .brand { font-weight: 700; text-decoration: none; }
+header .key { display: flex; gap: .4rem; align-items: center; margin-left: auto; }
+header .key input { width: 22rem; font-family: monospace; }
+main { max-width: 72rem; margin: 1rem auto; padding: 0 1rem; }
+form.stack { display: grid; gap: .6rem; max-width: 22rem; }
+table { border-collapse: collapse; width: 100%; background: #fff; }
+th, td { border: 1px solid #d6d9e0; padding: .35rem .5rem; text-align: left; vertical-align: top; }
+nav.tabs { display: flex; gap: .3rem; margin: 1rem 0; }
+nav.tabs a { padding: .4rem .8rem; border: 1px solid #d6d9e0; border-radius: .3rem .3rem 0 0;
+  text-decoration: none; color: inherit; background: #fff; }
+nav.tabs a[aria-current="page"] { background: #1d2330; color: #fff; }
+.badge { background: #1f7a3a; color: #fff; border-radius: .6rem; padding: 0 .5rem; }
+.notice { background: #fff4d6; border: 1px solid #e0c060; padding: .5rem; }
+.error { background: #fde2e2; border: 1px solid #d07070; padding: .5rem; }
+.inline { display: inline; }
+code { font-size: .9em; }
+img.qr { width: 16rem; height: 16rem; background: #fff; }
+`;
+
+/** Copy buttons and local times: progressive enhancement; every page works without it. */
+export const APP_JS = `
+document.addEventListener('click', function (event) {
+  var button = event.target.closest('[data-copy], [data-copy-text]');
+  if (!button) return;
+  var text = button.dataset.copyText;
+  if (text === undefined) {
+    var field = document.getElementById(button.dataset.copy);
+    text = field ? field.value : '';
+  }
+  if (navigator.clipboard) navigator.clipboard.writeText(text).catch(function () {});
+});
+document.querySelectorAll('time[datetime]').forEach(function (el) {
+  var d = new Date(el.getAttribute('datetime'));
+  if (!isNaN(d.getTime())) el.textContent = d.toLocaleString();
+});
+`;

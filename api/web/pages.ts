@@ -1,0 +1,189 @@
+/** Handlers of the web administration's signed-in pages (mounted by api/routes/web.ts). */
+import type { Request, Response } from 'express';
+import { setCurrentApk } from '../../shared/catalog/current-apk';
+import { catalog } from '../../shared/catalog/collections';
+import { linkToken } from '../../shared/catalog/download-links';
+import { apksOf, appsOf, currentApkOf, findApp } from '../../shared/catalog/queries';
+import type { AppDoc } from '../../shared/catalog/types';
+import { installations } from '../../shared/devices/installations';
+import { exceptionCollections } from '../../shared/exceptions/collections';
+import { queueNoticeSink } from '../../shared/queues/notice-sink';
+import { versionNoticeQueue } from '../../shared/queues/version-notice';
+import type { ApiDeps } from '../deps';
+import { exceptionLimit } from '../exceptions/intake';
+import { pickApk } from '../routes/apps';
+import { insertDownloadLink } from '../routes/download-links';
+import { listInstallations } from '../routes/installations-list';
+import { receiveUpload } from '../upload/receive-upload';
+import { apksTab, exceptionsTab, installationsTab, linkPage } from './app-views';
+import { currentSession, sameToken } from './sessions';
+import { appsPage, messagePage, type Viewer } from './views';
+
+const DAY_MS = 24 * 3600 * 1000;
+const LINK_TTL_SECONDS = 7 * 24 * 3600;
+
+export function sendPage(res: Response, status: number, body: string): void {
+  res.status(status).type('text/html; charset=utf-8').send(body);
+}
+
+export function webPages(deps: ApiDeps) {
+  const notices = queueNoticeSink(deps.producers.get(versionNoticeQueue.name));
+  const { groups, reports } = exceptionCollections(deps.db);
+
+  async function viewerOf(res: Response): Promise<Viewer> {
+    const { account, csrf } = currentSession(res);
+    return { account, csrf, apiKey: await deps.accounts.revealApiKey(account.id) };
+  }
+
+  /** The viewer's app named by the path; another account's (or no) app answers 404. */
+  async function ownApp(req: Request, res: Response, viewer: Viewer): Promise<AppDoc | null> {
+    const app = await findApp(deps.db, viewer.account.id, String(req.params.package));
+    if (!app) sendPage(res, 404, messagePage(viewer, 'Not found', 'No such app.'));
+    return app;
+  }
+
+  const since = () => new Date(deps.now().getTime() - DAY_MS);
+
+  return {
+    apps: async (_req: Request, res: Response): Promise<void> => {
+      const viewer = await viewerOf(res);
+      const apps = await appsOf(deps.db, viewer.account.id);
+      const onlineSince = new Date(deps.now().getTime() - 3 * deps.limits.heartbeatSeconds * 1000);
+      const rows = await Promise.all(
+        apps.map(async (app) => {
+          const scope = { accountId: app.accountId, package: app.package };
+          const [current, online, enabled, exceptions24h] = await Promise.all([
+            currentApkOf(deps.db, app),
+            installations(deps.db).countDocuments({ ...scope, lastSeenAt: { $gte: onlineSince } }),
+            installations(deps.db).countDocuments({ ...scope, status: 'enabled' }),
+            reports.countDocuments({
+              accountId: app.accountId,
+              appId: app._id.toHexString(),
+              receivedAt: { $gte: since() },
+            }),
+          ]);
+          return {
+            package: app.package,
+            currentVersion: current
+              ? `${current.versionName ?? ''} (${current.versionCode})`
+              : null,
+            online,
+            enabled,
+            exceptions24h,
+          };
+        }),
+      );
+      sendPage(res, 200, appsPage(viewer, rows, exceptionLimit(viewer.account.plan.installations)));
+    },
+
+    apks: async (req: Request, res: Response): Promise<void> => {
+      const viewer = await viewerOf(res);
+      const app = await ownApp(req, res, viewer);
+      if (app) sendPage(res, 200, apksTab(viewer, app, await apksOf(deps.db, app)));
+    },
+
+    installations: async (req: Request, res: Response): Promise<void> => {
+      const viewer = await viewerOf(res);
+      const app = await ownApp(req, res, viewer);
+      if (!app) return;
+      const status = typeof req.query.status === 'string' ? req.query.status : '';
+      const q = typeof req.query.q === 'string' ? req.query.q : '';
+      const page = await listInstallations(deps, app, req);
+      sendPage(res, 200, installationsTab(viewer, app, page, { status, q }));
+    },
+
+    exceptions: async (req: Request, res: Response): Promise<void> => {
+      const viewer = await viewerOf(res);
+      const app = await ownApp(req, res, viewer);
+      if (!app) return;
+      const scope = { accountId: app.accountId, appId: app._id.toHexString() };
+      const [list, count] = await Promise.all([
+        groups.find(scope).sort({ lastSeen: -1 }).limit(200).toArray(),
+        reports.countDocuments({ ...scope, receivedAt: { $gte: since() } }),
+      ]);
+      const limit = exceptionLimit(viewer.account.plan.installations);
+      sendPage(res, 200, exceptionsTab(viewer, app, list, { count, limit }));
+    },
+
+    makeCurrent: async (req: Request, res: Response): Promise<void> => {
+      const viewer = await viewerOf(res);
+      const app = await ownApp(req, res, viewer);
+      if (!app) return;
+      const apk = pickApk(await apksOf(deps.db, app), {
+        sha256: (req.body as { sha256?: unknown }).sha256,
+      });
+      await setCurrentApk(deps.db, notices, apk, deps.now());
+      res.redirect(303, `/ui/apps/${encodeURIComponent(app.package)}`);
+    },
+
+    createLink: async (req: Request, res: Response): Promise<void> => {
+      const viewer = await viewerOf(res);
+      const app = await ownApp(req, res, viewer);
+      if (!app) return;
+      const apk = pickApk(await apksOf(deps.db, app), {
+        sha256: (req.body as { sha256?: unknown }).sha256,
+      });
+      const link = await insertDownloadLink(deps, app, apk, LINK_TTL_SECONDS, null);
+      const token = linkToken(deps.keys, link._id);
+      sendPage(
+        res,
+        201,
+        linkPage(viewer, app, {
+          url: `${deps.publicUrls.web}/d/${token}`,
+          // Same-origin path (the admin host serves /d/ too), so the CSP needs no other origin.
+          qrPath: `/d/${token}/qr.svg`,
+          expiresAt: link.expiresAt,
+          versionName: apk.versionName ?? String(apk.versionCode),
+        }),
+      );
+    },
+
+    /** Upload form of the apps list (any package) or of an app page (that package only). */
+    upload: async (req: Request, res: Response): Promise<void> => {
+      const viewer = await viewerOf(res);
+      const expectedPackage = req.params.package ? String(req.params.package) : null;
+      const received = await receiveUpload(req, deps.blobs, deps.limits.maxApkBytes);
+      if (!received.ok) {
+        sendPage(
+          res,
+          received.reason === 'too-large' ? 413 : 400,
+          messagePage(viewer, 'Upload refused', received.detail),
+        );
+        return;
+      }
+      const { file, fields } = received;
+      if (!sameToken(fields.get('_csrf'), viewer.csrf) || !file) {
+        if (file) await deps.blobs.delete(file.uploadId);
+        const status = file ? 403 : 400;
+        sendPage(
+          res,
+          status,
+          messagePage(
+            viewer,
+            'Upload refused',
+            file ? 'Missing or wrong CSRF token.' : 'Choose an APK file.',
+          ),
+        );
+        return;
+      }
+      const uploadId = await deps.ingest.submit(viewer.account.id, file, {
+        current: fields.get('current') === 'true',
+        whatsnew: fields.get('whatsnew') || null,
+        expectedPackage,
+      });
+      const verdict = await deps.ingest.waitForVerdict(uploadId, deps.limits.uploadWaitTimeoutMs);
+      if (!verdict) {
+        sendPage(
+          res,
+          202,
+          messagePage(viewer, 'Upload queued', 'Still processing; reload the app page shortly.'),
+        );
+      } else if (verdict.status === 'rejected') {
+        sendPage(res, 422, messagePage(viewer, 'Upload refused', verdict.message));
+      } else {
+        const apk = await catalog(deps.db).apks.findOne({ uploadId, accountId: viewer.account.id });
+        res.redirect(303, apk ? `/ui/apps/${encodeURIComponent(apk.package)}` : '/ui/apps');
+      }
+    },
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * Web sessions: a random 256-bit id in a `__Host-` cookie (Secure, HttpOnly, SameSite=Lax, Path=/);
+ * the server keeps only its SHA-256 in MongoDB with the account, the CSRF token of the session's
+ * forms and the expiry. Before sign-in, forms carry a double-submit token whose cookie is also
+ * `__Host-`. Login failures are counted per email and per client address (throttling).
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Db } from 'mongodb';
+import type { Account } from '../../shared/accounts/types';
+import type { ApiDeps } from '../deps';
+
+export const SESSION_COOKIE = '__Host-apkrelay_session';
+export const ANON_CSRF_COOKIE = '__Host-apkrelay_csrf';
+const SESSION_MS = 12 * 3600 * 1000;
+const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
+const MAX_FAILURES = { email: 5, ip: 50 } as const;
+
+interface SessionDoc {
+  _id: string;
+  accountId: string;
+  email: string;
+  csrf: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+interface AttemptDoc {
+  _id: string;
+  failures: number;
+  windowStart: Date;
+}
+
+export interface WebSession {
+  readonly account: Account;
+  readonly csrf: string;
+}
+
+const sessions = (db: Db) => db.collection<SessionDoc>('web_sessions');
+const attempts = (db: Db) => db.collection<AttemptDoc>('web_login_attempts');
+const hashId = (id: string) => createHash('sha256').update(id).digest('hex');
+const token = () => randomBytes(32).toString('base64url');
+
+export function sameToken(a: unknown, b: string): boolean {
+  if (typeof a !== 'string' || a.length !== b.length || b.length === 0) return false;
+  return timingSafeEqual(Buffer.from(a), Buffer.from(b));
+}
+
+export function cookieOf(req: Request, name: string): string | undefined {
+  for (const part of (req.header('cookie') ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+function setCookie(res: Response, name: string, value: string, maxAgeMs: number): void {
+  res.cookie(name, value, {
+    secure: true,
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    maxAge: maxAgeMs,
+  });
+}
+
+/** The double-submit token of the sign-up and login forms (set as a cookie when missing). */
+export function anonymousCsrf(req: Request, res: Response): string {
+  const existing = cookieOf(req, ANON_CSRF_COOKIE);
+  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
+  const fresh = token();
+  setCookie(res, ANON_CSRF_COOKIE, fresh, SESSION_MS);
+  return fresh;
+}
+
+export async function startSession(deps: ApiDeps, res: Response, account: Account): Promise<void> {
+  const id = token();
+  const now = deps.now();
+  await sessions(deps.db).insertOne({
+    _id: hashId(id),
+    accountId: account.id,
+    email: account.email,
+    csrf: token(),
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + SESSION_MS),
+  });
+  setCookie(res, SESSION_COOKIE, id, SESSION_MS);
+}
+
+export async function endSession(deps: ApiDeps, req: Request, res: Response): Promise<void> {
+  const id = cookieOf(req, SESSION_COOKIE);
+  if (id) await sessions(deps.db).deleteOne({ _id: hashId(id) });
+  res.clearCookie(SESSION_COOKIE, { secure: true, httpOnly: true, sameSite: 'lax', path: '/' });
+}
+
+export async function findSession(deps: ApiDeps, req: Request): Promise<WebSession | null> {
+  const id = cookieOf(req, SESSION_COOKIE);
+  if (!id) return null;
+  const doc = await sessions(deps.db).findOne({ _id: hashId(id) });
+  if (!doc || doc.expiresAt.getTime() <= deps.now().getTime()) return null;
+  const account = await deps.accounts.findByEmail(doc.email);
+  if (!account || account.id !== doc.accountId) return null;
+  return { account, csrf: doc.csrf };
+}
+
+/** Requires a session: GET goes to the login page, anything else is refused with 403. */
+export function sessionAuth(deps: ApiDeps): RequestHandler {
+  return async (req, res, next) => {
+    const session = await findSession(deps, req);
+    if (!session) {
+      if (req.method === 'GET') res.redirect(303, '/ui/login');
+      else res.status(403).type('text/plain').send('Sign in first.');
+      return;
+    }
+    res.locals.account = session.account;
+    res.locals.session = session;
+    next();
+  };
+}
+
+export function currentSession(res: Response): WebSession {
+  const session = res.locals.session as WebSession | undefined;
+  if (!session) throw new Error('no web session on this request');
+  return session;
+}
+
+/** Refuses (403) a urlencoded form whose `_csrf` field is not the session's token. */
+export const csrfCheck: RequestHandler = (req, res, next) => {
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  if (!sameToken(body._csrf, currentSession(res).csrf)) {
+    res.status(403).type('text/plain').send('Missing or wrong CSRF token.');
+    return;
+  }
+  next();
+};
+
+function throttleKeys(req: Request, email: string): Array<[string, number]> {
+  return [
+    [`email:${email.trim().toLowerCase()}`, MAX_FAILURES.email],
+    [`ip:${req.ip ?? 'unknown'}`, MAX_FAILURES.ip],
+  ];
+}
+
+/** True when too many logins failed lately for this email or this client address. */
+export async function loginThrottled(deps: ApiDeps, req: Request, email: string): Promise<boolean> {
+  const since = deps.now().getTime() - THROTTLE_WINDOW_MS;
+  for (const [key, max] of throttleKeys(req, email)) {
+    const doc = await attempts(deps.db).findOne({ _id: key });
+    if (doc && doc.windowStart.getTime() > since && doc.failures >= max) return true;
+  }
+  return false;
+}
+
+export async function recordLogin(
+  deps: ApiDeps,
+  req: Request,
+  email: string,
+  ok: boolean,
+): Promise<void> {
+  const now = deps.now();
+  const [emailKey] = throttleKeys(req, email);
+  if (ok) {
+    if (emailKey) await attempts(deps.db).deleteOne({ _id: emailKey[0] });
+    return;
+  }
+  for (const [key] of throttleKeys(req, email)) {
+    const doc = await attempts(deps.db).findOne({ _id: key });
+    const fresh = !doc || doc.windowStart.getTime() <= now.getTime() - THROTTLE_WINDOW_MS;
+    await attempts(deps.db).updateOne(
+      { _id: key },
+      {
+        $set: {
+          failures: fresh ? 1 : doc.failures + 1,
+          windowStart: fresh ? now : doc.windowStart,
+        },
+      },
+      { upsert: true },
+    );
+  }
+}

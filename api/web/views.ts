@@ -1,0 +1,156 @@
+/** Page layout, sign-up / login pages and the apps list of the web administration. */
+import type { Account } from '../../shared/accounts/types';
+import { html, type Html } from './html';
+
+export interface Viewer {
+  readonly account: Account;
+  readonly apiKey: string;
+  readonly csrf: string;
+}
+
+export function layout(title: string, viewer: Viewer | null, body: Html): string {
+  const nav = viewer
+    ? html`<a href="/ui/apps">Apps</a>
+        <span>${viewer.account.email}</span>
+        <span class="key">
+          <label for="api-key">API key</label>
+          <input id="api-key" readonly value="${viewer.apiKey}" />
+          <button type="button" data-copy="api-key">Copy</button>
+        </span>
+        <form class="inline" method="post" action="/ui/logout">
+          <input type="hidden" name="_csrf" value="${viewer.csrf}" />
+          <button type="submit">Log out</button>
+        </form>`
+    : html`<a href="/ui/login">Log in</a> <a href="/ui/signup">Sign up</a>`;
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · apkrelay</title>
+        <link rel="icon" href="data:," />
+        <link rel="stylesheet" href="/ui/style.css" />
+        <script src="/ui/app.js" defer></script>
+      </head>
+      <body>
+        <header><a class="brand" href="/ui/apps">apkrelay</a> ${nav}</header>
+        <main>${body}</main>
+      </body>
+    </html>`.text;
+}
+
+export function credentialsPage(
+  kind: 'signup' | 'login',
+  csrf: string,
+  problem: string | null,
+  email = '',
+): string {
+  const title = kind === 'signup' ? 'Sign up' : 'Log in';
+  const other =
+    kind === 'signup'
+      ? html`<p>Have an account? <a href="/ui/login">Log in</a></p>`
+      : html`<p>New here? <a href="/ui/signup">Sign up</a></p>`;
+  return layout(
+    title,
+    null,
+    html`<h1>${title}</h1>
+      ${problem ? html`<p class="error" role="alert">${problem}</p>` : ''}
+      <form class="stack" method="post" action="/ui/${kind}">
+        <input type="hidden" name="_csrf" value="${csrf}" />
+        <label for="email">Email</label>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          required
+          value="${email}"
+        />
+        <label for="password">Password</label>
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="${kind === 'signup' ? 'new-password' : 'current-password'}"
+          minlength="8"
+          required
+        />
+        <button type="submit">${title}</button>
+      </form>
+      ${other}`,
+  );
+}
+
+export function uploadForm(viewer: Viewer, action: string): Html {
+  return html`<form class="stack" method="post" action="${action}" enctype="multipart/form-data">
+    <input type="hidden" name="_csrf" value="${viewer.csrf}" />
+    <label for="apk">APK file</label>
+    <input
+      id="apk"
+      name="apk"
+      type="file"
+      accept=".apk,application/vnd.android.package-archive"
+      required
+    />
+    <label for="whatsnew">Release text</label>
+    <input id="whatsnew" name="whatsnew" type="text" maxlength="2000" />
+    <label><input name="current" type="checkbox" value="true" /> Make it current</label>
+    <button type="submit">Upload</button>
+  </form>`;
+}
+
+export interface AppRow {
+  readonly package: string;
+  readonly currentVersion: string | null;
+  readonly online: number;
+  readonly enabled: number;
+  readonly exceptions24h: number;
+}
+
+export function appsPage(viewer: Viewer, apps: readonly AppRow[], exceptionLimit: number): string {
+  const rows = apps.map(
+    (a) =>
+      html`<tr>
+        <td><a href="/ui/apps/${a.package}">${a.package}</a></td>
+        <td>${a.currentVersion ?? '—'}</td>
+        <td>
+          ${a.online} online / ${a.enabled} enabled / plan ${viewer.account.plan.installations}
+        </td>
+        <td>${a.exceptions24h} / ${exceptionLimit}</td>
+      </tr>`,
+  );
+  return layout(
+    'Apps',
+    viewer,
+    html`<h1>Apps</h1>
+      ${
+        apps.length === 0
+          ? html`<p>No apps yet: upload a first APK below.</p>`
+          : html`<table>
+              <thead>
+                <tr>
+                  <th scope="col">Package</th>
+                  <th scope="col">Current version</th>
+                  <th scope="col">Installations</th>
+                  <th scope="col">Exceptions (24 h) / limit</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${rows}
+              </tbody>
+            </table>`
+      }
+      <h2>Upload an APK</h2>
+      ${uploadForm(viewer, '/ui/apks')}`,
+  );
+}
+
+export function messagePage(viewer: Viewer | null, title: string, message: string): string {
+  return layout(
+    title,
+    viewer,
+    html`<h1>${title}</h1>
+      <p>${message}</p>
+      <p><a href="/ui/apps">Back to the apps</a></p>`,
+  );
+}
