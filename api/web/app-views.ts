@@ -144,7 +144,8 @@ export function installationsTab(
         <td>${i.pendingApkId ? String(i.pendingApkId) : '—'}</td>
         <td>${i.strategy ?? '—'}</td>
         <td>${time(i.lastSeenAt)}</td>
-        <td><code>${JSON.stringify(i.metadata ?? {})}</code></td>
+        <td>${[i.device.brand, i.device.model, i.device.osVersion].filter(Boolean).join(' ')}</td>
+        <td>${i.metadata.map((m) => `${m.key}=${m.value}`).join(', ')}</td>
         <td>${i.location ? `${i.location.lat}, ${i.location.lon}` : '—'}</td>
       </tr>`,
   );
@@ -176,6 +177,7 @@ export function installationsTab(
             <th scope="col">Pending</th>
             <th scope="col">Strategy</th>
             <th scope="col">Last seen</th>
+            <th scope="col">Device</th>
             <th scope="col">Metadata</th>
             <th scope="col">Location</th>
           </tr>

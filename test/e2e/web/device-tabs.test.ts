@@ -1,0 +1,99 @@
+/**
+ * The Installations and Exceptions tabs show what the device simulator produced: each device with
+ * its status, running version, strategy and metadata; each exception group with its count.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startFleet, type FleetEvent } from '../../../device-client/simulator/fleet';
+import { newAccount } from '../../helpers/accounts';
+import { startStack, type TestStack } from '../../helpers/stack';
+import { uploadFixture } from '../../helpers/uploads';
+import { md5Of, SAMPLE } from '../device-client/helpers';
+import { openBrowser, type Browser } from './browser';
+
+jest.setTimeout(120_000);
+let stack: TestStack;
+let browser: Browser;
+let tmp: string;
+beforeAll(async () => {
+  stack = await startStack();
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'apkrelay-web-fleet-'));
+  browser = await openBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+  await rm(tmp, { recursive: true, force: true });
+});
+
+async function poll(what: string, check: () => Promise<boolean>): Promise<void> {
+  const end = Date.now() + 30_000;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+test('devices and exceptions of the simulator appear in their tabs', async () => {
+  const { apiKey, email } = await newAccount(stack);
+  await uploadFixture(stack, apiKey, 'version-1.apk');
+  const events: FleetEvent[] = [];
+  const fleet = startFleet({
+    pushUrl: stack.urls.push,
+    baseUrl: stack.urls.admin,
+    apiKey,
+    packageName: SAMPLE,
+    devices: 2,
+    devicePrefix: 'kiosk',
+    installedMd5: await md5Of('version-1.apk'),
+    strategy: 'CUSTOM',
+    exceptions: 1,
+    storageDir: path.join(tmp, 'fleet'),
+    ca: stack.ca,
+    onEvent: (e) => events.push(e),
+  });
+  try {
+    await poll('2 registrations', () =>
+      Promise.resolve(events.filter((e) => e.event === 'registered').length === 2),
+    );
+  } finally {
+    await fleet.close(10_000);
+  }
+  const groups = stack.mongo.db.collection('exception_groups');
+  await poll('exception groups', async () => (await groups.countDocuments({})) > 0);
+
+  const { page } = browser;
+  const shot = (name: string) => browser.shot(name);
+  const admin = stack.urls.admin;
+  await page.goto(`${admin}/ui/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('password-123');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL(`${admin}/ui/apps`);
+  await shot('fleet-apps');
+
+  await page.goto(`${admin}/ui/apps/${SAMPLE}/installations`);
+  const table = page.locator('table');
+  for (const device of ['kiosk-1', 'kiosk-2']) {
+    expect(await table.getByRole('cell', { name: device, exact: true }).count()).toBe(1);
+  }
+  const text = (await table.textContent()) ?? '';
+  expect(text).toContain('enabled');
+  expect(text).toContain(await md5Of('version-1.apk'));
+  expect(text).toContain('CUSTOM');
+  expect(text).toContain('device-sim');
+  await shot('fleet-installations');
+  await page.getByLabel('Status').selectOption('disabled');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.waitForURL(/status=disabled/);
+  expect(await page.locator('tbody tr').count()).toBe(0);
+
+  await page.getByRole('link', { name: 'Exceptions' }).click();
+  await page.waitForURL(`${admin}/ui/apps/${SAMPLE}/exceptions`);
+  const issues = (await page.locator('table').textContent()) ?? '';
+  expect(issues).toContain('simulated exception');
+  await shot('fleet-exceptions');
+  expect(browser.errors).toEqual([]);
+});
