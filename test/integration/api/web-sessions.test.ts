@@ -1,0 +1,101 @@
+/**
+ * The web administration's session rules over plain HTTPS: cookie attributes, the CSP header,
+ * CSRF on the pre-session forms, login throttling, and a session that ends at logout.
+ */
+import { request, type Reply } from '../../helpers/http';
+import { startStack, type TestStack } from '../../helpers/stack';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack({ workers: false });
+});
+afterAll(() => stack.close());
+
+const cookiesOf = (reply: Reply): string[] => {
+  const raw = reply.headers['set-cookie'] ?? [];
+  return Array.isArray(raw) ? raw : [raw];
+};
+const pair = (setCookie: string) => setCookie.split(';')[0] ?? '';
+const csrfIn = (reply: Reply) => /name="_csrf" value="([^"]+)"/.exec(reply.text)?.[1] ?? '';
+
+async function form(path: string, fields: Record<string, string>, cookie: string): Promise<Reply> {
+  return request(`${stack.urls.admin}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+    body: new URLSearchParams(fields).toString(),
+    ca: stack.ca,
+  });
+}
+
+async function loginForm(): Promise<{ csrf: string; cookie: string; reply: Reply }> {
+  const reply = await request(`${stack.urls.admin}/ui/login`, { ca: stack.ca });
+  const cookie = pair(cookiesOf(reply)[0] ?? '');
+  return { csrf: csrfIn(reply), cookie, reply };
+}
+
+test('pages carry a strict CSP; cookies are __Host-, Secure, HttpOnly, SameSite=Lax', async () => {
+  const { reply, csrf, cookie } = await loginForm();
+  expect(reply.status).toBe(200);
+  expect(reply.headers['content-security-policy']).toContain("default-src 'self'");
+  expect(reply.headers['content-security-policy']).toContain("script-src 'self'");
+  expect(csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  const signUp = await form(
+    '/ui/signup',
+    { email: 'cookie@example.com', password: 'password-123', _csrf: csrf },
+    cookie,
+  );
+  expect(signUp.status).toBe(303);
+  const session = cookiesOf(signUp).find((c) => c.startsWith('__Host-apkrelay_session='));
+  expect(session).toBeDefined();
+  expect(session).toMatch(/; Secure/);
+  expect(session).toMatch(/; HttpOnly/);
+  expect(session).toMatch(/; SameSite=Lax/);
+  expect(session).toMatch(/; Path=\//);
+
+  const apps = await request(`${stack.urls.admin}/ui/apps`, {
+    headers: { cookie: pair(session ?? '') },
+    ca: stack.ca,
+  });
+  expect(apps.status).toBe(200);
+  expect(apps.text).toContain('cookie@example.com');
+  const logout = await form('/ui/logout', { _csrf: csrfIn(apps) }, pair(session ?? ''));
+  expect(logout.status).toBe(303);
+  const after = await request(`${stack.urls.admin}/ui/apps`, {
+    headers: { cookie: pair(session ?? '') },
+    ca: stack.ca,
+  });
+  expect(after.status).toBe(303);
+  expect(after.headers.location).toBe('/ui/login');
+});
+
+test('sign-up and login forms need the double-submit token', async () => {
+  const { csrf, cookie } = await loginForm();
+  const fields = { email: 'nocsrf@example.com', password: 'password-123' };
+  expect((await form('/ui/signup', fields, cookie)).status).toBe(403);
+  expect((await form('/ui/signup', { ...fields, _csrf: csrf }, '')).status).toBe(403);
+  expect((await form('/ui/login', { ...fields, _csrf: 'x'.repeat(43) }, cookie)).status).toBe(403);
+});
+
+test('logins are throttled after 5 failures for an email, even with the right password', async () => {
+  const { csrf, cookie } = await loginForm();
+  const email = 'throttle@example.com';
+  expect(
+    (await form('/ui/signup', { email, password: 'password-123', _csrf: csrf }, cookie)).status,
+  ).toBe(303);
+  for (let i = 0; i < 5; i++) {
+    const wrong = await form(
+      '/ui/login',
+      { email, password: 'wrong-password', _csrf: csrf },
+      cookie,
+    );
+    expect(wrong.status).toBe(401);
+  }
+  const right = await form('/ui/login', { email, password: 'password-123', _csrf: csrf }, cookie);
+  expect(right.status).toBe(429);
+  const other = await form(
+    '/ui/login',
+    { email: 'cookie@example.com', password: 'password-123', _csrf: csrf },
+    cookie,
+  );
+  expect(other.status).toBe(303);
+});
