@@ -88,6 +88,24 @@ export const webPaths = {
   },
   '/ui/apps/{package}/installations': { get: page('App page, tab Installations.', true, pkg) },
   '/ui/apps/{package}/exceptions': { get: page('App page, tab Exceptions.', true, pkg) },
+  '/ui/apps/{package}/exceptions/{id}': {
+    get: page('One exception report.', true, [
+      ...pkg,
+      { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+    ]),
+  },
+  '/ui/apps/{package}/exceptions/{id}/screenshot': {
+    get: {
+      ...page("An exception report's screenshot.", true, [
+        ...pkg,
+        { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+      ]),
+      responses: {
+        '200': { description: 'The JPEG.', content: { 'image/jpeg': {} } },
+        '404': html('No such report or no screenshot.'),
+      },
+    },
+  },
   '/ui/apps/{package}/current': {
     post: post(
       'Make an APK current (form: sha256, _csrf).',

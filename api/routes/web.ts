@@ -204,6 +204,20 @@ export function webRoutes(deps: ApiDeps): Route[] {
       pages.exceptions,
     ),
     page(
+      'get',
+      '/ui/apps/:package/exceptions/:id',
+      'session',
+      'One exception report: stack trace, metadata, device log, screenshot (HTML).',
+      pages.report,
+    ),
+    page(
+      'get',
+      '/ui/apps/:package/exceptions/:id/screenshot',
+      'session',
+      "An exception report's screenshot (JPEG).",
+      pages.screenshot,
+    ),
+    page(
       'post',
       '/ui/apps/:package/current',
       'session',

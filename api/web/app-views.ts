@@ -8,12 +8,12 @@ import { layout, uploadForm, type Viewer } from './views';
 export type Tab = 'apks' | 'installations' | 'exceptions';
 type InstallationPage = Awaited<ReturnType<typeof listInstallations>>;
 
-const time = (d: Date | string) => {
+export const time = (d: Date | string) => {
   const iso = typeof d === 'string' ? d : d.toISOString();
   return html`<time datetime="${iso}">${iso}</time>`;
 };
 
-function appLayout(viewer: Viewer, app: AppDoc, tab: Tab, body: Html): string {
+export function appLayout(viewer: Viewer, app: AppDoc, tab: Tab, body: Html): string {
   const base = `/ui/apps/${encodeURIComponent(app.package)}`;
   const tabs: Array<[Tab, string, string]> = [
     ['apks', 'APKs', base],
@@ -197,12 +197,16 @@ export function exceptionsTab(
   viewer: Viewer,
   app: AppDoc,
   groups: readonly ExceptionGroupDoc[],
-  lastDay: { count: number; limit: number },
+  chart: Html,
 ): string {
   const rows = groups.map(
     (g) =>
       html`<tr>
-        <td><code>${g.title}</code></td>
+        <td>
+          <a href="/ui/apps/${encodeURIComponent(app.package)}/exceptions/${g.lastReportId}"
+            ><code>${g.title}</code></a
+          >
+        </td>
         <td>${g.count}</td>
         <td>${g.handledCount} handled / ${g.unhandledCount} unhandled</td>
         <td>${time(g.firstSeen)}</td>
@@ -214,7 +218,7 @@ export function exceptionsTab(
     viewer,
     app,
     'exceptions',
-    html`<p>${lastDay.count} reports in the last 24 h; limit ${lastDay.limit}.</p>
+    html`${chart}
       <table>
         <thead>
           <tr>

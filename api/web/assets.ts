@@ -22,6 +22,8 @@ nav.tabs a[aria-current="page"] { background: #1d2330; color: #fff; }
 .error { background: #fde2e2; border: 1px solid #d07070; padding: .5rem; }
 .inline { display: inline; }
 code { font-size: .9em; }
+img.shot { max-width: 24rem; border: 1px solid #d6d9e0; }
+pre { background: #fff; border: 1px solid #d6d9e0; padding: .5rem; overflow-x: auto; }
 img.qr { width: 16rem; height: 16rem; background: #fff; }
 `;
 

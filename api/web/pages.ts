@@ -7,6 +7,7 @@ import { apksOf, appsOf, currentApkOf, findApp } from '../../shared/catalog/quer
 import type { AppDoc } from '../../shared/catalog/types';
 import { installations } from '../../shared/devices/installations';
 import { exceptionCollections } from '../../shared/exceptions/collections';
+import { gridFsScreenshots } from '../../shared/exceptions/screenshots';
 import { queueNoticeSink } from '../../shared/queues/notice-sink';
 import { versionNoticeQueue } from '../../shared/queues/version-notice';
 import type { ApiDeps } from '../deps';
@@ -16,10 +17,12 @@ import { insertDownloadLink } from '../routes/download-links';
 import { listInstallations } from '../routes/installations-list';
 import { receiveUpload } from '../upload/receive-upload';
 import { apksTab, exceptionsTab, installationsTab, linkPage } from './app-views';
+import { hourlyChart, reportPage } from './exception-views';
 import { currentSession, sameToken } from './sessions';
 import { appsPage, messagePage, type Viewer } from './views';
 
-const DAY_MS = 24 * 3600 * 1000;
+const HOUR_MS = 3600 * 1000;
+const DAY_MS = 24 * HOUR_MS;
 const LINK_TTL_SECONDS = 7 * 24 * 3600;
 
 export function sendPage(res: Response, status: number, body: string): void {
@@ -29,6 +32,7 @@ export function sendPage(res: Response, status: number, body: string): void {
 export function webPages(deps: ApiDeps) {
   const notices = queueNoticeSink(deps.producers.get(versionNoticeQueue.name));
   const { groups, reports } = exceptionCollections(deps.db);
+  const screenshots = gridFsScreenshots(deps.db);
 
   async function viewerOf(res: Response): Promise<Viewer> {
     const { account, csrf } = currentSession(res);
@@ -41,6 +45,13 @@ export function webPages(deps: ApiDeps) {
     if (!app) sendPage(res, 404, messagePage(viewer, 'Not found', 'No such app.'));
     return app;
   }
+
+  const reportOf = (app: AppDoc, req: Request) =>
+    reports.findOne({
+      _id: String(req.params.id),
+      accountId: app.accountId,
+      appId: app._id.toHexString(),
+    });
 
   const since = () => new Date(deps.now().getTime() - DAY_MS);
 
@@ -97,12 +108,41 @@ export function webPages(deps: ApiDeps) {
       const app = await ownApp(req, res, viewer);
       if (!app) return;
       const scope = { accountId: app.accountId, appId: app._id.toHexString() };
-      const [list, count] = await Promise.all([
+      const now = deps.now().getTime();
+      const hours = Array.from({ length: 24 }, (_, i) => now - (24 - i) * HOUR_MS);
+      const [list, ...counts] = await Promise.all([
         groups.find(scope).sort({ lastSeen: -1 }).limit(200).toArray(),
-        reports.countDocuments({ ...scope, receivedAt: { $gte: since() } }),
+        ...hours.map((from) =>
+          reports.countDocuments({
+            ...scope,
+            receivedAt: { $gte: new Date(from), $lt: new Date(from + HOUR_MS) },
+          }),
+        ),
       ]);
-      const limit = exceptionLimit(viewer.account.plan.installations);
-      sendPage(res, 200, exceptionsTab(viewer, app, list, { count, limit }));
+      const chart = hourlyChart(counts, exceptionLimit(viewer.account.plan.installations));
+      sendPage(res, 200, exceptionsTab(viewer, app, list, chart));
+    },
+
+    report: async (req: Request, res: Response): Promise<void> => {
+      const viewer = await viewerOf(res);
+      const app = await ownApp(req, res, viewer);
+      if (!app) return;
+      const report = await reportOf(app, req);
+      if (!report) return sendPage(res, 404, messagePage(viewer, 'Not found', 'No such report.'));
+      const shot = report.screenshotId ? `${req.originalUrl.split('?')[0]}/screenshot` : null;
+      sendPage(res, 200, reportPage(viewer, app, report, shot));
+    },
+
+    screenshot: async (req: Request, res: Response): Promise<void> => {
+      const viewer = await viewerOf(res);
+      const app = await ownApp(req, res, viewer);
+      if (!app) return;
+      const report = await reportOf(app, req);
+      const file = report?.screenshotId ? await screenshots.open(report.screenshotId) : null;
+      if (!file) return sendPage(res, 404, messagePage(viewer, 'Not found', 'No screenshot.'));
+      const chunks: Buffer[] = [];
+      for await (const chunk of file.stream) chunks.push(chunk as Buffer);
+      res.status(200).type('image/jpeg').send(Buffer.concat(chunks));
     },
 
     makeCurrent: async (req: Request, res: Response): Promise<void> => {

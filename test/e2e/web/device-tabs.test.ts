@@ -95,5 +95,16 @@ test('devices and exceptions of the simulator appear in their tabs', async () =>
   const issues = (await page.locator('table').textContent()) ?? '';
   expect(issues).toContain('simulated exception');
   await shot('fleet-exceptions');
+  expect(
+    await page.getByRole('img', { name: 'Reports per hour over the last 24 hours' }).count(),
+  ).toBe(1);
+  expect(await page.getByText(/2 reports in the last 24 h; limit 10/).count()).toBe(1);
+  await page.locator('tbody a').first().click();
+  await page.waitForURL(new RegExp(`/ui/apps/${SAMPLE}/exceptions/[^/]+$`));
+  const report = (await page.locator('main').textContent()) ?? '';
+  expect(report).toContain('Stack trace');
+  expect(report).toContain('simulated exception');
+  expect(report).toContain('simulator');
+  await shot('fleet-exception-report');
   expect(browser.errors).toEqual([]);
 });
