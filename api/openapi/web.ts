@@ -106,6 +106,19 @@ export const webPaths = {
       },
     },
   },
+  '/ui/api-key': {
+    post: post('Regenerate the API key (form: confirm=yes, _csrf).', {
+      '303': seeOther,
+      '400': html('Not confirmed.'),
+    }),
+  },
+  '/ui/apps/{package}/installations/{deviceId}/status': {
+    post: post(
+      'Enable (within the plan) or disable an installation (form: status, _csrf).',
+      { '303': seeOther, '400': html('Bad status.'), '404': html('No such installation.') },
+      [...pkg, { name: 'deviceId', in: 'path', required: true, schema: { type: 'string' } }],
+    ),
+  },
   '/ui/apps/{package}/current': {
     post: post(
       'Make an APK current (form: sha256, _csrf).',

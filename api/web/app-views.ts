@@ -147,6 +147,26 @@ export function installationsTab(
         <td>${[i.device.brand, i.device.model, i.device.osVersion].filter(Boolean).join(' ')}</td>
         <td>${i.metadata.map((m) => `${m.key}=${m.value}`).join(', ')}</td>
         <td>${i.location ? `${i.location.lat}, ${i.location.lon}` : '—'}</td>
+        <td>
+          <form
+            class="inline"
+            method="post"
+            action="${base}/${encodeURIComponent(i.deviceId)}/status"
+          >
+            <input type="hidden" name="_csrf" value="${viewer.csrf}" />
+            <input
+              type="hidden"
+              name="status"
+              value="${i.status === 'enabled' ? 'disabled' : 'enabled'}"
+            />
+            <button
+              type="submit"
+              aria-label="${i.status === 'enabled' ? 'Disable' : 'Enable'} ${i.deviceId}"
+            >
+              ${i.status === 'enabled' ? 'Disable' : 'Enable'}
+            </button>
+          </form>
+        </td>
       </tr>`,
   );
   return appLayout(
@@ -180,6 +200,7 @@ export function installationsTab(
             <th scope="col">Device</th>
             <th scope="col">Metadata</th>
             <th scope="col">Location</th>
+            <th scope="col">Action</th>
           </tr>
         </thead>
         <tbody>

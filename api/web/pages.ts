@@ -5,7 +5,8 @@ import { catalog } from '../../shared/catalog/collections';
 import { linkToken } from '../../shared/catalog/download-links';
 import { apksOf, appsOf, currentApkOf, findApp } from '../../shared/catalog/queries';
 import type { AppDoc } from '../../shared/catalog/types';
-import { installations } from '../../shared/devices/installations';
+import { installations, setInstallationStatus } from '../../shared/devices/installations';
+import { AppError } from '../../shared/errors';
 import { exceptionCollections } from '../../shared/exceptions/collections';
 import { gridFsScreenshots } from '../../shared/exceptions/screenshots';
 import { queueNoticeSink } from '../../shared/queues/notice-sink';
@@ -143,6 +144,41 @@ export function webPages(deps: ApiDeps) {
       const chunks: Buffer[] = [];
       for await (const chunk of file.stream) chunks.push(chunk as Buffer);
       res.status(200).type('image/jpeg').send(Buffer.concat(chunks));
+    },
+
+    setStatus: async (req: Request, res: Response): Promise<void> => {
+      const viewer = await viewerOf(res);
+      const app = await ownApp(req, res, viewer);
+      if (!app) return;
+      const status = (req.body as { status?: unknown }).status;
+      if (status !== 'enabled' && status !== 'disabled') {
+        return sendPage(res, 400, messagePage(viewer, 'Refused', 'Choose enabled or disabled.'));
+      }
+      const deviceId = String(req.params.deviceId);
+      try {
+        const inst = await setInstallationStatus(
+          deps.db,
+          viewer.account,
+          app.package,
+          deviceId,
+          status,
+          deps.now(),
+        );
+        await deps.push.kick(inst._id.toHexString());
+      } catch (err) {
+        if (!(err instanceof AppError) || err.status >= 500) throw err;
+        return sendPage(res, err.status, messagePage(viewer, 'Refused', err.message));
+      }
+      res.redirect(303, `/ui/apps/${encodeURIComponent(app.package)}/installations`);
+    },
+
+    regenerateKey: async (req: Request, res: Response): Promise<void> => {
+      const viewer = await viewerOf(res);
+      if ((req.body as { confirm?: unknown }).confirm !== 'yes') {
+        return sendPage(res, 400, messagePage(viewer, 'Not regenerated', 'Confirm first.'));
+      }
+      await deps.accounts.regenerateApiKey(viewer.account.id);
+      res.redirect(303, '/ui/apps');
     },
 
     makeCurrent: async (req: Request, res: Response): Promise<void> => {

@@ -33,6 +33,8 @@ export interface AccountsService {
   authenticateApiKey(apiKey: string): Promise<Account | null>;
   revealApiKey(accountId: string): Promise<string>;
   findByEmail(email: string): Promise<Account | null>;
+  /** Replaces the account's API key (the old one stops working at once); returns the new one. */
+  regenerateApiKey(accountId: string): Promise<string>;
   /** The account whose email and password match, else null (a password is hashed either way). */
   verifyLogin(email: string, password: string): Promise<Account | null>;
   setPlan(email: string, plan: Plan): Promise<Account>;
@@ -127,6 +129,22 @@ export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
     async findByEmail(email) {
       const doc = await accounts.findOne({ email: normaliseEmail(email) });
       return doc ? toAccount(doc) : null;
+    },
+
+    async regenerateApiKey(accountId) {
+      const apiKey = generateApiKey();
+      const result = await accounts.updateOne(
+        { _id: new ObjectId(accountId) },
+        {
+          $set: {
+            apiKeyLookup: apiKeyLookup(keys, apiKey),
+            apiKeySealed: sealApiKey(keys, accountId, apiKey),
+            updatedAt: new Date(),
+          },
+        },
+      );
+      if (result.matchedCount === 0) throw new AppError('NOT_FOUND', 'account not found');
+      return apiKey;
     },
 
     async verifyLogin(email, password) {

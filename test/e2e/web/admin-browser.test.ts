@@ -122,6 +122,22 @@ test('a new user signs up, uploads, makes current, links, and downloads through 
   expect(await page.getByRole('link', { name: PACKAGE }).count()).toBe(1);
   await shot('apps');
 
+  await page.getByLabel('I understand that the current key stops working at once').check();
+  await page.getByRole('button', { name: 'Regenerate key' }).click();
+  await page.waitForURL(`${admin}/ui/apps`);
+  const newKey = await page.getByLabel('API key').inputValue();
+  expect(newKey).not.toBe(apiKey);
+  for (const [key, status] of [
+    [apiKey, 401],
+    [newKey, 200],
+  ] as const) {
+    const reply = await request(`${admin}/api/v2/apps`, {
+      headers: { authorization: `Bearer ${key}` },
+      ca: stack.ca,
+    });
+    expect(reply.status).toBe(status);
+  }
+
   expect(consoleErrors).toEqual([]);
 }, 180_000);
 

@@ -85,10 +85,17 @@ test('devices and exceptions of the simulator appear in their tabs', async () =>
   expect(text).toContain('CUSTOM');
   expect(text).toContain('device-sim');
   await shot('fleet-installations');
+  await page.getByRole('button', { name: 'Disable kiosk-1' }).click();
+  await page.waitForURL(`${admin}/ui/apps/${SAMPLE}/installations`);
+  expect(await page.getByRole('button', { name: 'Enable kiosk-1' }).count()).toBe(1);
   await page.getByLabel('Status').selectOption('disabled');
   await page.getByRole('button', { name: 'Filter' }).click();
   await page.waitForURL(/status=disabled/);
-  expect(await page.locator('tbody tr').count()).toBe(0);
+  expect(await page.locator('tbody tr').count()).toBe(1);
+  expect((await page.locator('tbody').textContent()) ?? '').toContain('kiosk-1');
+  await page.getByRole('button', { name: 'Enable kiosk-1' }).click();
+  await page.waitForURL(`${admin}/ui/apps/${SAMPLE}/installations`);
+  expect(await page.getByRole('button', { name: 'Disable kiosk-1' }).count()).toBe(1);
 
   await page.getByRole('link', { name: 'Exceptions' }).click();
   await page.waitForURL(`${admin}/ui/apps/${SAMPLE}/exceptions`);
