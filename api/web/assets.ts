@@ -27,7 +27,10 @@ pre { background: #fff; border: 1px solid #d6d9e0; padding: .5rem; overflow-x: a
 img.qr { width: 16rem; height: 16rem; background: #fff; }
 `;
 
-/** Copy buttons and local times: progressive enhancement; every page works without it. */
+/**
+ * Copy buttons, upload progress and local times: progressive enhancement; every page works
+ * without it.
+ */
 export const APP_JS = `
 document.addEventListener('click', function (event) {
   var button = event.target.closest('[data-copy], [data-copy-text]');
@@ -38,6 +41,47 @@ document.addEventListener('click', function (event) {
     text = field ? field.value : '';
   }
   if (navigator.clipboard) navigator.clipboard.writeText(text).catch(function () {});
+});
+document.querySelectorAll('form[enctype="multipart/form-data"]').forEach(function (form) {
+  form.addEventListener('submit', function (event) {
+    if (!window.XMLHttpRequest || !window.FormData) return;
+    event.preventDefault();
+    var progress = form.querySelector('progress') || document.createElement('progress');
+    progress.max = 100;
+    progress.value = 0;
+    progress.setAttribute('aria-label', 'Upload progress');
+    form.appendChild(progress);
+    var message = form.querySelector('.error') || document.createElement('p');
+    message.className = 'error';
+    message.setAttribute('role', 'alert');
+    message.hidden = true;
+    form.appendChild(message);
+    var button = form.querySelector('button[type="submit"]');
+    if (button) button.disabled = true;
+    var fail = function (text) {
+      message.textContent = text;
+      message.hidden = false;
+      if (button) button.disabled = false;
+    };
+    var xhr = new XMLHttpRequest();
+    xhr.open('POST', form.action);
+    xhr.upload.onprogress = function (e) {
+      if (e.lengthComputable) progress.value = Math.round((e.loaded / e.total) * 100);
+    };
+    xhr.onload = function () {
+      if (xhr.status === 200 && xhr.responseURL && xhr.responseURL !== form.action) {
+        window.location.assign(xhr.responseURL);
+        return;
+      }
+      var doc = new DOMParser().parseFromString(xhr.responseText, 'text/html');
+      var detail = doc.querySelector('main p');
+      fail(detail ? detail.textContent : 'Upload failed (' + xhr.status + ').');
+    };
+    xhr.onerror = function () {
+      fail('Upload failed: network error.');
+    };
+    xhr.send(new FormData(form));
+  });
 });
 document.querySelectorAll('time[datetime]').forEach(function (el) {
   var d = new Date(el.getAttribute('datetime'));
