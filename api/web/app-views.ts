@@ -1,6 +1,5 @@
 /** The app page of the web administration: tabs APKs, Installations, Exceptions; a link page. */
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
-import type { ExceptionGroupDoc } from '../../shared/exceptions/collections';
 import type { listInstallations } from '../routes/installations-list';
 import { digest, html, type Html } from './html';
 import { layout, uploadForm, type Viewer } from './views';
@@ -211,49 +210,5 @@ export function installationsTab(
         ${page.page > 1 ? html`<a href="${at(page.page - 1)}">Previous</a>` : ''}
         ${page.page < pages ? html`<a href="${at(page.page + 1)}">Next</a>` : ''}
       </nav>`,
-  );
-}
-
-export function exceptionsTab(
-  viewer: Viewer,
-  app: AppDoc,
-  groups: readonly ExceptionGroupDoc[],
-  chart: Html,
-): string {
-  const rows = groups.map(
-    (g) =>
-      html`<tr>
-        <td>
-          <a href="/ui/apps/${encodeURIComponent(app.package)}/exceptions/${g.lastReportId}"
-            ><code>${g.title}</code></a
-          >
-        </td>
-        <td>${g.count}</td>
-        <td>${g.handledCount} handled / ${g.unhandledCount} unhandled</td>
-        <td>${time(g.firstSeen)}</td>
-        <td>${time(g.lastSeen)}</td>
-        <td>${g.versions.join(', ')}</td>
-      </tr>`,
-  );
-  return appLayout(
-    viewer,
-    app,
-    'exceptions',
-    html`${chart}
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Issue</th>
-            <th scope="col">Count</th>
-            <th scope="col">Handled</th>
-            <th scope="col">First seen</th>
-            <th scope="col">Last seen</th>
-            <th scope="col">Versions</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>`,
   );
 }

@@ -1,6 +1,6 @@
 /** Exceptions in the web administration: the hourly chart of the last 24 h and one report. */
 import type { AppDoc } from '../../shared/catalog/types';
-import type { ExceptionDoc } from '../../shared/exceptions/collections';
+import type { ExceptionDoc, ExceptionGroupDoc } from '../../shared/exceptions/collections';
 import { appLayout, time } from './app-views';
 import { html, type Html } from './html';
 import type { Viewer } from './views';
@@ -82,5 +82,75 @@ export function reportPage(
           ? html`<img class="shot" src="${screenshotPath}" alt="Screenshot of the device" />`
           : html`<p>None.</p>`
       }`,
+  );
+}
+
+export interface GroupPage {
+  readonly kind: '' | 'handled' | 'unhandled';
+  readonly page: number;
+  readonly pages: number;
+  readonly total: number;
+}
+
+export function exceptionsTab(
+  viewer: Viewer,
+  app: AppDoc,
+  groups: readonly ExceptionGroupDoc[],
+  chart: Html,
+  nav: GroupPage,
+): string {
+  const base = `/ui/apps/${encodeURIComponent(app.package)}/exceptions`;
+  const at = (n: number) =>
+    `${base}?${new URLSearchParams({ kind: nav.kind, page: String(n) }).toString()}`;
+  const rows = groups.map(
+    (g) =>
+      html`<tr>
+        <td>
+          <a href="${base}/${g.lastReportId}"><code>${g.title}</code></a>
+        </td>
+        <td>${g.count}</td>
+        <td>${g.handledCount} handled / ${g.unhandledCount} unhandled</td>
+        <td>${time(g.firstSeen)}</td>
+        <td>${time(g.lastSeen)}</td>
+        <td>${g.versions.join(', ')}</td>
+      </tr>`,
+  );
+  return appLayout(
+    viewer,
+    app,
+    'exceptions',
+    html`${chart}
+      <form method="get" action="${base}">
+        <label for="kind">Kind</label>
+        <select id="kind" name="kind">
+          ${(['', 'handled', 'unhandled'] as const).map(
+            (k) =>
+              html`<option value="${k}" ${k === nav.kind ? html`selected` : ''}>
+                ${k || 'any'}
+              </option>`,
+          )}
+        </select>
+        <button type="submit">Filter</button>
+      </form>
+      <p>${nav.total} issues · page ${nav.page} of ${nav.pages}</p>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Issue</th>
+            <th scope="col">Count</th>
+            <th scope="col">Handled</th>
+            <th scope="col">First seen</th>
+            <th scope="col">Last seen</th>
+            <th scope="col">Versions</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows}
+        </tbody>
+      </table>
+      <nav aria-label="Pages">
+        ${nav.page > 1 ? html`<a href="${at(nav.page - 1)}">Previous</a>` : ''}
+        ${nav.page < nav.pages ? html`<a href="${at(nav.page + 1)}">Next</a>` : ''}
+      </nav>`,
   );
 }

@@ -17,13 +17,14 @@ import { pickApk } from '../routes/apps';
 import { insertDownloadLink } from '../routes/download-links';
 import { listInstallations } from '../routes/installations-list';
 import { receiveUpload } from '../upload/receive-upload';
-import { apksTab, exceptionsTab, installationsTab, linkPage } from './app-views';
-import { hourlyChart, reportPage } from './exception-views';
+import { apksTab, installationsTab, linkPage } from './app-views';
+import { exceptionsTab, hourlyChart, reportPage } from './exception-views';
 import { currentSession, sameToken } from './sessions';
 import { appsPage, messagePage, type Viewer } from './views';
 
 const HOUR_MS = 3600 * 1000;
 const DAY_MS = 24 * HOUR_MS;
+const GROUPS_PER_PAGE = 50;
 const LINK_TTL_SECONDS = 7 * 24 * 3600;
 
 export function sendPage(res: Response, status: number, body: string): void {
@@ -111,8 +112,22 @@ export function webPages(deps: ApiDeps) {
       const scope = { accountId: app.accountId, appId: app._id.toHexString() };
       const now = deps.now().getTime();
       const hours = Array.from({ length: 24 }, (_, i) => now - (24 - i) * HOUR_MS);
-      const [list, ...counts] = await Promise.all([
-        groups.find(scope).sort({ lastSeen: -1 }).limit(200).toArray(),
+      const kind =
+        req.query.kind === 'handled' || req.query.kind === 'unhandled' ? req.query.kind : '';
+      const filter = {
+        ...scope,
+        ...(kind === 'handled' ? { handledCount: { $gt: 0 } } : {}),
+        ...(kind === 'unhandled' ? { unhandledCount: { $gt: 0 } } : {}),
+      };
+      const page = Math.max(1, Math.floor(Number(req.query.page ?? 1)) || 1);
+      const [total, list, ...counts] = await Promise.all([
+        groups.countDocuments(filter),
+        groups
+          .find(filter)
+          .sort({ lastSeen: -1, _id: 1 })
+          .skip((page - 1) * GROUPS_PER_PAGE)
+          .limit(GROUPS_PER_PAGE)
+          .toArray(),
         ...hours.map((from) =>
           reports.countDocuments({
             ...scope,
@@ -121,7 +136,8 @@ export function webPages(deps: ApiDeps) {
         ),
       ]);
       const chart = hourlyChart(counts, exceptionLimit(viewer.account.plan.installations));
-      sendPage(res, 200, exceptionsTab(viewer, app, list, chart));
+      const pages = Math.max(1, Math.ceil(total / GROUPS_PER_PAGE));
+      sendPage(res, 200, exceptionsTab(viewer, app, list, chart, { kind, page, pages, total }));
     },
 
     report: async (req: Request, res: Response): Promise<void> => {

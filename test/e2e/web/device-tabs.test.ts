@@ -113,5 +113,14 @@ test('devices and exceptions of the simulator appear in their tabs', async () =>
   expect(report).toContain('simulated exception');
   expect(report).toContain('simulator');
   await shot('fleet-exception-report');
+  await page.getByRole('link', { name: 'Exceptions' }).click();
+  await page.getByLabel('Kind').selectOption('unhandled');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.waitForURL(/kind=unhandled/);
+  expect(await page.locator('tbody tr').count()).toBe(0);
+  await page.getByLabel('Kind').selectOption('handled');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.waitForURL(/kind=handled/);
+  expect(await page.locator('tbody tr').count()).toBe(1);
   expect(browser.errors).toEqual([]);
 });
