@@ -123,11 +123,21 @@ export function linkPage(
   );
 }
 
+/** An APK named by md5 or id: its version and a short md5 (the whole in the title). */
+function versionOf(apks: readonly ApkDoc[], ref: string | null): Html | string {
+  if (!ref) return '—';
+  const apk = apks.find((a) => a.md5 === ref || a._id.toHexString() === ref);
+  if (!apk) return html`<code>${ref}</code>`;
+  return html`${apk.versionName ?? ''} (${apk.versionCode})
+    <code title="${apk.md5}">${apk.md5.slice(0, 8)}…</code>`;
+}
+
 export function installationsTab(
   viewer: Viewer,
   app: AppDoc,
   page: InstallationPage,
   filter: { status: string; q: string },
+  apks: readonly ApkDoc[],
 ): string {
   const base = `/ui/apps/${encodeURIComponent(app.package)}/installations`;
   const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
@@ -139,8 +149,8 @@ export function installationsTab(
       html`<tr>
         <td><code>${i.deviceId}</code></td>
         <td>${i.status} / ${i.online ? 'online' : 'offline'}</td>
-        <td>${i.installedMd5 ?? '—'}</td>
-        <td>${i.pendingApkId ? String(i.pendingApkId) : '—'}</td>
+        <td>${versionOf(apks, i.installedMd5)}</td>
+        <td>${versionOf(apks, i.pendingApkId)}</td>
         <td>${i.strategy ?? '—'}</td>
         <td>${time(i.lastSeenAt)}</td>
         <td>${[i.device.brand, i.device.model, i.device.osVersion].filter(Boolean).join(' ')}</td>

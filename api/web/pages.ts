@@ -101,8 +101,11 @@ export function webPages(deps: ApiDeps) {
       if (!app) return;
       const status = typeof req.query.status === 'string' ? req.query.status : '';
       const q = typeof req.query.q === 'string' ? req.query.q : '';
-      const page = await listInstallations(deps, app, req);
-      sendPage(res, 200, installationsTab(viewer, app, page, { status, q }));
+      const [page, apks] = await Promise.all([
+        listInstallations(deps, app, req),
+        apksOf(deps.db, app),
+      ]);
+      sendPage(res, 200, installationsTab(viewer, app, page, { status, q }, apks));
     },
 
     exceptions: async (req: Request, res: Response): Promise<void> => {
