@@ -76,6 +76,8 @@ export function anonymousCsrf(req: Request, res: Response): string {
 export async function startSession(deps: ApiDeps, res: Response, account: Account): Promise<void> {
   const id = token();
   const now = deps.now();
+  // Expired sessions of this account go now, so they never pile up.
+  await sessions(deps.db).deleteMany({ accountId: account.id, expiresAt: { $lte: now } });
   await sessions(deps.db).insertOne({
     _id: hashId(id),
     accountId: account.id,

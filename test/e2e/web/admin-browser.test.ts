@@ -60,6 +60,7 @@ async function shot(name: string): Promise<void> {
 }
 
 const email = `browser-${Date.now()}@example.com`;
+let fixtureSha256 = '';
 const password = 'correct horse battery';
 
 test('a new user signs up, uploads, makes current, links, and downloads through the link', async () => {
@@ -103,7 +104,8 @@ test('a new user signs up, uploads, makes current, links, and downloads through 
   const download = await request(url, { ca: stack.ca });
   expect(download.status).toBe(200);
   const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-  expect(sha(download.body)).toBe(sha(await readFile(FIXTURE)));
+  fixtureSha256 = sha(await readFile(FIXTURE));
+  expect(sha(download.body)).toBe(fixtureSha256);
 
   await page.getByRole('link', { name: 'Installations' }).click();
   await page.waitForURL(`${admin}/ui/apps/${PACKAGE}/installations`);
@@ -172,6 +174,15 @@ test("another account's app page answers 404 and shows none of its data", async 
   expect(await page.getByRole('link', { name: PACKAGE }).count()).toBe(0);
   for (const tab of ['', '/installations', '/exceptions']) {
     const reply = await page.request.get(`${admin}/ui/apps/${PACKAGE}${tab}`, { maxRedirects: 0 });
+    expect(reply.status()).toBe(404);
+  }
+  // With this account's own valid CSRF token, the other account's forms still answer 404.
+  const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
+  for (const action of ['current', 'download-links']) {
+    const reply = await page.request.post(`${admin}/ui/apps/${PACKAGE}/${action}`, {
+      form: { sha256: fixtureSha256, _csrf: csrf },
+      maxRedirects: 0,
+    });
     expect(reply.status()).toBe(404);
   }
   expect(consoleErrors).toEqual([]);
