@@ -61,8 +61,13 @@ test('devices and exceptions of the simulator appear in their tabs', async () =>
   } finally {
     await fleet.close(10_000);
   }
-  const groups = stack.mongo.db.collection('exception_groups');
-  await poll('exception groups', async () => (await groups.countDocuments({})) > 0);
+  // Both reports stored and grouped (the worker writes them), so every count below is final.
+  const groups = stack.mongo.db.collection<{ count: number }>('exception_groups');
+  const reports = stack.mongo.db.collection('exceptions');
+  await poll('2 grouped reports', async () => {
+    const grouped = (await groups.find({}).toArray()).reduce((n, g) => n + g.count, 0);
+    return grouped === 2 && (await reports.countDocuments({})) === 2;
+  });
 
   const { page } = browser;
   const shot = (name: string) => browser.shot(name);
