@@ -16,7 +16,7 @@ import {
   REGISTER_TEXT,
   setInstallationStatus,
 } from '../../shared/devices/installations';
-import { parseMetadata, parseRegistration } from '../../shared/devices/registration-input';
+import { parseRegistration } from '../../shared/devices/registration-input';
 import { publicKeyInfo } from '../../shared/devices/push-signing';
 import { AppError } from '../../shared/errors';
 import { bearerAuth, currentAccount } from '../auth';
@@ -62,7 +62,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
     const set: Record<string, unknown> = { lastSeenAt: deps.now() };
     if (input.installedMd5) set.installedMd5 = input.installedMd5;
     if (input.lastDownloadedMd5) set.lastDownloadedMd5 = input.lastDownloadedMd5;
-    if (input.metadata) set.metadata = parseMetadata(input.metadata);
+    if (input.metadata) set.metadata = input.metadata;
     const inst = await installations(deps.db).findOneAndUpdate(
       { _id: installationId(account.id, input.package, input.deviceId) },
       { $set: set },
