@@ -32,6 +32,32 @@ export function findInstallation(
   return installations(db).findOne({ _id: installationId(accountId, pkg, deviceId) });
 }
 
+/** A new installation's document: nothing known yet but its key, disabled until it holds a seat. */
+export function newInstallation(
+  _id: ObjectId,
+  key: Pick<InstallationDoc, 'accountId' | 'package' | 'deviceId'>,
+  now: Date,
+  known: Partial<InstallationDoc> = {},
+): InstallationDoc {
+  return {
+    _id,
+    ...key,
+    status: 'disabled',
+    installedMd5: null,
+    lastDownloadedMd5: null,
+    lastDownloadAt: null,
+    strategy: null,
+    device: { brand: null, model: null, osVersion: null, sdkInt: null },
+    metadata: [],
+    location: null,
+    offeredApkId: null,
+    gaveUp: [],
+    registeredAt: now,
+    lastSeenAt: now,
+    ...known,
+  };
+}
+
 export function installations(db: Db): Collection<InstallationDoc> {
   return db.collection<InstallationDoc>(INSTALLATIONS);
 }
@@ -88,23 +114,7 @@ export async function registerInstallation(
   let doc = await col.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
   let created = false;
   if (!doc) {
-    const fresh: InstallationDoc = {
-      _id,
-      ...key,
-      status: 'disabled',
-      installedMd5: null,
-      lastDownloadedMd5: null,
-      lastDownloadAt: null,
-      strategy: null,
-      device: { brand: null, model: null, osVersion: null, sdkInt: null },
-      metadata: [],
-      location: null,
-      offeredApkId: null,
-      gaveUp: [],
-      registeredAt: now,
-      lastSeenAt: now,
-      ...set,
-    };
+    const fresh = newInstallation(_id, key, now, set);
     try {
       await col.insertOne(fresh);
       doc = fresh;

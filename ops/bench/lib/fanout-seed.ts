@@ -6,7 +6,7 @@
  * FerretDB) once random slots start colliding, so registering 10,000 devices through the API would
  * dominate the run, and it is setup, not what is measured.
  */
-import { installationId } from '../../../shared/devices/installations';
+import { installationId, newInstallation } from '../../../shared/devices/installations';
 import { seats } from '../../../shared/devices/seats';
 import { INSTALLATIONS, type InstallationDoc } from '../../../shared/devices/types';
 import { connectMongo } from '../../../shared/storage/mongo';
@@ -36,24 +36,16 @@ export async function seedInstallations(spec: SeedSpec): Promise<void> {
     }
     if (free.length < spec.deviceIds.length) throw new Error('the plan has too few free seats');
     for (let from = 0; from < spec.deviceIds.length; from += BATCH) {
-      const docs: InstallationDoc[] = spec.deviceIds.slice(from, from + BATCH).map((deviceId) => ({
-        _id: installationId(spec.accountId, spec.package, deviceId),
-        accountId: spec.accountId,
-        package: spec.package,
-        deviceId,
-        status: 'enabled',
-        installedMd5: spec.installedMd5,
-        lastDownloadedMd5: null,
-        lastDownloadAt: null,
-        strategy: null,
-        device: { brand: null, model: null, osVersion: null, sdkInt: null },
-        metadata: [],
-        location: null,
-        offeredApkId: null,
-        gaveUp: [],
-        registeredAt: now,
-        lastSeenAt: now,
-      }));
+      const docs: InstallationDoc[] = spec.deviceIds
+        .slice(from, from + BATCH)
+        .map((deviceId) =>
+          newInstallation(
+            installationId(spec.accountId, spec.package, deviceId),
+            { accountId: spec.accountId, package: spec.package, deviceId },
+            now,
+            { status: 'enabled', installedMd5: spec.installedMd5 },
+          ),
+        );
       await mongo.db.collection<InstallationDoc>(INSTALLATIONS).insertMany(docs);
       await seats(mongo.db).insertMany(
         docs.map((d, i) => ({
