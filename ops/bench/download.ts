@@ -17,12 +17,10 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { APK_CONTENT_TYPE } from '../../api/download/send-apk';
-import { exchange } from '../cli/upload/http-client';
 import { uploadFile } from '../cli/upload/upload-file';
 import { cpuSnapshot } from './lib/cpu-time';
-import { startDeployment, type Deployment } from './lib/deployment';
+import { createBenchAccount, startDeployment, type Deployment } from './lib/deployment';
 import { percentile, runLoad, type LoadOptions, type LoadResult } from './lib/download-load';
 import { ensureNginx, startNginx, type NginxServer } from './lib/nginx';
 import { benchApk } from './lib/signed-apk';
@@ -81,21 +79,6 @@ async function apiSettings(d: Deployment): Promise<{ dataDir: string; webPort: n
 
 async function processName(pid: number): Promise<string> {
   return (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '?')).trim();
-}
-
-async function createAccount(d: Deployment): Promise<string> {
-  const body = Buffer.from(
-    JSON.stringify({ email: `bench-${Date.now()}@example.com`, password: 'bench-password-1' }),
-  );
-  const reply = await exchange({
-    method: 'POST',
-    url: new URL(`${d.adminUrl}/api/v2/accounts`),
-    headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
-    body: Readable.from([body]),
-    tls: { ca: d.ca },
-  });
-  if (reply.status !== 201) throw new Error(`account creation failed: HTTP ${reply.status}`);
-  return (JSON.parse(reply.text) as { apiKey: string }).apiKey;
 }
 
 interface TargetRun {
@@ -196,7 +179,7 @@ async function main(argv: readonly string[]): Promise<void> {
   process.once('SIGTERM', onSignal);
   try {
     const { dataDir, webPort } = await apiSettings(deployment);
-    const apiKey = await createAccount(deployment);
+    const apiKey = await createBenchAccount(deployment);
     say('uploading the APK ...');
     const upload = await uploadFile(apk, {
       baseUrl: deployment.adminUrl,

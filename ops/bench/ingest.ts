@@ -16,12 +16,11 @@
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { Readable } from 'node:stream';
 import { exchange, type TlsTrust } from '../cli/upload/http-client';
 import { streamedForm } from '../cli/upload/multipart-stream';
 import { pollStatus } from '../cli/upload/poll-status';
 import { jobOf, statusTarget } from '../cli/upload/upload-file';
-import { startDeployment, type Deployment } from './lib/deployment';
+import { createBenchAccount, startDeployment, type Deployment } from './lib/deployment';
 import { cpuSnapshot } from './lib/cpu-time';
 import { breakdownTable, mainTable, MiB, rssVerdict, type Measurement } from './lib/ingest-report';
 import { rssBytes, sampleRss, type RssPeak } from './lib/rss';
@@ -65,21 +64,6 @@ async function referencePass(file: string): Promise<number> {
     best = Math.min(best, Number(process.hrtime.bigint() - start) / 1e9);
   }
   return best;
-}
-
-async function createAccount(d: Deployment): Promise<string> {
-  const body = Buffer.from(
-    JSON.stringify({ email: `bench-${Date.now()}@example.com`, password: 'bench-password-1' }),
-  );
-  const reply = await exchange({
-    method: 'POST',
-    url: new URL(`${d.adminUrl}/api/v2/accounts`),
-    headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
-    body: Readable.from([body]),
-    tls: { ca: d.ca },
-  });
-  if (reply.status !== 201) throw new Error(`account creation failed: HTTP ${reply.status}`);
-  return (JSON.parse(reply.text) as { apiKey: string }).apiKey;
 }
 
 /** Sync-mode legacy upload, streamed from disk: seconds to the verdict, and to the last byte sent. */
@@ -189,7 +173,7 @@ async function main(argv: readonly string[]): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const apiKey = await createAccount(deployment);
+    const apiKey = await createBenchAccount(deployment);
     await uploadSync(deployment, apiKey, warmUp); // load every code path before measuring
     const rows: Measurement[] = [];
     for (const [size, file] of files) {

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig, processEnv } from '../../../shared/config';
 import { exchange } from '../../cli/upload/http-client';
@@ -144,4 +145,20 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     await stop();
     throw err;
   }
+}
+
+/** Signs up a fresh account on the deployment and returns its API key. */
+export async function createBenchAccount(d: Deployment): Promise<string> {
+  const body = Buffer.from(
+    JSON.stringify({ email: `bench-${Date.now()}@example.com`, password: 'bench-password-1' }),
+  );
+  const reply = await exchange({
+    method: 'POST',
+    url: new URL(`${d.adminUrl}/api/v2/accounts`),
+    headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
+    body: Readable.from([body]),
+    tls: { ca: d.ca },
+  });
+  if (reply.status !== 201) throw new Error(`account creation failed: HTTP ${reply.status}`);
+  return (JSON.parse(reply.text) as { apiKey: string }).apiKey;
 }
