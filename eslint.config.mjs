@@ -28,7 +28,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['shared/config.ts', 'test/**/*.ts'],
+    files: ['shared/config.ts', 'test/**/*.ts', 'test/**/*.js'],
     rules: { 'no-restricted-properties': 'off' },
   },
   { files: ['**/*.mjs', '**/*.js'], ...tseslint.configs.disableTypeChecked },
@@ -36,7 +36,13 @@ export default tseslint.config(
     files: ['**/*.js'],
     languageOptions: {
       sourceType: 'commonjs',
-      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' },
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        process: 'readonly',
+        console: 'readonly',
+      },
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },

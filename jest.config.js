@@ -6,6 +6,8 @@ const esmOnly = ['p-retry', 'is-network-error'];
 module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // The resilience suite runs on its own: `npm run test:resilience` (test/resilience/jest.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/resilience/'],
   transform: {
     '^.+\\.[tj]s$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
   },
