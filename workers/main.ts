@@ -25,6 +25,8 @@ export interface WorkerOptions {
   readonly now?: () => Date;
   readonly schedulers?: boolean;
   readonly lockMs?: number;
+  /** Where ingest copies an upload's ciphertext for verification. Default: the OS temp dir. */
+  readonly tmpDir?: string;
   /** Backups: where, how long, and when (`cron` in `tz`; unset cron: no schedule installed). */
   readonly backup?: BackupSettings & { readonly cron?: string };
 }
@@ -60,6 +62,7 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
         prefix: options.queuePrefix,
         notices: queueNoticeSink(noticeQueue),
         now: options.now ?? (() => new Date()),
+        ...(options.tmpDir ? { tmpDir: options.tmpDir } : {}),
         ...(options.backup ? { backup: options.backup } : {}),
       }),
       ...(options.backup?.cron

@@ -52,9 +52,17 @@ export async function startStack(
     /** Default: the test logger (TEST_LOG_LEVEL, silent). */
     log?: Logger;
     metricsToken?: string;
+    /** Another Redis than the shared test one (fault tests restart their own). */
+    redisUrl?: string;
+    /** Another MongoDB-protocol server than the shared test one. */
+    mongoUrl?: string;
+    /** The workers' directory for local ciphertext copies. Default: the OS temporary directory. */
+    workerTmpDir?: string;
   } = {},
 ): Promise<TestStack> {
-  const { redisUrl, mongoUrl } = serviceUrls();
+  const shared = options.redisUrl && options.mongoUrl ? undefined : serviceUrls();
+  const redisUrl = options.redisUrl ?? shared!.redisUrl;
+  const mongoUrl = options.mongoUrl ?? shared!.mongoUrl;
   const { database, prefix } = isolation();
   const masterKey = options.masterKey ?? randomBytes(32);
   const log = options.log ?? testLogger();
@@ -73,6 +81,7 @@ export async function startStack(
     const workers = await startWorkers({
       ...common,
       schedulers: false,
+      ...(options.workerTmpDir ? { tmpDir: options.workerTmpDir } : {}),
       ...(options.now ? { now: options.now } : {}),
     });
     const close = track('workers', () => workers.close());

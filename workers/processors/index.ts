@@ -25,6 +25,8 @@ export interface ProcessorDeps {
   readonly prefix: string;
   readonly notices: NoticeSink;
   readonly now: () => Date;
+  /** Where ingest copies an upload's ciphertext for verification (default: OS temp dir). */
+  readonly tmpDir?: string;
   /** Where and how long backups are kept; unset: this worker refuses backup jobs. */
   readonly backup?: BackupSettings;
 }
