@@ -1,0 +1,212 @@
+/**
+ * The world the access matrix runs in: a real stack (API, workers, Redis, FerretDB) and three
+ * accounts made through the real API. Account A owns every kind of resource a route can address
+ * (an app with a current APK, a registered installation, an exception report with a screenshot, a
+ * download link, an upload job); B owns an app of another package; the operator (role granted by
+ * the accounts service, as `apkrelay account set-role` does) owns one too. A, B and the operator
+ * are signed in to the web administration.
+ */
+import { randomBytes } from 'node:crypto';
+import { createAccountsService } from '../../../shared/accounts/service';
+import { createKeyRing } from '../../../shared/crypto/keys';
+import { newAccount } from '../../helpers/accounts';
+import { request, type Reply } from '../../helpers/http';
+import { postMultipart } from '../../helpers/multipart';
+import { startStack, type TestStack } from '../../helpers/stack';
+import { fixture, uploadFixture } from '../../helpers/uploads';
+
+export const PASSWORD = 'password-123';
+export const METRICS_TOKEN = `metrics-${randomBytes(12).toString('hex')}`;
+/** A tiny JPEG-looking payload: the service stores screenshots as given. */
+export const SCREENSHOT = Buffer.from('ffd8ffe000104a46494600010100000100010000ffd9', 'hex');
+
+export interface WebSession {
+  readonly cookie: string;
+  readonly csrf: string;
+}
+
+export interface Principal {
+  readonly id: string;
+  readonly email: string;
+  readonly apiKey: string;
+  readonly session: WebSession;
+  /** The package of an app this account owns. */
+  readonly package: string;
+}
+
+export interface OwnerA extends Principal {
+  readonly sha256: string;
+  readonly md5: string;
+  readonly deviceId: string;
+  readonly exceptionId: string;
+  readonly linkId: string;
+  readonly linkToken: string;
+  readonly jobId: string;
+}
+
+export interface World {
+  readonly stack: TestStack;
+  readonly a: OwnerA;
+  readonly b: Principal;
+  readonly operator: Principal;
+}
+
+const setCookies = (reply: Reply): string[] => {
+  const raw = reply.headers['set-cookie'] ?? [];
+  return Array.isArray(raw) ? raw : [raw];
+};
+const pair = (setCookie: string) => setCookie.split(';')[0] ?? '';
+export const csrfIn = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+
+function must(reply: Reply, status: number, what: string): Reply {
+  if (reply.status !== status) {
+    throw new Error(`${what}: expected ${status}, got ${reply.status} ${reply.text.slice(0, 300)}`);
+  }
+  return reply;
+}
+
+/** Signs in through the login form; returns the session cookie and the session's CSRF token. */
+export async function signIn(stack: TestStack, email: string): Promise<WebSession> {
+  const form = await request(`${stack.urls.admin}/ui/login`, { ca: stack.ca });
+  const anonCookie = pair(setCookies(form)[0] ?? '');
+  const login = must(
+    await request(`${stack.urls.admin}/ui/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: anonCookie },
+      body: new URLSearchParams({ email, password: PASSWORD, _csrf: csrfIn(form.text) }).toString(),
+      ca: stack.ca,
+    }),
+    303,
+    `login of ${email}`,
+  );
+  const session = setCookies(login).find((c) => c.startsWith('__Host-apkrelay_session='));
+  if (!session) throw new Error(`login of ${email} set no session cookie`);
+  const cookie = pair(session);
+  const apps = must(
+    await request(`${stack.urls.admin}/ui/apps`, { headers: { cookie }, ca: stack.ca }),
+    200,
+    'apps page',
+  );
+  return { cookie, csrf: csrfIn(apps.text) };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function buildWorld(): Promise<World> {
+  const stack = await startStack({ metricsToken: METRICS_TOKEN });
+  const admin = stack.urls.admin;
+  const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+  const a = await newAccount(stack);
+  await uploadFixture(stack, a.apiKey, 'version-1.apk', { current: true });
+  const app = must(
+    await request(`${admin}/api/v2/apps`, { headers: bearer(a.apiKey), ca: stack.ca }),
+    200,
+    'apps of A',
+  ).json<{ apps: Array<{ package: string; current: { sha256: string; md5: string } }> }>().apps[0];
+  if (!app) throw new Error('A has no app after its upload');
+  const pkg = app.package;
+  const { sha256, md5 } = app.current;
+
+  const deviceId = `device-a-${randomBytes(4).toString('hex')}`;
+  must(
+    await request(`${stack.urls.push}/api/v2/installations`, {
+      method: 'POST',
+      headers: bearer(a.apiKey),
+      json: { package: pkg, deviceId, installedMd5: md5 },
+      ca: stack.ca,
+    }),
+    200,
+    'registration of A’s device',
+  );
+
+  const reported = must(
+    await request(`${admin}/api/v2/exceptions`, {
+      method: 'POST',
+      headers: bearer(a.apiKey),
+      json: {
+        package: pkg,
+        hash: md5,
+        deviceId,
+        stack: ['java.lang.IllegalStateException: access matrix', '\tat a.B.c(B.java:1)'],
+        screen: SCREENSHOT.toString('base64'),
+      },
+      ca: stack.ca,
+    }),
+    202,
+    'exception of A',
+  );
+  const exceptionId = reported.json<{ reportId: string }>().reportId;
+  await until('A’s exception to be stored', async () => {
+    const r = await request(`${admin}/api/v2/apps/${pkg}/exceptions/${exceptionId}`, {
+      headers: bearer(a.apiKey),
+      ca: stack.ca,
+    });
+    return r.status === 200 ? true : undefined;
+  });
+
+  const link = must(
+    await request(`${admin}/api/v2/apps/${pkg}/download-links`, {
+      method: 'POST',
+      headers: bearer(a.apiKey),
+      json: { ttlSeconds: 3600 },
+      ca: stack.ca,
+    }),
+    201,
+    'download link of A',
+  ).json<{ id: string; url: string }>();
+
+  const job = must(
+    await postMultipart(
+      `${admin}/api/v2/apps/${pkg}/apks`,
+      [
+        { name: 'current', value: 'false' },
+        { name: 'apk', filename: 'version-2.apk', data: await fixture('version-2.apk') },
+      ],
+      { ca: stack.ca, headers: bearer(a.apiKey) },
+    ),
+    202,
+    'upload job of A',
+  ).json<{ jobId: string }>();
+  await until('A’s upload job to finish', async () => {
+    const r = await request(`${admin}/api/v2/uploads/${job.jobId}`, {
+      headers: bearer(a.apiKey),
+      ca: stack.ca,
+    });
+    return r.json<{ status: string }>().status === 'done' ? true : undefined;
+  });
+
+  const b = await newAccount(stack);
+  await uploadFixture(stack, b.apiKey, 'other-package.apk', { current: true });
+  const operator = await newAccount(stack);
+  await uploadFixture(stack, operator.apiKey, 'other-package.apk', { current: true });
+  const accounts = createAccountsService(stack.mongo.db, createKeyRing(stack.masterKey));
+  await accounts.setRole(operator.email, 'operator', true);
+  const otherPackage = 'dev.apkrelay.other';
+
+  return {
+    stack,
+    a: {
+      ...a,
+      session: await signIn(stack, a.email),
+      package: pkg,
+      sha256,
+      md5,
+      deviceId,
+      exceptionId,
+      linkId: link.id,
+      linkToken: new URL(link.url).pathname.replace(/^\/d\//, ''),
+      jobId: job.jobId,
+    },
+    b: { ...b, session: await signIn(stack, b.email), package: otherPackage },
+    operator: { ...operator, session: await signIn(stack, operator.email), package: otherPackage },
+  };
+}
