@@ -58,6 +58,15 @@ export interface Config {
   readonly backupKeepDays: number;
   /** Bearer token `/metrics` requires; unset: `/metrics` is off (404). */
   readonly metricsToken: string | undefined;
+  /**
+   * Which proxies in front of the listeners to believe about the client address
+   * (`X-Forwarded-For`): false (none; the socket's peer is the client), a hop count, or addresses
+   * and subnets (`loopback`, `10.0.0.0/8`, ...). Failed-auth throttling counts per client address.
+   */
+  readonly trustProxy: false | number | readonly string[];
+  /** Failed API-key authentications allowed per client address, and per presented key, in 15 min (0: no limit). */
+  readonly authFailuresPerAddress: number;
+  readonly authFailuresPerKey: number;
 }
 
 export class ConfigError extends Error {
@@ -182,6 +191,9 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     searchPath: env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
     ...backupSettings(r, cwd),
     metricsToken: metricsToken(r),
+    trustProxy: trustProxy(r),
+    authFailuresPerAddress: r.integer('AUTH_FAILURES_PER_ADDRESS', 100, 0, 1_000_000),
+    authFailuresPerKey: r.integer('AUTH_FAILURES_PER_KEY', 20, 0, 1_000_000),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze(config);
@@ -223,6 +235,20 @@ function metricsToken(r: Reader): string | undefined {
     r.problems.push('METRICS_TOKEN must be 16 to 256 printable characters without spaces');
   }
   return value;
+}
+
+const PROXY_ITEM = /^(loopback|linklocal|uniquelocal|[0-9A-Fa-f:.]+(\/\d{1,3})?)$/;
+
+function trustProxy(r: Reader): Config['trustProxy'] {
+  const value = r.raw('TRUST_PROXY');
+  if (value === undefined || value === 'off') return false;
+  if (/^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 10) return Number(value);
+  const items = value.split(',').map((v) => v.trim());
+  if (items.every((v) => PROXY_ITEM.test(v) && !/^\d+$/.test(v))) return items;
+  r.problems.push(
+    `TRUST_PROXY must be off, a hop count from 1 to 10, or a comma-separated list of addresses, subnets, loopback, linklocal or uniquelocal (got "${value}")`,
+  );
+  return false;
 }
 
 /** The process's own environment; the one sanctioned read of `process.env`. */
