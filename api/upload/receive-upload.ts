@@ -81,6 +81,10 @@ export function receiveUpload(
       stream.on('limit', () => (truncated = true));
       const encrypted = stream.pipe(new SegmentEncryptor(dataKey, noncePrefix));
       stream.on('error', (err) => encrypted.destroy(err));
+      // blobs.put attaches its pipeline only after an asynchronous step; a form cut inside the
+      // file part errors this stream before that, and an 'error' without a listener would crash
+      // the process. put() still rejects with it (its pipeline finds the stream errored).
+      encrypted.on('error', () => undefined);
       file = blobs.put(uploadId, encrypted, { uploadId }).then(
         async () => {
           if (!truncated) return { uploadId, dataKey, noncePrefix, size };
