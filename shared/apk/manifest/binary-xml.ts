@@ -16,6 +16,8 @@ const TYPE_RESOURCE_MAP = 0x0180;
 const NO_NAMESPACE = 0xffffffff;
 const FLAG_UTF8 = 0x100;
 const MAX_DEPTH = 1024;
+/** ResXMLTree_attribute: namespace, name, raw value, then an 8-byte Res_value. */
+const ATTRIBUTE_BYTES = 20;
 
 /** Typed value kinds (Res_value::dataType). */
 export const ValueType = {
@@ -171,6 +173,9 @@ function readAttributes(
   const attributes: XmlAttribute[] = [];
   for (let i = 0; i < attrCount; i++) {
     const at = attrStart + i * attrSize;
+    // A declared size of 16..19 passes the checks above, yet an attribute is read as 20 bytes.
+    if (at + ATTRIBUTE_BYTES > contents.length)
+      throw fail(`attribute #${i + 1} runs past its element`);
     const nsId = contents.readUInt32LE(at);
     const nameId = contents.readUInt32LE(at + 4);
     const valueType = contents.readUInt8(at + 15);
