@@ -20,6 +20,8 @@ export function createHostApp(
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Which X-Forwarded-For hops to believe (req.ip): the throttles count per client address.
+  app.set('trust proxy', deps.trustProxy === undefined ? false : deps.trustProxy);
   app.use(requestLog(deps.log, host));
   // Routes allowed larger JSON bodies parse them first; the default parser then skips them.
   for (const route of routes) {

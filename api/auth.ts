@@ -1,14 +1,73 @@
-/** API-key authentication for the JSON API: `Authorization: Bearer <apiKey>`. */
-import type { RequestHandler, Response } from 'express';
+/**
+ * Authentication of the JSON API and of every route that takes an API key: `bearerAuth` for
+ * `Authorization: Bearer <apiKey>`, `apiKeyAccount` for keys presented elsewhere (PushLink form
+ * fields and query parameters). A failed key is counted by the failed-auth throttle
+ * (shared/accounts/auth-throttle.ts); past its limits the failure is 429 AUTH_RATE_LIMITED with
+ * Retry-After instead of 401. A valid key is never refused by the throttle.
+ */
+import type { Request, RequestHandler, Response } from 'express';
 import type { Account } from '../shared/accounts/types';
 import { AppError } from '../shared/errors';
 import type { ApiDeps } from './deps';
 
-export function bearerAuth(deps: Pick<ApiDeps, 'accounts'>): RequestHandler {
+type AuthDeps = Pick<ApiDeps, 'accounts' | 'authThrottle' | 'now' | 'log'>;
+
+/** The client address as the trusted proxies (TRUST_PROXY) report it. */
+export function clientAddress(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+/**
+ * Counts a failed authentication with `presented`; throws AUTH_RATE_LIMITED (Retry-After set on
+ * `res`) when this client or this key is past its limit. A throttle outage is logged and ignored.
+ */
+export async function noteAuthFailure(
+  deps: AuthDeps,
+  req: Request,
+  res: Response,
+  presented: string,
+): Promise<void> {
+  let waitMs = 0;
+  try {
+    waitMs = await deps.authThrottle.failed(
+      { address: clientAddress(req), presented },
+      deps.now().getTime(),
+    );
+  } catch (err) {
+    deps.log.warn({ err: (err as Error).message }, 'failed-auth throttle unavailable');
+  }
+  if (waitMs > 0) {
+    const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+    res.setHeader('Retry-After', String(retryAfterSeconds));
+    throw new AppError('AUTH_RATE_LIMITED', undefined, { retryAfterSeconds });
+  }
+}
+
+export function isAuthRateLimited(err: unknown): err is AppError {
+  return err instanceof AppError && err.code === 'AUTH_RATE_LIMITED';
+}
+
+/**
+ * The account of a presented API key, or null (nothing presented, or a wrong key under the
+ * limits); throws AUTH_RATE_LIMITED for a wrong key past them.
+ */
+export async function apiKeyAccount(
+  deps: AuthDeps,
+  req: Request,
+  res: Response,
+  presented: string | undefined,
+): Promise<Account | null> {
+  if (!presented) return null;
+  const account = await deps.accounts.authenticateApiKey(presented);
+  if (!account) await noteAuthFailure(deps, req, res, presented);
+  return account;
+}
+
+export function bearerAuth(deps: AuthDeps): RequestHandler {
   return async (req, res, next) => {
     const header = req.header('authorization') ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const account = match?.[1] ? await deps.accounts.authenticateApiKey(match[1]) : null;
+    const account = await apiKeyAccount(deps, req, res, match?.[1]);
     if (!account) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="apkrelay"');
       throw new AppError('UNAUTHENTICATED');
@@ -19,7 +78,7 @@ export function bearerAuth(deps: Pick<ApiDeps, 'accounts'>): RequestHandler {
 }
 
 /** Bearer API key of an account with the `operator` role (queue board); others get 403. */
-export function operatorAuth(deps: Pick<ApiDeps, 'accounts'>): RequestHandler[] {
+export function operatorAuth(deps: AuthDeps): RequestHandler[] {
   return [
     bearerAuth(deps),
     (_req, res, next) => {

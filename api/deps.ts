@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import type { AccountsService } from '../shared/accounts/service';
+import type { AuthThrottle } from '../shared/accounts/auth-throttle';
 import type { KeyRing } from '../shared/crypto/keys';
 import type { PushKeys } from '../shared/devices/push-signing';
 import type { PushHub } from './push/hub';
@@ -23,6 +24,10 @@ export interface ApiDeps {
   readonly log: Logger;
   readonly db: Db;
   readonly accounts: AccountsService;
+  /** Counts failed API-key authentications; past its limits they are answered 429. */
+  readonly authThrottle: AuthThrottle;
+  /** Proxies believed about the client address (TRUST_PROXY); unset: none. */
+  readonly trustProxy?: false | number | readonly string[];
   readonly keys: KeyRing;
   /** The fail-fast producer connection (a request gets 503 while Redis is down). */
   readonly redis: Redis;

@@ -4,7 +4,9 @@
  * finish in-flight requests until the deadline, then close queues, Redis and Mongo.
  */
 import { QueueEvents } from 'bullmq';
+import { redisAuthThrottle, type AuthFailureLimits } from '../shared/accounts/auth-throttle';
 import { createAccountsService } from '../shared/accounts/service';
+import { redisKeys } from '../shared/redis-keys';
 import { createKeyRing } from '../shared/crypto/keys';
 import { apkIngestQueue } from '../shared/queues/apk-ingest';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
@@ -46,6 +48,10 @@ export interface ApiOptions {
   readonly now?: () => Date;
   /** Bearer token of `/metrics` (METRICS_TOKEN); unset: metrics are off. */
   readonly metricsToken?: string;
+  /** AUTH_FAILURES_PER_ADDRESS / AUTH_FAILURES_PER_KEY; unset: 100 and 20 per 15 min. */
+  readonly authFailureLimits?: AuthFailureLimits;
+  /** TRUST_PROXY; unset: no proxy is believed. */
+  readonly trustProxy?: false | number | readonly string[];
 }
 
 export interface ApiProcess {
@@ -105,6 +111,12 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
       log,
       db: mongo.db,
       accounts: createAccountsService(mongo.db, keys),
+      authThrottle: redisAuthThrottle(
+        redis,
+        redisKeys(options.queuePrefix),
+        options.authFailureLimits,
+      ),
+      ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
       keys,
       redis,
       producers,

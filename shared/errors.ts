@@ -56,6 +56,10 @@ export const ERRORS = {
   EXCEPTION_REPORT_INVALID: { status: 400, message: 'Exception rejected: malformed report.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests.' },
+  AUTH_RATE_LIMITED: {
+    status: 429,
+    message: 'Too many failed authentications from this client or with this key; retry later.',
+  },
   INTERNAL: { status: 500, message: 'Internal error.' },
   DEPENDENCY_UNAVAILABLE: {
     status: 503,

@@ -15,6 +15,9 @@ export function redisKeys(prefix: string) {
     exceptionGroupLock: (groupId: string) => `${prefix}:exceptions:group-lock:${groupId}`,
     /** Marker of an exception report stored by the worker (expires after the window). */
     exceptionStored: (reportId: string) => `${prefix}:exceptions:stored:${reportId}`,
+    /** Sliding window of failed API-key authentications of one client address or presented key. */
+    authFailures: (kind: 'address' | 'key', bucket: string) =>
+      `${prefix}:auth-failures:${kind}:${bucket}`,
   } as const;
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;

@@ -19,7 +19,7 @@ import {
 import { parseRegistration } from '../../shared/devices/registration-input';
 import { publicKeyInfo } from '../../shared/devices/push-signing';
 import { AppError } from '../../shared/errors';
-import { bearerAuth, currentAccount } from '../auth';
+import { apiKeyAccount, bearerAuth, currentAccount, isAuthRateLimited } from '../auth';
 import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
 import { sendText } from '../text-reply';
@@ -37,15 +37,14 @@ function presentedKey(req: Request): string | undefined {
 export function deviceRoutes(deps: ApiDeps): Route[] {
   const { heartbeatSeconds } = deps.limits;
 
-  async function device(req: Request): Promise<Account> {
-    const key = presentedKey(req);
-    const account = key ? await deps.accounts.authenticateApiKey(key) : null;
+  async function device(req: Request, res: Response): Promise<Account> {
+    const account = await apiKeyAccount(deps, req, res, presentedKey(req));
     if (!account) throw new AppError('UNAUTHENTICATED', REGISTER_TEXT.INVALID_KEY);
     return account;
   }
 
   async function register(req: Request, res: Response): Promise<void> {
-    const account = await device(req);
+    const account = await device(req, res);
     const input = parseRegistration(req.body);
     const inst = await registerInstallation(deps.db, account, input, deps.now());
     res.json({
@@ -57,7 +56,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
   }
 
   async function heartbeat(req: Request, res: Response): Promise<void> {
-    const account = await device(req);
+    const account = await device(req, res);
     const input = parseRegistration(req.body);
     const set: Record<string, unknown> = { lastSeenAt: deps.now() };
     if (input.installedMd5) set.installedMd5 = input.installedMd5;
@@ -77,8 +76,13 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
   }
 
   async function stream(req: Request, res: Response): Promise<void> {
-    const key = presentedKey(req);
-    const account = key ? await deps.accounts.authenticateApiKey(key) : null;
+    let account;
+    try {
+      account = await apiKeyAccount(deps, req, res, presentedKey(req));
+    } catch (err) {
+      if (!isAuthRateLimited(err)) throw err;
+      return sendText(res, 429, 'Too many failed API key attempts; retry later.');
+    }
     if (!account) return sendText(res, 401, REGISTER_TEXT.INVALID_KEY);
     const pkg = typeof req.query.package === 'string' ? req.query.package : '';
     const deviceId = typeof req.query.deviceId === 'string' ? req.query.deviceId : '';

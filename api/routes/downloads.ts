@@ -11,6 +11,7 @@ import {
   installations as installationsOf,
 } from '../../shared/devices/installations';
 import { AppError } from '../../shared/errors';
+import { apiKeyAccount, isAuthRateLimited } from '../auth';
 import type { ApiDeps } from '../deps';
 import { sendApk } from '../download/send-apk';
 import type { Route } from '../route-table';
@@ -28,6 +29,7 @@ export const DOWNLOAD_TEXT = {
   NO_CURRENT: 'Download failed: this app has no current APK yet.',
   DISABLED:
     'Download failed: this installation is disabled (plan quantity of installations reached).',
+  THROTTLED: 'Download failed: too many failed API key attempts; retry later.',
 } as const;
 
 export function downloadRoutes(deps: ApiDeps): Route[] {
@@ -35,8 +37,13 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
 
   async function download(req: Request, res: Response): Promise<void> {
     const pkg = param(req, 'package');
-    const apiKey = param(req, 'api_key');
-    const account = apiKey ? await deps.accounts.authenticateApiKey(apiKey) : null;
+    let account;
+    try {
+      account = await apiKeyAccount(deps, req, res, param(req, 'api_key'));
+    } catch (err) {
+      if (!isAuthRateLimited(err)) throw err;
+      return sendText(res, 429, DOWNLOAD_TEXT.THROTTLED);
+    }
     if (!account) return sendText(res, 401, DOWNLOAD_TEXT.INVALID_KEY);
     const app = pkg ? await findApp(deps.db, account.id, pkg) : null;
     if (!app) return sendText(res, 404, DOWNLOAD_TEXT.UNKNOWN_PACKAGE);
@@ -59,8 +66,7 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
 
   async function listJson(req: Request, res: Response): Promise<void> {
     const pkg = param(req, 'packageName');
-    const apiKey = param(req, 'apiKey');
-    const account = apiKey ? await deps.accounts.authenticateApiKey(apiKey) : null;
+    const account = await apiKeyAccount(deps, req, res, param(req, 'apiKey'));
     if (!account) throw new AppError('UNAUTHENTICATED', 'Invalid API key.');
     const app = pkg ? await findApp(deps.db, account.id, pkg) : null;
     if (!app)

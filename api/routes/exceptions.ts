@@ -16,7 +16,7 @@ import { redisSlidingWindow, type Budget } from '../../shared/exceptions/sliding
 import { invalidReportText, lost, type Verdict } from '../../shared/exceptions/verdicts';
 import { exceptionIngestQueue } from '../../shared/queues/exception-ingest';
 import { redisKeys } from '../../shared/redis-keys';
-import { bearerAuth, currentAccount } from '../auth';
+import { bearerAuth, currentAccount, isAuthRateLimited, noteAuthFailure } from '../auth';
 import type { ApiDeps } from '../deps';
 import { intakeCaches, takeReport, type IntakeDeps } from '../exceptions/intake';
 import { jsonReportFields } from '../exceptions/json-report';
@@ -27,6 +27,7 @@ import { sendText } from '../text-reply';
 
 export const DEFAULT_MAX_EXCEPTION_BYTES = 2 * 1024 * 1024;
 const UNAVAILABLE_TEXT = 'Exception not sent: the service is unavailable; retry later.';
+const THROTTLED_TEXT = 'Exception not sent: too many failed API key attempts; retry later.';
 
 function budgetHeaders(res: Response, budget: Budget | null, nowMs: number): void {
   if (!budget) return;
@@ -97,6 +98,18 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
     }
   }
 
+  /** A report refused for its key is a failed authentication (throws past the limits). */
+  async function countKeyFailure(
+    req: Request,
+    res: Response,
+    apiKey: string | undefined,
+    verdict: Verdict,
+  ): Promise<void> {
+    if (apiKey && verdict.status === 'LOST' && verdict.reason === 'EXCEPTION_API_KEY_INVALID') {
+      await noteAuthFailure(deps, req, res, apiKey);
+    }
+  }
+
   async function legacyException(req: Request, res: Response): Promise<void> {
     const read = await readBody(req, maxBytes);
     if (!read.ok) {
@@ -108,7 +121,12 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
     let verdict: Verdict;
     try {
       verdict = await judge(form.apiKey, form.fields);
+      await countKeyFailure(req, res, form.apiKey, verdict);
     } catch (err) {
+      if (isAuthRateLimited(err)) {
+        sendText(res, 429, THROTTLED_TEXT);
+        return;
+      }
       if (!isDependencyOutage(err) && !(err instanceof AppError && err.status === 503)) throw err;
       res.setHeader('Retry-After', '5');
       sendText(res, 503, UNAVAILABLE_TEXT);
@@ -128,6 +146,7 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
       throw err;
     }
     const verdict = await judge(header, fields);
+    await countKeyFailure(req, res, header, verdict);
     if (verdict.status === 'LOST' && verdict.reason === 'EXCEPTION_REPORT_INVALID') {
       throw new AppError('VALIDATION_FAILED', verdict.message);
     }

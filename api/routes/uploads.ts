@@ -8,7 +8,7 @@ import { catalog } from '../../shared/catalog/collections';
 import { presentApk } from '../../shared/catalog/present';
 import { AppError } from '../../shared/errors';
 import { legacyReply, LEGACY_TEXT } from '../../shared/uploads/verdicts';
-import { bearerAuth, currentAccount } from '../auth';
+import { apiKeyAccount, bearerAuth, currentAccount, isAuthRateLimited } from '../auth';
 import type { ApiDeps } from '../deps';
 import { isDependencyOutage } from '../http-errors';
 import type { Route } from '../route-table';
@@ -56,7 +56,15 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
     const { fields, file } = received;
     const header = /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
     const apiKey = fields.get('apiKey') ?? fields.get('api_key') ?? header;
-    const account = apiKey ? await deps.accounts.authenticateApiKey(apiKey) : null;
+    let account;
+    try {
+      account = await apiKeyAccount(deps, req, res, apiKey);
+    } catch (err) {
+      if (!isAuthRateLimited(err)) throw err;
+      if (file) await deps.blobs.delete(file.uploadId);
+      sendText(res, 429, 'deploy fails, too many failed API key attempts; retry later');
+      return;
+    }
     if (!account || !file) {
       if (file) await deps.blobs.delete(file.uploadId);
       sendText(

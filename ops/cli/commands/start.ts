@@ -82,8 +82,18 @@ async function runRole(config: Config, role: Role): Promise<void> {
         heartbeatSeconds: config.heartbeatSeconds,
       },
       ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+      trustProxy: config.trustProxy,
+      authFailureLimits: {
+        perAddress: config.authFailuresPerAddress,
+        perKey: config.authFailuresPerKey,
+      },
     });
     log.info({ ports: api.ports }, 'api listening');
+    if (!config.tls && config.trustProxy === false) {
+      log.warn(
+        'TLS=off (behind a proxy?) but TRUST_PROXY is off: every client appears with the proxy’s address, so the web login throttle counts all clients as one; set TRUST_PROXY',
+      );
+    }
     stop = () => api.close(config.shutdownTimeoutMs);
   } else {
     const workers = await startWorkers({
