@@ -69,3 +69,12 @@ export function issueFromError(
   if (err instanceof ApkFormatError) return { code: err.code, message: err.message };
   return { code: fallbackCode, message: err instanceof Error ? err.message : String(err) };
 }
+
+/**
+ * Appends `items` to `target` one by one. `target.push(...items)` passes every item as a call
+ * argument, and hostile input can make a list long enough (a few 100,000 issues) to overflow the
+ * call stack with a RangeError.
+ */
+export function appendIssues(target: ApkIssue[], items: Iterable<ApkIssue>): void {
+  for (const item of items) target.push(item);
+}

@@ -6,7 +6,7 @@
  * The file is read once, sequentially, for all digests (signing/digest-pass.ts). Malformed input
  * never throws: it ends as `verified: false` with error codes.
  */
-import { issue, issueFromError, type ApkIssue } from './issues';
+import { appendIssues, issue, issueFromError, type ApkIssue } from './issues';
 import { manifestFromZip } from './manifest/manifest-from-zip';
 import type { ManifestInfo } from './manifest/read-manifest';
 import type { RandomAccessSource } from './random-access';
@@ -80,9 +80,10 @@ async function verifyZip(zip: ZipArchive, st: State, minSdkOverride?: number): P
     parsed.block?.offset ?? null,
     digestsNeeded(parsed),
   );
-  st.errors.push(...finishSchemes(parsed, st.digests.contentDigests, zip.sections));
+  appendIssues(st.errors, finishSchemes(parsed, st.digests.contentDigests, zip.sections));
   for (const r of parsed.results) {
-    st.warnings.push(...r.warnings, ...r.signers.flatMap((s) => s.warnings));
+    appendIssues(st.warnings, r.warnings);
+    for (const s of r.signers) appendIssues(st.warnings, s.warnings);
     if (r.scheme === 'V31') st.schemes.v31 = r;
     else if (r.scheme === 'V3') st.schemes.v3 = r;
     else st.schemes.v2 = r;
@@ -100,8 +101,8 @@ async function verifyZip(zip: ZipArchive, st: State, minSdkOverride?: number): P
   if (minSdk < N || found.size === 0) {
     const v1 = await verifyV1(zip, { minSdk, maxSdk: NO_MAX_SDK, foundSchemeIds: found });
     st.schemes.v1 = v1;
-    st.errors.push(...v1.errors);
-    st.warnings.push(...v1.warnings);
+    appendIssues(st.errors, v1.errors);
+    appendIssues(st.warnings, v1.warnings);
     if (v1.errors.length === 0 && !v1.verified) {
       st.errors.push(
         issue(v1.present ? 'JAR_SIG_NOT_VERIFIED' : 'JAR_SIG_NO_SIGNATURES', 'No JAR signatures'),
@@ -124,16 +125,17 @@ function crossChecks(st: State, manifest: ManifestInfo): void {
   const { schemes } = st;
   const v1ok = schemes.v1 !== null && schemes.v1.verified;
   if (v1ok && schemes.v1 !== null && schemes.v2 !== null && okScheme(schemes.v2)) {
-    st.errors.push(...checkV1MatchesV2(schemes.v1, schemes.v2));
+    appendIssues(st.errors, checkV1MatchesV2(schemes.v1, schemes.v2));
   }
   const v3 = schemes.v3;
   if (v3 !== null && okScheme(v3) && (v1ok || okScheme(schemes.v2))) {
     const lineage = schemes.v31?.lineage ?? v3.lineage;
-    st.errors.push(
-      ...checkPastSignersMatchV3(v1ok ? schemes : { ...schemes, v1: null }, v3, lineage),
+    appendIssues(
+      st.errors,
+      checkPastSignersMatchV3(v1ok ? schemes : { ...schemes, v1: null }, v3, lineage),
     );
   }
-  st.errors.push(...checkTargetSdkScheme(manifest.targetSdk, NO_MAX_SDK, schemes, okScheme));
+  appendIssues(st.errors, checkTargetSdkScheme(manifest.targetSdk, NO_MAX_SDK, schemes, okScheme));
 }
 
 function lineageOf(schemes: VerifiedSchemes, signers: ApkSignerInfo[]): string[] {

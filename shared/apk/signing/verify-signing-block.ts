@@ -4,7 +4,7 @@
  * target, v3 from 28, v2 from 24 and only when minSdk < 28 or no newer block was found). Signatures over signed-data are
  * verified here; the file digests come later from the single streaming pass (`finishSchemes`).
  */
-import { issue, type ApkIssue } from '../issues';
+import { appendIssues, issue, type ApkIssue } from '../issues';
 import type { RandomAccessSource } from '../random-access';
 import type { ZipSections } from '../zip/types';
 import { checkIntegrity } from './check-integrity';
@@ -52,7 +52,9 @@ export async function parseSigningSchemes(
     // the rest of the range" (minSdk := maxSdk for the v3.1 block).
     const r = verifyV3Scheme(v31, { scheme: 'V31', minSdk: maxSdk, maxSdk });
     found.add(SCHEME_ID.V31);
-    rotationMinSdk = r.signers.length === 0 ? 0 : Math.min(...r.signers.map((s) => s.minSdk));
+    // A loop, not Math.min(...signers): spreading ~150,000 signers overflows the call stack.
+    rotationMinSdk = r.signers.length === 0 ? 0 : Infinity;
+    for (const s of r.signers) rotationMinSdk = Math.min(rotationMinSdk, s.minSdk);
     results.push(r);
     if (schemeHasErrors(r)) return parsed;
   }
@@ -112,7 +114,7 @@ export function finishSchemes(
         cdOffset: sections.cdOffset,
       });
     }
-    errors.push(...allErrors(r));
+    appendIssues(errors, allErrors(r));
     if (errors.length > 0) return errors;
   }
   return [...errors, ...parsed.errors];

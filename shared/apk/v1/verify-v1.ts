@@ -15,7 +15,7 @@
  * entry data is streamed.
  */
 import { createHash } from 'node:crypto';
-import { issue, issueFromError, type ApkIssue } from '../issues';
+import { appendIssues, issue, issueFromError, type ApkIssue } from '../issues';
 import type { ZipArchive, ZipEntry } from '../zip/types';
 import { V1IssueCode } from './issue-codes';
 import { parseManifest, type ManifestSection } from './manifest-parser';
@@ -156,7 +156,7 @@ async function verifyInto(zip: ZipArchive, opts: V1Options, result: V1Result): P
       minSdk,
       maxSdk,
     );
-    result.errors.push(...outcome.errors);
+    appendIssues(result.errors, outcome.errors);
     sigFiles.push(sigFileBytes);
     chains.push(outcome.certChain ?? []);
   }
@@ -177,13 +177,14 @@ async function verifyInto(zip: ZipArchive, opts: V1Options, result: V1Result): P
     );
     outcome.declaredSchemeIds.forEach((id) => declared.add(id));
     outcome.strippedSchemeIds.forEach((id) => stripped.add(id));
-    result.warnings.push(...outcome.warnings);
+    appendIssues(result.warnings, outcome.warnings);
     if (outcome.ignored) {
-      result.warnings.push(
-        ...outcome.errors.map((e) => ({ ...e, message: `ignored signer ${s.name}: ${e.message}` })),
+      appendIssues(
+        result.warnings,
+        outcome.errors.map((e) => ({ ...e, message: `ignored signer ${s.name}: ${e.message}` })),
       );
     } else if (outcome.errors.length > 0) {
-      result.errors.push(...outcome.errors);
+      appendIssues(result.errors, outcome.errors);
     } else {
       remaining.push({ index, entryNames: outcome.entryNames });
     }
@@ -201,7 +202,7 @@ async function verifyInto(zip: ZipArchive, opts: V1Options, result: V1Result): P
     minSdk,
     maxSdk,
   );
-  result.errors.push(...entryOutcome.errors);
+  appendIssues(result.errors, entryOutcome.errors);
   stopOnErrors();
 
   const apkSigners = remaining

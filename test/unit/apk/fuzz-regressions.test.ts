@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApkFormatError } from '../../../shared/apk/issues';
 import { readManifest } from '../../../shared/apk/manifest/read-manifest';
+import { bufferSource } from '../../../shared/apk/sources';
+import { verifyApk } from '../../../shared/apk/verify-apk';
 import { buildAxml, T_STRING } from './helpers/build-axml';
 
 const FIXTURES = path.resolve(__dirname, '../../fixtures/fuzz-regressions');
@@ -58,5 +60,79 @@ describe('fuzz regressions: binary XML reader', () => {
 
   test('the same layout with 20-byte attributes still parses', () => {
     expect(readManifest(compactAttributes(20)).package).toBe('a.b');
+  });
+});
+
+/** uint32 length prefix + bytes, as in the APK Signing Block. */
+function lp(...parts: Buffer[]): Buffer {
+  const body = Buffer.concat(parts);
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(body.length);
+  return Buffer.concat([len, body]);
+}
+
+function u32(v: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(v >>> 0);
+  return b;
+}
+
+/** `apk` with its APK Signing Block replaced by one holding `pairs` (EOCD moved to match). */
+function withSigningBlock(apk: Buffer, pairs: Array<{ id: number; value: Buffer }>): Buffer {
+  const eocd = apk.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const cdOffset = apk.readUInt32LE(eocd + 16);
+  const blockSize = Number(apk.readBigUInt64LE(cdOffset - 24)) + 8;
+  const body = Buffer.concat(
+    pairs.map(({ id, value }) => {
+      const head = Buffer.alloc(12);
+      head.writeBigUInt64LE(BigInt(value.length + 4));
+      head.writeUInt32LE(id >>> 0, 8);
+      return Buffer.concat([head, value]);
+    }),
+  );
+  const size = Buffer.alloc(8);
+  size.writeBigUInt64LE(BigInt(body.length + 24));
+  const block = Buffer.concat([size, body, size, Buffer.from('APK Sig Block 42', 'latin1')]);
+  const start = cdOffset - blockSize;
+  const out = Buffer.concat([apk.subarray(0, start), block, apk.subarray(cdOffset)]);
+  out.writeUInt32LE(start + block.length, out.length - (apk.length - eocd) + 16);
+  return out;
+}
+
+/** A v3 / v3.1 scheme block of `n` signers with empty signed data, signatures and key. */
+function minimalV3Signers(n: number): Buffer {
+  const one = lp(lp(), u32(28), u32(0x7fffffff), lp(), lp());
+  return lp(Buffer.alloc(n * one.length).fill(one));
+}
+
+const V2_BLOCK_ID = 0x7109871a;
+const V31_BLOCK_ID = 0x1b93ad61;
+
+describe('fuzz regressions: signature verifier', () => {
+  const signedV3 = readFileSync(path.resolve(__dirname, '../../fixtures/apks/signed-v3-only.apk'));
+
+  test('a v3.1 block with 200,000 signers is an error, not a call-stack overflow', async () => {
+    const apk = withSigningBlock(signedV3, [
+      { id: V31_BLOCK_ID, value: minimalV3Signers(200_000) },
+    ]);
+    const v = await verifyApk(bufferSource(apk));
+    expect(v.verified).toBe(false);
+    expect(v.errors.map((e) => e.code)).not.toContain('INTERNAL_ERROR');
+    expect(v.errors[0]?.code).toMatch(/^V3_SIG_/);
+  });
+});
+
+describe('fuzz regressions: issue lists of attacker-chosen length', () => {
+  const signedV3 = readFileSync(path.resolve(__dirname, '../../fixtures/apks/signed-v3-only.apk'));
+
+  test('a v2 signer with 200,000 unknown signature algorithms is an error, not a call-stack overflow', async () => {
+    // Each unknown algorithm is a warning; the warnings were spread into push() as arguments.
+    const unknown = lp(u32(0x7777), lp());
+    const signatures = Buffer.alloc(200_000 * unknown.length).fill(unknown);
+    const signer = lp(lp(), lp(signatures), lp());
+    const apk = withSigningBlock(signedV3, [{ id: V2_BLOCK_ID, value: lp(signer) }]);
+    const v = await verifyApk(bufferSource(apk));
+    expect(v.errors.map((e) => e.code)).toEqual(['V2_SIG_NO_SUPPORTED_SIGNATURES']);
+    expect(v.warnings).toHaveLength(200_000);
   });
 });
