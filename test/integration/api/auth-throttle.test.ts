@@ -23,15 +23,44 @@ import { fixture } from '../../helpers/uploads';
 const LIMITS = { perAddress: 8, perKey: 3 };
 const { redisUrl, mongoUrl } = serviceUrls();
 const { database, prefix } = isolation();
-let api: ApiProcess;
-let closeApi: () => Promise<void>;
 let mongo: Mongo;
 let closeMongo: () => Promise<void>;
 let redis: Redis;
 let closeRedisConn: () => Promise<void>;
+const closers: Array<() => Promise<void>> = [];
 let admin: string;
 let push: string;
+/** An API that believes no proxy (TRUST_PROXY unset), with windows of its own. */
+let untrusted: string;
 const ca = testTls().cert;
+
+async function launch(
+  queuePrefix: string,
+  trustProxy: false | readonly string[],
+): Promise<{ admin: string; push: string }> {
+  const ports = { admin: await freePort(), web: await freePort(), push: await freePort() };
+  const urls = {
+    admin: `https://localhost:${ports.admin}`,
+    push: `https://localhost:${ports.push}`,
+  };
+  const api: ApiProcess = await startApi({
+    log: testLogger(),
+    redisUrl,
+    mongoUrl,
+    database,
+    queuePrefix,
+    masterKey: randomBytes(32),
+    tls: testTls(),
+    host: '127.0.0.1',
+    ports,
+    publicUrls: { base: urls.admin, web: `https://localhost:${ports.web}`, push: urls.push },
+    limits: { maxApkBytes: 1024 * 1024, uploadWaitTimeoutMs: 5_000 },
+    authFailureLimits: LIMITS,
+    trustProxy,
+  });
+  closers.push(track('api', () => api.close(1_000)));
+  return urls;
+}
 
 beforeAll(async () => {
   mongo = await connectMongo(mongoUrl, database);
@@ -41,29 +70,12 @@ beforeAll(async () => {
   });
   redis = createWorkerRedis(redisUrl, 'test:auth-throttle');
   closeRedisConn = track('redis', () => closeRedis(redis));
-  const ports = { admin: await freePort(), web: await freePort(), push: await freePort() };
-  admin = `https://localhost:${ports.admin}`;
-  push = `https://localhost:${ports.push}`;
-  api = await startApi({
-    log: testLogger(),
-    redisUrl,
-    mongoUrl,
-    database,
-    queuePrefix: prefix,
-    masterKey: randomBytes(32),
-    tls: testTls(),
-    host: '127.0.0.1',
-    ports,
-    publicUrls: { base: admin, web: `https://localhost:${ports.web}`, push },
-    limits: { maxApkBytes: 1024 * 1024, uploadWaitTimeoutMs: 5_000 },
-    authFailureLimits: LIMITS,
-    // The test client connects over loopback: believe its X-Forwarded-For, as behind a proxy.
-    trustProxy: ['loopback'],
-  });
-  closeApi = track('api', () => api.close(1_000));
+  // The test client connects over loopback: believe its X-Forwarded-For, as behind a proxy.
+  ({ admin, push } = await launch(prefix, ['loopback']));
+  untrusted = (await launch(`${prefix}-untrusted`, false)).admin;
 });
 afterAll(async () => {
-  await closeApi();
+  for (const close of closers) await close();
   await closeRedisConn();
   await closeMongo();
 });
@@ -131,6 +143,19 @@ test('per client address (X-Forwarded-For from a trusted proxy): any wrong value
   // Presenting nothing is not a failed attempt, and stays a plain 401.
   const anonymous = await request(`${admin}/api/v2/account`, { headers: from(client), ca });
   expect(anonymous.status).toBe(401);
+});
+
+test('without TRUST_PROXY, X-Forwarded-For is not believed: spoofed addresses share one window', async () => {
+  const ask = (spoofed: string) =>
+    request(`${untrusted}/api/v2/account`, {
+      headers: { 'x-forwarded-for': spoofed, authorization: 'Bearer junk' },
+      ca,
+    });
+  for (let i = 0; i < LIMITS.perAddress; i++) {
+    expect((await ask(`198.18.0.${i + 1}`)).status).toBe(401);
+  }
+  const limited = await ask('198.18.1.1');
+  expect([limited.status, code(limited)]).toEqual([429, 'AUTH_RATE_LIMITED']);
 });
 
 test('every route that takes a key answers a throttled client 429, in its own dialect', async () => {
