@@ -170,13 +170,19 @@ export function readCertificatesAndDigests(
   return true;
 }
 
-/** Iterates the length-prefixed signers of a scheme block (apksig `parseSigners`). */
+/**
+ * Iterates the length-prefixed signers of a scheme block (apksig `parseSigners`). Stops after
+ * the signer past `maxSigners` and returns maxSigners + 1: each signer costs a signature
+ * verification, so a block of tens of thousands of copies of one signer would otherwise keep the
+ * verifier busy for seconds (apksig parses them all, then rejects more than 10 for v2).
+ */
 export function forEachSigner(
   prefix: string,
   schemeBlock: Buffer,
   result: SchemeResult,
   newSigner: (index: number) => SchemeSigner,
   parse: (signer: ByteReader, info: SchemeSigner) => void,
+  maxSigners: number,
 ): number {
   let signers: ByteReader;
   try {
@@ -192,6 +198,7 @@ export function forEachSigner(
   }
   let count = 0;
   while (signers.hasRemaining()) {
+    if (count === maxSigners) return count + 1;
     const info = newSigner(count);
     count++;
     result.signers.push(info);

@@ -96,15 +96,17 @@ function parseSigner(
 
 export function verifyV2Scheme(schemeBlock: Buffer, opts: V2Options): SchemeResult {
   const result = newSchemeResult('V2');
-  const count = forEachSigner(PREFIX, schemeBlock, result, newSigner, (block, signer) =>
-    parseSigner(block, signer, result, opts),
+  const count = forEachSigner(
+    PREFIX,
+    schemeBlock,
+    result,
+    newSigner,
+    (block, signer) => parseSigner(block, signer, result, opts),
+    MAX_APK_SIGNERS,
   );
   if (count > MAX_APK_SIGNERS) {
     result.errors.push(
-      issue(
-        'V2_SIG_MAX_SIGNATURES_EXCEEDED',
-        `${count} signers exceed the maximum of ${MAX_APK_SIGNERS}`,
-      ),
+      issue('V2_SIG_MAX_SIGNATURES_EXCEEDED', `More than ${MAX_APK_SIGNERS} signers`),
     );
   }
   return result;

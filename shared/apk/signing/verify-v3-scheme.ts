@@ -23,6 +23,11 @@ export const ROTATION_ON_DEV_RELEASE_ATTR_ID = 0xc2a6b3ba;
 export const MIN_SDK_WITH_V3_SUPPORT = 28;
 export const MIN_SDK_WITH_V31_SUPPORT = 33;
 const PREFIX = 'V3_SIG';
+/**
+ * Most signers read from a v3 / v3.1 block. Each signer targets its own SDK range, so real blocks
+ * hold one or two; apksig sets no limit, we use its v1/v2 one (Constants.MAX_APK_SIGNERS).
+ */
+export const MAX_V3_SIGNERS = 10;
 
 export interface V3Options {
   readonly scheme: 'V3' | 'V31';
@@ -217,9 +222,20 @@ function checkSdkCoverage(result: SchemeResult, opts: V3Options): void {
 
 export function verifyV3Scheme(schemeBlock: Buffer, opts: V3Options): SchemeResult {
   const result = newSchemeResult(opts.scheme);
-  forEachSigner(PREFIX, schemeBlock, result, newSigner, (block, signer) =>
-    parseSigner(block, signer, result, opts),
+  const count = forEachSigner(
+    PREFIX,
+    schemeBlock,
+    result,
+    newSigner,
+    (block, signer) => parseSigner(block, signer, result, opts),
+    MAX_V3_SIGNERS,
   );
+  if (count > MAX_V3_SIGNERS) {
+    // Added hardening (apksig has no limit for v3): see MAX_V3_SIGNERS.
+    result.errors.push(
+      issue('V3_SIG_MAX_SIGNATURES_EXCEEDED', `More than ${MAX_V3_SIGNERS} signers`),
+    );
+  }
   if (result.errors.length > 0 || result.signers.some((s) => s.errors.length > 0)) return result;
   checkSdkCoverage(result, opts);
   return result;

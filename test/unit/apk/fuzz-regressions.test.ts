@@ -7,8 +7,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApkFormatError } from '../../../shared/apk/issues';
 import { readManifest } from '../../../shared/apk/manifest/read-manifest';
+import { findSchemeBlock, findSigningBlock } from '../../../shared/apk/signing/find-signing-block';
+import { verifyV2Scheme } from '../../../shared/apk/signing/verify-v2-scheme';
+import { verifyV3Scheme } from '../../../shared/apk/signing/verify-v3-scheme';
 import { bufferSource } from '../../../shared/apk/sources';
 import { verifyApk } from '../../../shared/apk/verify-apk';
+import { findZipSections } from '../../../shared/apk/zip/find-zip-sections';
 import { buildAxml, T_STRING } from './helpers/build-axml';
 
 const FIXTURES = path.resolve(__dirname, '../../fixtures/fuzz-regressions');
@@ -106,6 +110,7 @@ function minimalV3Signers(n: number): Buffer {
 }
 
 const V2_BLOCK_ID = 0x7109871a;
+const V3_BLOCK_ID = 0xf05368c0;
 const V31_BLOCK_ID = 0x1b93ad61;
 
 describe('fuzz regressions: signature verifier', () => {
@@ -134,5 +139,44 @@ describe('fuzz regressions: issue lists of attacker-chosen length', () => {
     const v = await verifyApk(bufferSource(apk));
     expect(v.errors.map((e) => e.code)).toEqual(['V2_SIG_NO_SUPPORTED_SIGNATURES']);
     expect(v.warnings).toHaveLength(200_000);
+  });
+});
+
+describe('fuzz regressions: signer counts', () => {
+  const signedV2 = readFileSync(path.resolve(__dirname, '../../fixtures/apks/signed-v2-only.apk'));
+  const signedV3 = readFileSync(path.resolve(__dirname, '../../fixtures/apks/signed-v3-only.apk'));
+
+  /** The scheme block `id` of `apk`, with its one signer repeated `n` times. */
+  async function repeatedSigner(apk: Buffer, id: number, n: number): Promise<Buffer> {
+    const source = bufferSource(apk);
+    const lookup = await findSigningBlock(source, await findZipSections(source));
+    if (!lookup.found) throw new Error('fixture has no signing block');
+    const value = findSchemeBlock(lookup.block, id);
+    if (value === null) throw new Error('fixture has no such scheme block');
+    const signer = value.subarray(4); // the one length-prefixed signer
+    return lp(Buffer.alloc(n * signer.length).fill(signer));
+  }
+
+  test('a v2 block of 5,000 copies of a valid signer: only 11 are read', async () => {
+    const block = await repeatedSigner(signedV2, V2_BLOCK_ID, 5000);
+    const r = verifyV2Scheme(block, {
+      minSdk: 24,
+      supportedSchemeIds: new Set([2, 3]),
+      foundSchemeIds: new Set(),
+    });
+    expect(r.signers.length).toBeLessThanOrEqual(11);
+    expect(r.errors.map((e) => e.code)).toContain('V2_SIG_MAX_SIGNATURES_EXCEEDED');
+  });
+
+  test('a v3 block of 5,000 copies of a valid signer: only 11 are read, and it is refused', async () => {
+    const block = await repeatedSigner(signedV3, V3_BLOCK_ID, 5000);
+    const r = verifyV3Scheme(block, { scheme: 'V3', minSdk: 28, maxSdk: 0x7fffffff });
+    expect(r.signers.length).toBeLessThanOrEqual(11);
+    expect(r.errors.map((e) => e.code)).toContain('V3_SIG_MAX_SIGNATURES_EXCEEDED');
+    const v = await verifyApk(
+      bufferSource(withSigningBlock(signedV3, [{ id: V3_BLOCK_ID, value: block }])),
+    );
+    expect(v.verified).toBe(false);
+    expect(v.errors.map((e) => e.code)).toContain('V3_SIG_MAX_SIGNATURES_EXCEEDED');
   });
 });
