@@ -229,6 +229,30 @@ test('every route that takes a key answers a throttled client 429, in its own di
   expect(await mongo.db.collection(`${APK_BUCKET}.files`).countDocuments()).toBe(0);
 });
 
+test('the web login throttle counts per forwarded client address when the proxy is trusted', async () => {
+  const login = async (client: string, i: number) => {
+    const form = await request(`${admin}/ui/login`, { headers: from(client), ca });
+    const raw = form.headers['set-cookie'];
+    const cookie = (Array.isArray(raw) ? raw[0] : raw)?.split(';')[0] ?? '';
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(form.text)?.[1] ?? '';
+    return request(`${admin}/ui/login`, {
+      method: 'POST',
+      headers: from(client, { 'content-type': 'application/x-www-form-urlencoded', cookie }),
+      body: new URLSearchParams({
+        email: `nobody-${i}@example.com`,
+        password: 'wrong-password',
+        _csrf: csrf,
+      }).toString(),
+      ca,
+    });
+  };
+  // 50 failed logins per client address in 15 minutes (api/web/sessions.ts), each another email.
+  for (let i = 0; i < 50; i++) expect((await login('192.0.2.200', i)).status).toBe(401);
+  expect((await login('192.0.2.200', 50)).status).toBe(429);
+  // Another client behind the same proxy is not locked out.
+  expect((await login('192.0.2.201', 51)).status).toBe(401);
+}, 120_000);
+
 test('the sliding window: exact Retry-After, frees one failure at a time, bounded memory', async () => {
   const keys = redisKeys(`${prefix}-window`);
   const throttle = redisAuthThrottle(redis, keys, { perAddress: 2, perKey: 0 });
