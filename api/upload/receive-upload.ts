@@ -5,12 +5,14 @@
  * ignored. Nothing is authenticated here: the caller decides once the form is complete, and
  * discards the blob when the form is refused.
  */
+import { isUtf8 } from 'node:buffer';
 import busboy from 'busboy';
 import type { Request } from 'express';
 import { ObjectId } from 'mongodb';
 import { newDataKey } from '../../shared/crypto/data-keys';
 import { SegmentEncryptor, newNoncePrefix } from '../../shared/crypto/segmented-aead';
 import type { BlobStore } from '../../shared/storage/blob-store';
+import { closeAfterReply } from '../close-after-reply';
 import { isDependencyOutage } from '../http-errors';
 
 export interface ReceivedFile {
@@ -34,6 +36,19 @@ export type Received =
     };
 
 const FIELD_LIMITS = { fields: 32, fieldSize: 64 * 1024, parts: 40, headerPairs: 64 };
+/** What a form may add to its APK: every field at its limit, and part headers. */
+const FORM_OVERHEAD = FIELD_LIMITS.fields * FIELD_LIMITS.fieldSize + FIELD_LIMITS.parts * 16 * 1024;
+
+/**
+ * Busboy decodes text as latin1 (the default for parameters; set for values too), so the bytes
+ * can be checked: names, values and filenames must be UTF-8. Text a part declared another charset
+ * for is already decoded; a replacement character there means bytes were lost.
+ */
+function utf8(text: string): string | null {
+  if (/[\u0100-\uffff]/.test(text)) return text.includes('\ufffd') ? null : text;
+  const bytes = Buffer.from(text, 'latin1');
+  return isUtf8(bytes) ? bytes.toString('utf8') : null;
+}
 
 export function receiveUpload(
   req: Request,
@@ -41,44 +56,91 @@ export function receiveUpload(
   maxApkBytes: number,
 ): Promise<Received> {
   return new Promise((resolve) => {
+    const refuse = (failure: Extract<Received, { ok: false }>) => {
+      if (!req.complete) closeAfterReply(req);
+      resolve(failure);
+    };
+    const declared = Number(req.header('content-length') ?? NaN);
+    if (Number.isFinite(declared) && declared > maxApkBytes + FORM_OVERHEAD) {
+      refuse({
+        ok: false,
+        reason: 'too-large',
+        detail: `the APK is larger than ${maxApkBytes} bytes`,
+      });
+      return;
+    }
     let parser: busboy.Busboy;
     try {
       parser = busboy({
         headers: req.headers,
+        defCharset: 'latin1',
+        defParamCharset: 'latin1',
         limits: { ...FIELD_LIMITS, files: 2, fileSize: maxApkBytes },
       });
     } catch (err) {
-      resolve({ ok: false, reason: 'not-multipart', detail: (err as Error).message });
+      refuse({ ok: false, reason: 'not-multipart', detail: (err as Error).message });
       return;
     }
     const fields = new Map<string, string>();
     let file: Promise<ReceivedFile | 'too-large'> | null = null;
     let failure: Extract<Received, { ok: false }> | null = null;
+    let done = false;
 
-    parser.on('field', (name, value) => {
-      if (!fields.has(name)) fields.set(name, value);
+    /** Refuses the form at once: stop parsing, drop the file part, discard the rest. */
+    const abort = (reason: 'malformed' | 'too-large' | 'repeated-file', detail: string) => {
+      failure ??= { ok: false, reason, detail };
+      // Busboy goes on with its own state after emitting: destroy it once it has returned.
+      process.nextTick(() => {
+        req.unpipe(parser);
+        if (req.complete) req.resume();
+        else closeAfterReply(req);
+        parser.destroy();
+        void finish();
+      });
+    };
+
+    parser.on('field', (rawName, rawValue, info) => {
+      const name = utf8(rawName);
+      const value = utf8(rawValue);
+      if (name === null || value === null) {
+        abort('malformed', 'the form is not valid UTF-8');
+      } else if (info.nameTruncated || info.valueTruncated) {
+        abort(
+          'malformed',
+          `the field ${name.slice(0, 64)} is longer than ${FIELD_LIMITS.fieldSize} bytes`,
+        );
+      } else if (!fields.has(name)) {
+        fields.set(name, value);
+      }
     });
-    parser.on('file', (name, stream) => {
+    for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const) {
+      parser.on(limit, () =>
+        abort('malformed', `the form has too many parts (at most ${FIELD_LIMITS.parts})`),
+      );
+    }
+    parser.on('file', (rawName, stream, info) => {
+      stream.on('error', () => undefined);
+      const name = utf8(rawName);
+      if (name === null || (info.filename !== undefined && utf8(info.filename) === null)) {
+        stream.resume();
+        abort('malformed', 'the form is not valid UTF-8');
+        return;
+      }
       if (name !== 'apk') {
         stream.resume();
         return;
       }
       if (file) {
-        failure ??= {
-          ok: false,
-          reason: 'repeated-file',
-          detail: 'the form carries more than one apk file',
-        };
         stream.resume();
+        abort('repeated-file', 'the form carries more than one apk file');
         return;
       }
       const uploadId = new ObjectId().toHexString();
       const dataKey = newDataKey();
       const noncePrefix = newNoncePrefix();
       let size = 0;
-      let truncated = false;
       stream.on('data', (chunk: Buffer) => (size += chunk.length));
-      stream.on('limit', () => (truncated = true));
+      stream.on('limit', () => abort('too-large', `the APK is larger than ${maxApkBytes} bytes`));
       const encrypted = stream.pipe(new SegmentEncryptor(dataKey, noncePrefix));
       stream.on('error', (err) => encrypted.destroy(err));
       // blobs.put attaches its pipeline only after an asynchronous step; a form cut inside the
@@ -87,7 +149,7 @@ export function receiveUpload(
       encrypted.on('error', () => undefined);
       file = blobs.put(uploadId, encrypted, { uploadId }).then(
         async () => {
-          if (!truncated) return { uploadId, dataKey, noncePrefix, size };
+          if (!failure) return { uploadId, dataKey, noncePrefix, size };
           await blobs.delete(uploadId);
           return 'too-large' as const;
         },
@@ -97,35 +159,40 @@ export function receiveUpload(
         },
       );
     });
-    const finish = async () => {
+    async function finish(): Promise<void> {
+      if (done) return;
+      done = true;
+      let stored: ReceivedFile | 'too-large' | null = null;
+      let storeError: unknown;
       try {
-        const stored = file ? await file : null;
-        if (stored === 'too-large') {
-          resolve({
-            ok: false,
-            reason: 'too-large',
-            detail: `the APK is larger than ${maxApkBytes} bytes`,
-          });
-        } else if (failure) {
-          if (stored) await blobs.delete(stored.uploadId);
-          resolve(failure);
-        } else {
-          resolve({ ok: true, fields, file: stored });
-        }
+        stored = file ? await file : null;
       } catch (err) {
-        const reason = isDependencyOutage(err) ? 'unavailable' : 'malformed';
-        resolve({ ok: false, reason, detail: (err as Error).message });
+        storeError = err;
       }
-    };
+      if (failure) {
+        if (stored && stored !== 'too-large')
+          await blobs.delete(stored.uploadId).catch(() => undefined);
+        resolve(failure);
+      } else if (storeError !== undefined) {
+        const reason = isDependencyOutage(storeError) ? 'unavailable' : 'malformed';
+        resolve({ ok: false, reason, detail: (storeError as Error).message });
+      } else {
+        resolve({ ok: true, fields, file: stored === 'too-large' ? null : stored });
+      }
+    }
     parser.on('close', () => void finish());
     parser.on('error', (err: Error) => {
       failure ??= { ok: false, reason: 'malformed', detail: err.message };
+      if (!req.complete) closeAfterReply(req);
       req.unpipe(parser);
       req.resume();
       void finish();
     });
     req.on('aborted', () => {
+      // The client went away inside the form: drop the file part (and its blob) at once.
       failure ??= { ok: false, reason: 'malformed', detail: 'the client aborted the upload' };
+      parser.destroy();
+      void finish();
     });
     req.pipe(parser);
   });
