@@ -132,7 +132,8 @@ export const exceptionPaths = {
     post: {
       summary:
         'PushLink-compatible exception report. Always HTTP 200 with a plain-text verdict (503 when ' +
-        'the service cannot take it; the device keeps it and retries). Budget in X-Exception-* headers.',
+        'the service cannot take it; the device keeps it and retries; 429 after too many failed API ' +
+        'keys). Budget in X-Exception-* headers.',
       requestBody: {
         required: true,
         content: {
@@ -164,6 +165,9 @@ export const exceptionPaths = {
           ...text('Exception sent. | Exception sent but rejected: …'),
           headers: budgetHeaders,
         },
+        '429': text(
+          'Exception not sent: too many failed API key attempts; retry later. (Retry-After; AUTH_RATE_LIMITED)',
+        ),
         '503': text('Exception not sent: the service is unavailable; retry later.'),
       },
     },

@@ -4,7 +4,7 @@
  * nothing else is.
  */
 import { accountPaths, accountSchemas } from './accounts';
-import { errorBody } from './common';
+import { errorBody, errorResponse, text } from './common';
 import { devicePaths, deviceSchemas } from './devices';
 import { downloadLinkPaths, downloadLinkSchemas } from './download-links';
 import { exceptionPaths, exceptionSchemas } from './exceptions';
@@ -42,7 +42,7 @@ export function openApiDocument(serverUrl: string) {
         ...exceptionSchemas,
       },
     },
-    paths: {
+    paths: withAuthThrottle({
       ...accountPaths,
       ...uploadPaths,
       ...downloadPaths,
@@ -51,6 +51,33 @@ export function openApiDocument(serverUrl: string) {
       ...exceptionPaths,
       ...operationPaths,
       ...webPaths,
-    },
+    }),
   };
+}
+
+type Paths = Record<string, Record<string, { responses: Record<string, unknown> }>>;
+
+/**
+ * Every operation that refuses a wrong key (it documents a 401) also answers 429 once failures
+ * from the client or with the key pass their limits (api/auth.ts), in the 401's dialect.
+ */
+function withAuthThrottle<T extends object>(paths: T): T {
+  const out: Paths = {};
+  for (const [path, operations] of Object.entries(paths as Paths)) {
+    out[path] = {};
+    for (const [method, operation] of Object.entries(operations)) {
+      const refusal = operation.responses['401'] as { content?: object } | undefined;
+      const responses = { ...operation.responses };
+      if (refusal && !responses['429']) {
+        const description =
+          'AUTH_RATE_LIMITED: too many failed API-key authentications from this client or with this key; Retry-After says when to try again.';
+        responses['429'] =
+          refusal.content && 'text/plain' in refusal.content
+            ? text(description)
+            : errorResponse(description);
+      }
+      out[path][method] = { ...operation, responses };
+    }
+  }
+  return out as T;
 }
