@@ -23,7 +23,7 @@ import {
 } from '../shared/storage/redis';
 import { createHostApp } from './app';
 import type { ApiDeps } from './deps';
-import { listen, type Listener } from './server';
+import { listen, type Listener, type ListenerTimeouts } from './server';
 import { derivePushKeys } from '../shared/devices/push-signing';
 import { PushHub } from './push/hub';
 import type { Host } from './route-table';
@@ -48,6 +48,8 @@ export interface ApiOptions {
   readonly now?: () => Date;
   /** Bearer token of `/metrics` (METRICS_TOKEN); unset: metrics are off. */
   readonly metricsToken?: string;
+  /** HEADERS_TIMEOUT_MS / REQUEST_TIMEOUT_MS; unset: 20 s and 1 h. */
+  readonly listenerTimeouts?: ListenerTimeouts;
   /** AUTH_FAILURES_PER_ADDRESS / AUTH_FAILURES_PER_KEY; unset: 100 and 20 per 15 min. */
   readonly authFailureLimits?: AuthFailureLimits;
   /** TRUST_PROXY; unset: no proxy is believed. */
@@ -154,6 +156,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
           host: options.host,
           port: options.ports[host],
           tls: options.tls,
+          ...(options.listenerTimeouts ? { timeouts: options.listenerTimeouts } : {}),
         }),
       );
     }

@@ -67,6 +67,10 @@ export interface Config {
   /** Failed API-key authentications allowed per client address, and per presented key, in 15 min (0: no limit). */
   readonly authFailuresPerAddress: number;
   readonly authFailuresPerKey: number;
+  /** A request's headers must arrive within this (and a TLS handshake end within it). */
+  readonly headersTimeoutMs: number;
+  /** A whole request, body included, must arrive within this; the reply may take longer. */
+  readonly requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -194,9 +198,21 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     trustProxy: trustProxy(r),
     authFailuresPerAddress: r.integer('AUTH_FAILURES_PER_ADDRESS', 100, 0, 1_000_000),
     authFailuresPerKey: r.integer('AUTH_FAILURES_PER_KEY', 20, 0, 1_000_000),
+    ...requestTimeouts(r),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze(config);
+}
+
+function requestTimeouts(r: Reader) {
+  const headersTimeoutMs = r.integer('HEADERS_TIMEOUT_MS', 20_000, 100, 600_000);
+  const requestTimeoutMs = r.integer('REQUEST_TIMEOUT_MS', 3_600_000, 100, 86_400_000);
+  if (requestTimeoutMs < headersTimeoutMs) {
+    r.problems.push(
+      `REQUEST_TIMEOUT_MS must not be shorter than HEADERS_TIMEOUT_MS (got ${requestTimeoutMs} < ${headersTimeoutMs})`,
+    );
+  }
+  return { headersTimeoutMs, requestTimeoutMs };
 }
 
 function queuePrefix(r: Reader): string {

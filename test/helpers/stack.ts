@@ -52,6 +52,8 @@ export async function startStack(
     /** Default: the test logger (TEST_LOG_LEVEL, silent). */
     log?: Logger;
     metricsToken?: string;
+    /** Slow-sender bounds of the three listeners (default: the product's, 20 s and 1 h). */
+    listenerTimeouts?: { headersMs: number; requestMs: number };
     /** Another Redis than the shared test one (fault tests restart their own). */
     redisUrl?: string;
     /** Another MongoDB-protocol server than the shared test one. */
@@ -107,6 +109,7 @@ export async function startStack(
       },
       ...(options.now ? { now: options.now } : {}),
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+      ...(options.listenerTimeouts ? { listenerTimeouts: options.listenerTimeouts } : {}),
     });
     closers.push(track('api', () => api.close(1_000)));
     return { urls };

@@ -82,6 +82,7 @@ async function runRole(config: Config, role: Role): Promise<void> {
         heartbeatSeconds: config.heartbeatSeconds,
       },
       ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+      listenerTimeouts: { headersMs: config.headersTimeoutMs, requestMs: config.requestTimeoutMs },
       trustProxy: config.trustProxy,
       authFailureLimits: {
         perAddress: config.authFailuresPerAddress,
