@@ -73,7 +73,10 @@ export function keyBucket(presented: string): string | null {
 }
 
 /**
- * KEYS[i]  a window (sorted set: member = one failure, score = its time in ms)
+ * KEYS[i]  a window (sorted set: member = one failure, score = its time in ms); the address's first
+ *          when it is limited: once it is over its limit the later windows are left alone, so a
+ *          client sending ever new wrong keys cannot fill Redis with one window per key
+ *          (an address creates at most `limit` key windows per window length)
  * ARGV[1]  now (ms)
  * ARGV[2]  window length (ms)
  * ARGV[3]  a unique member for this failure
@@ -87,6 +90,7 @@ local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local wait = 0
 for i = 1, #KEYS do
+  if wait > 0 then break end
   local limit = tonumber(ARGV[3 + i])
   redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', '(' .. (now - window))
   redis.call('ZADD', KEYS[i], now, ARGV[3])

@@ -267,6 +267,16 @@ test('the sliding window: exact Retry-After, frees one failure at a time, bounde
   expect(await redis.zcard(keys.authFailures('address', '10.0.0.1'))).toBe(3);
   // Long after: back under the limit.
   expect(await at('10.0.0.1', T + 10 * W)).toBe(0);
+  // A client over its address limit creates no more key windows, whatever keys it sends.
+  const both = redisAuthThrottle(redis, keys, { perAddress: 2, perKey: 5 });
+  const keyWindows = async () => (await redis.keys(keys.authFailures('key', '*'))).length;
+  for (let i = 0; i < 20; i++) {
+    await both.failed(
+      { address: '10.0.0.9', presented: `ak_${String(i).padStart(2, '0')}${'k'.repeat(30)}` },
+      T + i,
+    );
+  }
+  expect(await keyWindows()).toBe(2);
   // IPv6 clients are counted by their /64.
   expect(await at('2001:db8:1:2::1', T)).toBe(0);
   expect(await at('2001:db8:1:2:ffff::9', T + 1)).toBe(0);
