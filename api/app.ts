@@ -4,13 +4,14 @@
  */
 import express, { type Express } from 'express';
 import type { ApiDeps } from './deps';
+import { jsonBody } from './body-parsers';
 import { errorMiddleware, notFound } from './http-errors';
 import { mountOpsBoard } from './ops-board';
 import { requestLog } from './request-log';
 import type { Host, Route } from './route-table';
 import { allRoutes } from './routes';
 
-const JSON_LIMIT = '64kb';
+const JSON_LIMIT = 64 * 1024;
 
 export function createHostApp(
   host: Host,
@@ -26,10 +27,10 @@ export function createHostApp(
   // Routes allowed larger JSON bodies parse them first; the default parser then skips them.
   for (const route of routes) {
     if (route.jsonLimit !== undefined && route.hosts.includes(host)) {
-      app[route.method](route.path, express.json({ limit: route.jsonLimit }));
+      app[route.method](route.path, jsonBody(route.jsonLimit));
     }
   }
-  app.use('/api/v2', express.json({ limit: JSON_LIMIT }));
+  app.use('/api/v2', jsonBody(JSON_LIMIT));
   for (const route of routes) {
     if (route.hosts.includes(host)) app[route.method](route.path, ...route.handlers);
   }

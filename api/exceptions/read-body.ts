@@ -1,9 +1,10 @@
 /**
  * Reads a request body into memory up to a limit, without a body-parser (the form route needs
- * its own reply when the body is too large). Past the limit the rest is drained, not buffered, so
- * the reply can still go out on the same socket.
+ * its own reply when the body is too large). Past the limit the rest is discarded, not buffered,
+ * and the connection is closed once the reply is out: an endless body cannot hold it.
  */
 import type { Request } from 'express';
+import { closeAfterReply } from '../close-after-reply';
 
 export type BodyRead =
   | { readonly ok: true; readonly body: Buffer }
@@ -13,7 +14,7 @@ export function readBody(req: Request, limit: number): Promise<BodyRead> {
   return new Promise((resolve) => {
     const declared = Number(req.header('content-length') ?? NaN);
     if (Number.isFinite(declared) && declared > limit) {
-      req.resume();
+      closeAfterReply(req);
       resolve({ ok: false, reason: 'too-large' });
       return;
     }
@@ -26,6 +27,8 @@ export function readBody(req: Request, limit: number): Promise<BodyRead> {
       if (size > limit) {
         over = true;
         chunks.length = 0;
+        req.off('data', onData);
+        closeAfterReply(req);
         resolve({ ok: false, reason: 'too-large' });
         return;
       }

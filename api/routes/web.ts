@@ -3,8 +3,9 @@
  * framework. Sessions are cookies backed by MongoDB (api/web/sessions.ts); every form carries a
  * CSRF token; every page sends a strict Content-Security-Policy (only 'self' resources).
  */
-import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../shared/errors';
+import { formBody } from '../body-parsers';
 import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
 import { APP_JS, STYLE_CSS } from '../web/assets';
@@ -36,7 +37,7 @@ const secureHeaders: RequestHandler = (_req, res, next) => {
   next();
 };
 
-const form = express.urlencoded({ extended: false, limit: '16kb' });
+const form = formBody(16 * 1024);
 
 /** The pre-session forms: the `_csrf` field must equal the double-submit cookie. */
 const anonymousCsrfCheck: RequestHandler = (req, res, next) => {
