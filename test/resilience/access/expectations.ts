@@ -26,7 +26,7 @@ import {
   type Call,
   type Judge,
 } from './judge';
-import { accountOf, keyOf, sessionOf, type Outcome, type Role } from './roles';
+import { accountOf, keyOf, knowsCsrf, sessionOf, type Outcome, type Role } from './roles';
 import { csrfIn, PASSWORD, SCREENSHOT, signIn, type World } from './world';
 
 /** A's resources a route can name. */
@@ -79,7 +79,18 @@ const cookie = (c: CaseContext): Record<string, string> => {
   const session = sessionOf(c.w, c.role);
   return session ? { cookie: session.cookie } : {};
 };
-const csrf = (c: CaseContext): string => sessionOf(c.w, c.role)?.csrf ?? '';
+const csrf = (c: CaseContext): string =>
+  knowsCsrf(c.role) ? (sessionOf(c.w, c.role)?.csrf ?? '') : '';
+/** The double-submit token of the sign-up and login forms: fetched, unless the form is forged. */
+async function anonymousForm(
+  c: CaseContext,
+  path: string,
+): Promise<{ cookie: string; csrf: string }> {
+  const form = await request(`${c.w.stack.urls.admin}${path}`, { ca: c.w.stack.ca });
+  const raw = form.headers['set-cookie'];
+  const cookie = (Array.isArray(raw) ? raw[0] : raw)?.split(';')[0] ?? '';
+  return { cookie, csrf: knowsCsrf(c.role) ? csrfIn(form.text) : '' };
+}
 const q = (params: Record<string, string | undefined>): string =>
   new URLSearchParams(
     Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined),
@@ -399,15 +410,15 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
   'POST /ui/signup': {
     addresses: [],
     judge: publicJudge,
+    overrides: { forgedForm: 'forbidden' },
+    why: 'anyone may sign up, but not through a form another site makes a browser send (CSRF)',
     call: async (c) => {
-      const form = await request(`${c.w.stack.urls.admin}/ui/signup`, { ca: c.w.stack.ca });
-      const raw = form.headers['set-cookie'];
-      const anon = (Array.isArray(raw) ? raw[0] : raw)?.split(';')[0] ?? '';
+      const { cookie: anon, csrf: token } = await anonymousForm(c, '/ui/signup');
       return {
         method: 'POST',
         path: '/ui/signup',
         headers: { cookie: anon },
-        form: { email: unique(), password: PASSWORD, _csrf: csrfIn(form.text) },
+        form: { email: unique(), password: PASSWORD, _csrf: token },
       };
     },
   },
@@ -419,19 +430,22 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
       ownerB: 'unauthenticated',
       operator: 'unauthenticated',
       scraper: 'unauthenticated',
+      forgedForm: 'forbidden',
     },
-    why: 'everyone may try to sign in as A; only A’s owner knows A’s password',
+    why:
+      'everyone may try to sign in as A; only A’s owner knows A’s password; a forged ' +
+      'cross-site login form is refused (login CSRF)',
     judge: loginJudge,
     call: async (c) => {
-      const form = await request(`${c.w.stack.urls.admin}/ui/login`, { ca: c.w.stack.ca });
-      const raw = form.headers['set-cookie'];
-      const anon = (Array.isArray(raw) ? raw[0] : raw)?.split(';')[0] ?? '';
-      const password = c.role === 'ownerA' ? PASSWORD : `not-${PASSWORD}`;
+      const { cookie: anon, csrf: token } = await anonymousForm(c, '/ui/login');
+      // The forged form carries the right password: only the missing token stops it.
+      const password =
+        c.role === 'ownerA' || c.role === 'forgedForm' ? PASSWORD : `not-${PASSWORD}`;
       return {
         method: 'POST',
         path: '/ui/login',
         headers: { cookie: anon },
-        form: { email: c.w.a.email, password, _csrf: csrfIn(form.text) },
+        form: { email: c.w.a.email, password, _csrf: token },
       };
     },
   },
@@ -448,7 +462,7 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
         method: 'POST',
         path: '/ui/logout',
         headers,
-        form: { _csrf: session?.csrf ?? '' },
+        form: { _csrf: knowsCsrf(c.role) ? (session?.csrf ?? '') : '' },
       };
     },
   },

@@ -117,6 +117,7 @@ export const webUploadJudge: Judge = (r) => {
 export const loginJudge: Judge = (r) => {
   if (r.status === 303 && r.headers.location === '/ui/apps') return 'allow';
   if (r.status === 401) return 'unauthenticated';
+  if (r.status === 403) return 'forbidden';
   return 'unclassified';
 };
 

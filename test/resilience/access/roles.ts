@@ -6,7 +6,15 @@
 import type { Access } from '../../../api/route-table';
 import { METRICS_TOKEN, type Principal, type WebSession, type World } from './world';
 
-export const ROLES = ['anonymous', 'device', 'ownerA', 'ownerB', 'operator', 'scraper'] as const;
+export const ROLES = [
+  'anonymous',
+  'device',
+  'ownerA',
+  'ownerB',
+  'operator',
+  'scraper',
+  'forgedForm',
+] as const;
 export type Role = (typeof ROLES)[number];
 
 /**
@@ -32,12 +40,20 @@ export function keyOf(w: World, role: Role): string | undefined {
     // The scraper holds METRICS_TOKEN only, and presents it wherever a credential goes.
     case 'scraper':
       return METRICS_TOKEN;
+    // A form another site makes A's browser send: A's cookies ride along, nothing else does.
+    case 'forgedForm':
+      return undefined;
   }
+}
+
+/** Whether a role can put the right CSRF token in its forms (a forged cross-site form cannot). */
+export function knowsCsrf(role: Role): boolean {
+  return role !== 'forgedForm';
 }
 
 /** The account a role signs in as (web session); devices and scrapers have none. */
 export function accountOf(w: World, role: Role): Principal | undefined {
-  if (role === 'ownerA') return w.a;
+  if (role === 'ownerA' || role === 'forgedForm') return w.a;
   if (role === 'ownerB') return w.b;
   if (role === 'operator') return w.operator;
   return undefined;
@@ -47,8 +63,22 @@ export function sessionOf(w: World, role: Role): WebSession | undefined {
   return accountOf(w, role)?.session;
 }
 
-/** What each role gets by default from a route of this access class. */
-export function defaultOutcomes(access: Access | 'operator'): Record<Role, Outcome> {
+/** What each role gets by default from a route of this access class and method. */
+export function defaultOutcomes(
+  access: Access | 'operator',
+  method: string,
+): Record<Role, Outcome> {
+  // A forged form carries A's session cookie but no CSRF token: signed-in pages read fine (the
+  // other site cannot see them: CSP frame-ancestors, no CORS), every form is refused.
+  const forged: Outcome =
+    access === 'public' || (access === 'session' && method === 'get') ? 'allow' : 'unauthenticated';
+  return {
+    ...byAccess(access),
+    forgedForm: access === 'session' && method !== 'get' ? 'forbidden' : forged,
+  };
+}
+
+function byAccess(access: Access | 'operator'): Omit<Record<Role, Outcome>, 'forgedForm'> {
   switch (access) {
     case 'public':
       return {
