@@ -7,9 +7,8 @@
  * Only failures are counted and only failures are refused: a valid key always authenticates,
  * whatever its address has done, so devices behind one NAT (or clients behind a proxy that is not
  * trusted) never lock each other out, and successful requests cost no Redis call. This does not
- * slow an online guesser (192-bit keys do that); it makes failing clients back off and bounds what
- * they learn per window. A Redis failure here never turns a request away: it is logged by the
- * caller and the failure answered 401 as before.
+ * slow an online guesser (192-bit keys do that); it tells failing clients to back off. A Redis
+ * failure here never turns a request away: the caller logs it and answers the failure 401.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
