@@ -15,6 +15,14 @@ import {
 } from './signature-algorithms';
 import { canonicalPublicKey, certificatePublicKeyInfo, publicKeyFromSpki } from './x509';
 
+/**
+ * Most signature records read from one signer (added hardening; apksig reads them all). A signer
+ * lists one record per algorithm it signs with, and there are 13 algorithms; every record of an
+ * unknown algorithm is a warning, so 24 MB of 12-byte records cost ~8 s and 700 MB before any
+ * signature is checked.
+ */
+export const MAX_SIGNATURE_RECORDS = 64;
+
 export interface SignerRecords {
   signedData: Buffer;
   signatures: ByteReader;
@@ -35,6 +43,15 @@ export function verifySignedData(
   const supported: SupportedSignature[] = [];
   let count = 0;
   while (records.signatures.hasRemaining()) {
+    if (count === MAX_SIGNATURE_RECORDS) {
+      signer.errors.push(
+        issue(
+          `${prefix}_MAX_SIGNATURE_RECORDS_EXCEEDED`,
+          `More than ${MAX_SIGNATURE_RECORDS} signature records`,
+        ),
+      );
+      return false;
+    }
     count++;
     try {
       const sig = records.signatures.lengthPrefixedReader();
