@@ -13,6 +13,7 @@ import { wrapDataKey } from '../../shared/crypto/data-keys';
 import type { KeyRing } from '../../shared/crypto/keys';
 import { apkIngestQueue, type ApkIngestPayload } from '../../shared/queues/apk-ingest';
 import type { BlobStore } from '../../shared/storage/blob-store';
+import { diskFullAsOutage } from '../../shared/storage/disk-full';
 import type { Verdict } from '../../shared/uploads/verdicts';
 import type { ReceivedFile } from './receive-upload';
 
@@ -64,10 +65,10 @@ export function createIngestClient(deps: {
           jobId: apkIngestQueue.jobId!(payload),
         });
       } catch (err) {
-        // Unacknowledged: leave no trace, the client gets a retryable error.
+        // Unacknowledged: leave no trace, the client gets a retryable error (a full disk too).
         await uploads.deleteOne({ _id: file.uploadId }).catch(() => undefined);
         await deps.blobs.delete(file.uploadId).catch(() => undefined);
-        throw err;
+        throw diskFullAsOutage(err);
       }
       return file.uploadId;
     },

@@ -7,9 +7,13 @@ import { GridFSBucket, ObjectId, type Db } from 'mongodb';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CIPHER_SEGMENT_SIZE } from '../crypto/segmented-aead';
+import { diskFullAsOutage } from './disk-full';
 
 export interface BlobStore {
-  /** Stores `ciphertext` under `id`, replacing a partial blob a crashed attempt left behind. */
+  /**
+   * Stores `ciphertext` under `id`, replacing a partial blob a crashed attempt left behind. A full
+   * disk rejects with DEPENDENCY_UNAVAILABLE (it passes once space is freed).
+   */
   put(id: string, ciphertext: Readable, metadata: Record<string, unknown>): Promise<number>;
   /** Ciphertext bytes `start..end` (end exclusive). */
   openRange(id: string, start: number, end: number): Readable;
@@ -39,10 +43,14 @@ export function gridFsBlobStore(db: Db, bucketName = APK_BUCKET): BlobStore {
 
   return {
     async put(id, ciphertext, metadata) {
-      await remove(id);
-      const upload = bucket.openUploadStreamWithId(new ObjectId(id), id, { metadata });
-      await pipeline(ciphertext, upload);
-      return upload.length;
+      try {
+        await remove(id);
+        const upload = bucket.openUploadStreamWithId(new ObjectId(id), id, { metadata });
+        await pipeline(ciphertext, upload);
+        return upload.length;
+      } catch (err) {
+        throw diskFullAsOutage(err);
+      }
     },
     openRange(id, start, end) {
       return bucket.openDownloadStream(new ObjectId(id), { start, end });

@@ -1,0 +1,106 @@
+/**
+ * A private Redis and MongoDB-protocol server for one fault test, on fixed loopback ports so they
+ * can be stopped and started again at the same URL. The shared test services (global-setup) are
+ * never touched: other test runs use them. Data directories are the caller's (a temporary
+ * directory, or a small filesystem for disk-full tests); both servers keep their data across a
+ * restart (Redis: append-only file; FerretDB: SQLite files).
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  ensureMongoServer,
+  ensureRedisServer,
+  type MongoKind,
+} from '../../../ops/services/binaries';
+import { freePort, isAlive, spawnService, stopPid, waitForPort } from '../../../ops/services/child';
+import { track } from '../../helpers/resources';
+
+export interface PrivateServices {
+  readonly redisUrl: string;
+  readonly mongoUrl: string;
+  readonly mongoKind: MongoKind;
+  /** SIGTERM (a graceful restart, as `systemctl restart` does); resolves once the process is gone. */
+  stopRedis(): Promise<void>;
+  startRedis(): Promise<void>;
+  stopMongo(): Promise<void>;
+  startMongo(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const SEARCH_PATH = process.env.PATH ?? '/usr/bin:/bin';
+
+export async function startPrivateServices(
+  options: { mongoDir?: string } = {},
+): Promise<PrivateServices> {
+  const root = await mkdtemp(path.join(os.tmpdir(), 'apkrelay-faults-'));
+  const redisDir = path.join(root, 'redis');
+  const mongoDir = options.mongoDir ?? path.join(root, 'mongo');
+  await mkdir(redisDir, { recursive: true });
+  await mkdir(mongoDir, { recursive: true });
+  const redisBin = await ensureRedisServer(SEARCH_PATH);
+  const mongo = await ensureMongoServer(SEARCH_PATH);
+  const redisPort = await freePort();
+  const mongoPort = await freePort();
+  let redis: ChildProcess | undefined;
+  let mongod: ChildProcess | undefined;
+
+  const stop = async (child: ChildProcess | undefined) => {
+    if (child?.pid && isAlive(child.pid)) await stopPid(child.pid, 10_000);
+  };
+  const services: PrivateServices = {
+    redisUrl: `redis://127.0.0.1:${redisPort}`,
+    mongoUrl: `mongodb://127.0.0.1:${mongoPort}`,
+    mongoKind: mongo.kind,
+    async startRedis() {
+      redis = spawnService(
+        redisBin,
+        [
+          ...['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', redisDir],
+          // The settings of the embedded Redis (ops/services/embedded.ts).
+          ...['--appendonly', 'yes', '--appendfsync', 'everysec'],
+          ...['--maxmemory-policy', 'noeviction', '--daemonize', 'no'],
+        ],
+        path.join(root, 'redis.log'),
+      );
+      await waitForPort(redisPort, redis, 15_000, 'private redis-server');
+    },
+    async stopRedis() {
+      await stop(redis);
+      redis = undefined;
+    },
+    async startMongo() {
+      const args =
+        mongo.kind === 'mongod'
+          ? ['--dbpath', mongoDir, '--bind_ip', '127.0.0.1', '--port', String(mongoPort)]
+          : [
+              '--handler=sqlite',
+              `--sqlite-url=file:${mongoDir}/`,
+              `--listen-addr=127.0.0.1:${mongoPort}`,
+              `--state-dir=${mongoDir}`,
+              '--telemetry=disable',
+              '--debug-addr=-',
+              '--log-level=warn',
+            ];
+      mongod = spawnService(mongo.bin, args, path.join(root, `${mongo.kind}.log`));
+      await waitForPort(mongoPort, mongod, 30_000, `private ${mongo.kind}`);
+    },
+    async stopMongo() {
+      await stop(mongod);
+      mongod = undefined;
+    },
+    close: track('private services', async () => {
+      await Promise.all([services.stopRedis(), services.stopMongo()]);
+      await rm(root, { recursive: true, force: true });
+    }),
+  };
+  try {
+    await services.startRedis();
+    await services.startMongo();
+  } catch (err) {
+    await services.close();
+    throw err;
+  }
+  return services;
+}
