@@ -25,6 +25,14 @@ export type Lineage = readonly LineageNode[];
 /** `SigningCertificateLineage.CURRENT_VERSION`: the attribute value starts with it. */
 export const LINEAGE_VERSION = 1;
 
+/**
+ * Most nodes read from a lineage (added hardening; apksig reads them all). Each node costs a
+ * signature verification by its parent's key, and anyone can sign a long chain with their own
+ * key: 10,000 nodes of one RSA-2048 certificate took ~1.5 s, a 64 MiB signing block holds ~60,000
+ * per signer. One node is added per key rotation, so real lineages are a handful long.
+ */
+export const MAX_LINEAGE_NODES = 64;
+
 /** A node whose parent's signature does not verify (apksig: SecurityException). */
 export class LineageVerificationError extends Error {}
 
@@ -39,6 +47,9 @@ export function readLineageAttribute(value: Buffer): Lineage {
   const nodes: LineageNode[] = [];
   let last: LineageNode | undefined;
   while (input.hasRemaining()) {
+    if (nodes.length === MAX_LINEAGE_NODES) {
+      throw new MalformedBlockError(`more than ${MAX_LINEAGE_NODES} certificates in the lineage`);
+    }
     const index = nodes.length + 1;
     const node = input.lengthPrefixedReader();
     const signedDataBytes = node.lengthPrefixed();

@@ -97,4 +97,12 @@ describe('v3 signing certificate lineage', () => {
     expect(() => consolidateLineages([abc, [node(a), node(d)]])).toThrow(/diverges/);
     expect(() => consolidateLineages([ab, [node(c), node(d)]])).toThrow(/not a descendant/);
   });
+
+  test('a lineage of more than 64 certificates is refused after the 64th (found by fuzzing)', () => {
+    // Anyone can sign a long chain with their own key; every node costs a signature check.
+    expect(readLineageAttribute(encodeLineage(Array<TestSigner>(64).fill(a)))).toHaveLength(64);
+    const long = encodeLineage(Array<TestSigner>(1000).fill(a));
+    expect(() => readLineageAttribute(long)).toThrow(MalformedBlockError);
+    expect(() => readLineageAttribute(long)).toThrow(/more than 64/);
+  });
 });

@@ -5,7 +5,7 @@
  * certificates' DER. When the signer's private key is known, changed signed data is signed again,
  * so the verifier gets past the signature check into certificates, digests and attributes.
  */
-import type { KeyObject } from 'node:crypto';
+import { sign as cryptoSign, type KeyObject } from 'node:crypto';
 import { lengthFields, lp, mutateDer, mutateLengthField, u32 } from './length-prefixed';
 import {
   BLOCK_ID,
@@ -183,6 +183,33 @@ function mutateSignerFields(rng: Rng, s: SignerModel): string {
 }
 
 /** A v2/v3/v3.1 block with one signer changed, re-signed when `keys` has its private key. */
+/**
+ * A proof-of-rotation lineage of `n` copies of the signer's own certificate, each node validly
+ * signed by the previous one with the signer's key (what anyone can make with their own key).
+ */
+function longLineage(rng: Rng, s: SignerModel, key: KeyObject): string | null {
+  let m: SignedDataModel;
+  try {
+    m = parseSignedData(s.signedData, true);
+  } catch {
+    return null;
+  }
+  const cert = m.certs[0];
+  if (cert === undefined) return null;
+  const n = rng.pick([65, 1000, 20_000]);
+  const alg = key.asymmetricKeyType === 'rsa' ? 0x0103 : 0x0201;
+  const first = lp(lp(lp(cert), u32(0)), u32(0), u32(alg), lp());
+  const signedData = Buffer.concat([lp(cert), u32(alg)]);
+  const next = lp(lp(signedData), u32(0), u32(alg), lp(cryptoSign('sha256', signedData, key)));
+  const nodes = Buffer.alloc(first.length + (n - 1) * next.length);
+  first.copy(nodes);
+  nodes.fill(next, first.length);
+  m.attrs = m.attrs.filter((a) => a.id !== PROOF_OF_ROTATION);
+  m.attrs.push({ id: PROOF_OF_ROTATION, value: Buffer.concat([u32(1), nodes]) });
+  s.signedData = writeSignedData(m, true);
+  return `signed-data:lineage-of-${n}`;
+}
+
 function mutateSchemeValue(rng: Rng, pair: Pair, keys: ReadonlyMap<string, KeyObject>): string {
   const v3 = pair.id !== BLOCK_ID.V2;
   const raw = pair.value;
@@ -195,8 +222,10 @@ function mutateSchemeValue(rng: Rng, pair: Pair, keys: ReadonlyMap<string, KeyOb
   let how: string;
   if (signers.length > 0 && rng.chance(0.85)) {
     const s = rng.pick(signers);
-    how = mutateSignerFields(rng, s);
     const key = keys.get(s.publicKey.toString('hex'));
+    how =
+      (v3 && key !== undefined && rng.chance(0.1) ? longLineage(rng, s, key) : null) ??
+      mutateSignerFields(rng, s);
     if (key !== undefined && s.rawSignatures === undefined && rng.chance(0.9)) {
       s.signatures = s.signatures.map((g) => ({
         alg: g.alg,
