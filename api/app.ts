@@ -5,6 +5,7 @@
 import express, { type Express } from 'express';
 import type { ApiDeps } from './deps';
 import { jsonBody } from './body-parsers';
+import { closeUnreadBodies } from './close-after-reply';
 import { errorMiddleware, notFound } from './http-errors';
 import { mountOpsBoard } from './ops-board';
 import { requestLog } from './request-log';
@@ -24,6 +25,7 @@ export function createHostApp(
   // Which X-Forwarded-For hops to believe (req.ip): the throttles count per client address.
   app.set('trust proxy', deps.trustProxy === undefined ? false : deps.trustProxy);
   app.use(requestLog(deps.log, host));
+  app.use(closeUnreadBodies);
   // Routes allowed larger JSON bodies parse them first; the default parser then skips them.
   for (const route of routes) {
     if (route.jsonLimit !== undefined && route.hosts.includes(host)) {

@@ -62,8 +62,8 @@ type Target = 'legacy' | 'json';
 const pathOf = (t: Target) =>
   t === 'legacy' ? '/apps/api_upload' : '/api/v2/apps/dev.apkrelay.sample/apks';
 
-function head(target: Target, headers: Record<string, string>): Buffer {
-  const lines = [`POST ${pathOf(target)} HTTP/1.1`, 'Host: localhost'];
+function head(target: Target, headers: Record<string, string>, path = pathOf(target)): Buffer {
+  const lines = [`POST ${path} HTTP/1.1`, 'Host: localhost'];
   if (target === 'json') lines.push(`Authorization: Bearer ${apiKey}`);
   for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
   return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`);
@@ -264,17 +264,21 @@ describe('endless bodies', () => {
    * Streams an apk part that never ends, chunked or under a huge Content-Length, and returns how
    * many bytes went out before the reply came back.
    */
-  async function endless(target: Target, framing: 'chunked' | 'length') {
+  async function endless(
+    target: Target,
+    framing: 'chunked' | 'length',
+    other: { path?: string; headers?: Record<string, string> } = {},
+  ) {
     const connection = await openRaw(stack.urls.admin, stack.ca);
     counter.add();
-    const headers: Record<string, string> = { 'Content-Type': CT };
+    const headers: Record<string, string> = { 'Content-Type': CT, ...other.headers };
     if (framing === 'chunked') headers['Transfer-Encoding'] = 'chunked';
     else headers['Content-Length'] = String(10 * 1024 ** 3);
     const frame = (b: Buffer) =>
       framing === 'chunked'
         ? Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from('\r\n')])
         : b;
-    await connection.write(head(target, headers));
+    await connection.write(head(target, headers, other.path));
     await connection.write(
       frame(
         Buffer.concat([
@@ -314,6 +318,25 @@ describe('endless bodies', () => {
       else expectCode(response, 413, 'APK_TOO_LARGE');
       // What the kernel and TLS buffered counts as sent: allow some MiB, far below the 64 MiB cap.
       expect(sent).toBeLessThan(MAX_APK_BYTES + 16 * 1024 * 1024);
+      await expectClosedByServer(connection, 5_000);
+      await expectNothingStored(stack, before);
+    },
+  );
+
+  test.each([
+    ['the JSON upload with a wrong key', '/api/v2/apps/dev.apkrelay.sample/apks', 401],
+    ['a path no route serves', '/api/v2/no-such-route', 404],
+    ['the JSON upload without a key', '/api/v2/apps/dev.apkrelay.sample/apks', 0],
+  ] as const)(
+    '%s, endless body: refused before the body is read, then the connection is closed',
+    async (_name, path, status) => {
+      const wrongKey = { Authorization: `Bearer ak_${'Z'.repeat(32)}` };
+      const { response, sent, connection } = await endless('legacy', 'chunked', {
+        path,
+        headers: status === 401 ? wrongKey : {},
+      });
+      expect(response.status).toBe(status === 0 ? 401 : status);
+      expect(sent).toBeLessThan(16 * 1024 * 1024);
       await expectClosedByServer(connection, 5_000);
       await expectNothingStored(stack, before);
     },
