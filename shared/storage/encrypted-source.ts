@@ -109,6 +109,33 @@ export async function fileCiphertext(path: string): Promise<CiphertextReader> {
 }
 
 /**
+ * Ciphertext read straight from the blob store, one ranged read per request: no local copy, for
+ * when the local disk cannot hold one. Slower on FerretDB (each ranged read scans the chunks), so
+ * it is the fallback, not the rule (see localCiphertextCopy).
+ */
+export function blobCiphertext(
+  blobs: { openRange(id: string, start: number, end: number): NodeJS.ReadableStream },
+  id: string,
+  size: number,
+): CiphertextReader {
+  return {
+    size,
+    async read(offset, length) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of blobs.openRange(id, offset, offset + length)) {
+        chunks.push(chunk as Buffer);
+      }
+      const bytes = Buffer.concat(chunks);
+      if (bytes.length !== length) {
+        throw new Error(`blob ${id}: read ${bytes.length} of ${length} bytes at ${offset}`);
+      }
+      return bytes;
+    },
+    close: () => Promise.resolve(),
+  };
+}
+
+/**
  * Wraps a reader to remember the first I/O failure. The verifier turns any read error into "not a
  * valid APK"; the caller checks `failure()` afterwards so that an outage is retried instead.
  */

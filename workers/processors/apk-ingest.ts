@@ -20,11 +20,14 @@ import { unwrapDataKey } from '../../shared/crypto/data-keys';
 import type { KeyRing } from '../../shared/crypto/keys';
 import type { ApkIngestPayload } from '../../shared/queues/apk-ingest';
 import type { BlobStore } from '../../shared/storage/blob-store';
+import { isDiskFull } from '../../shared/storage/disk-full';
 import {
+  blobCiphertext,
   decryptingSource,
   fileCiphertext,
   localCiphertextCopy,
   watchedCiphertext,
+  type CiphertextReader,
 } from '../../shared/storage/encrypted-source';
 import { judgeApk, signerContinuity, type AcceptableApk } from '../../shared/uploads/judge-apk';
 import { rejection, type Verdict } from '../../shared/uploads/verdicts';
@@ -93,22 +96,30 @@ export function apkIngestProcessor(
     const size = await deps.blobs.size(p.uploadId);
     if (size === null) return decide(p, rejection('UPLOAD_FAILED', 'The uploaded bytes are gone.'));
     const dataKey = unwrapDataKey(deps.keys, p.wrappedKey, p.uploadId);
-    // An outage while copying throws here, before any verdict: the job is retried.
+    // An outage while copying throws here, before any verdict: the job is retried. A full local
+    // disk is no reason to fail an acknowledged upload (nor to wait): read from storage instead.
     const local = await localCiphertextCopy(
       deps.blobs,
       p.uploadId,
       size,
       deps.tmpDir ?? os.tmpdir(),
-    );
+    ).catch((err: unknown) => {
+      if (!isDiskFull(err)) throw err;
+      ctx.log.warn({ err: (err as Error).message }, 'temporary disk full: verifying from storage');
+      return null;
+    });
     let inspected;
     try {
-      const cipher = watchedCiphertext(await fileCiphertext(local.path));
+      const reader: CiphertextReader = local
+        ? await fileCiphertext(local.path)
+        : blobCiphertext(deps.blobs, p.uploadId, size);
+      const cipher = watchedCiphertext(reader);
       const source = decryptingSource(cipher, dataKey, Buffer.from(p.noncePrefix, 'base64'));
       inspected = await inspectSource(source, p.uploadId);
       await source.close();
       if (cipher.failure()) throw cipher.failure(); // a read failure, not a bad APK: retry
     } finally {
-      await local.cleanup();
+      await local?.cleanup();
     }
     const { report, verification } = inspected;
     ctx.log.info(

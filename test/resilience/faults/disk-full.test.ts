@@ -8,6 +8,7 @@
  * - The worker's temporary disk full: an acknowledged upload is neither failed nor held up for
  *   it (the worker verifies from storage instead), and no partial copy is left behind.
  */
+import { readdir } from 'node:fs/promises';
 import { newAccount } from '../../helpers/accounts';
 import { postMultipart } from '../../helpers/multipart';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -104,6 +105,36 @@ test("Mongo's disk full: uploads get 503 + Retry-After, nothing half-stored; the
     acknowledgedLost: lost,
   });
   expect(lost).toBe(0);
+  expect(audit.problems).toEqual([]);
+});
+
+test("the worker's temporary disk full: an acknowledged upload is verified anyway, nothing left behind", async () => {
+  const { apiKey, id: accountId } = await newAccount(stack);
+  await tmpDisk.fill();
+  const outcome = await upload(apiKey, 'large.apk', 'json-async', 'dev.apkrelay.large');
+  expect(outcome).toMatchObject({ kind: 'acknowledged' });
+  const uploadId = outcome.kind === 'acknowledged' ? outcome.upload.uploadId : '';
+  const faultsInjected = 1;
+  // Decided while the disk is still full: the worker reads the ciphertext from storage.
+  const statuses = await waitForVerdicts(stack.urls.admin, stack.ca, apiKey, [uploadId], 60_000);
+  expect(await readdir(tmpDisk.dir)).toEqual(['filler']); // no partial copy left behind
+  await tmpDisk.free();
+  // Space is back: the usual path (a local copy) works, and cleans up after itself.
+  expect(await upload(apiKey, 'version-1.apk', 'legacy-sync')).toEqual({
+    kind: 'acknowledged-done',
+  });
+  expect(await readdir(tmpDisk.dir)).toEqual([]);
+
+  const audit = await auditStorage(stack.mongo.db, accountId);
+  const lost = statuses.get(uploadId) === 'done' && audit.storedOnce.has(uploadId) ? 0 : 1;
+  recordFigures('faults:disk-full-worker-tmp', {
+    faultsInjected,
+    acknowledgedItems: 2,
+    acknowledgedLost: lost + (audit.storedOnce.size === 2 ? 0 : 1),
+  });
+  expect(statuses.get(uploadId)).toBe('done');
+  expect(lost).toBe(0);
+  expect(audit.storedOnce.size).toBe(2);
   expect(audit.problems).toEqual([]);
 });
 
