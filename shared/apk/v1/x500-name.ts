@@ -104,3 +104,15 @@ export function namesEqual(a: Buffer, b: Buffer): boolean {
     return false;
   }
 }
+
+/**
+ * A string two Names share exactly when `namesEqual` holds for them: the canonical form, or for a
+ * Name that cannot be canonicalised, its bytes (it then only equals itself).
+ */
+export function nameKey(name: Buffer): string {
+  try {
+    return `c:${canonicalName(name)}`;
+  } catch {
+    return `r:${name.toString('hex')}`;
+  }
+}
