@@ -3,6 +3,7 @@ import type { AccountsService } from '../shared/accounts/service';
 import type { AuthThrottle } from '../shared/accounts/auth-throttle';
 import type { KeyRing } from '../shared/crypto/keys';
 import type { PushKeys } from '../shared/devices/push-signing';
+import type { LiveState } from '../shared/devices/live-state';
 import type { PushHub } from './push/hub';
 import type { Producers } from '../shared/queues/producers';
 import type { Redis } from '../shared/storage/redis';
@@ -39,6 +40,8 @@ export interface ApiDeps {
   readonly readiness: ReadinessChecks;
   readonly publicUrls: { readonly base: string; readonly web: string; readonly push: string };
   readonly push: PushHub;
+  /** Last-seen times and offer state of installations (Redis). */
+  readonly live: LiveState;
   readonly pushKeys: PushKeys;
   /** Counters the routes increment and the collectors `/metrics` renders. */
   readonly metrics: ApiMetrics;

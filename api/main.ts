@@ -26,6 +26,7 @@ import type { ApiDeps } from './deps';
 import { listen, type Listener, type ListenerTimeouts } from './server';
 import { derivePushKeys } from '../shared/devices/push-signing';
 import { PushHub } from './push/hub';
+import { liveState } from '../shared/devices/live-state';
 import type { Host } from './route-table';
 import { createIngestClient } from './upload/ingest-client';
 import { createApiMetrics } from './metrics/api-metrics';
@@ -81,9 +82,11 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   const pushKeys = derivePushKeys(options.masterKey);
   const limits = { ...options.limits, heartbeatSeconds: options.limits.heartbeatSeconds ?? 30 };
   const now = options.now ?? (() => new Date());
+  const live = liveState(redis, options.queuePrefix);
   const pushHub = new PushHub({
     db: mongo.db,
     redis,
+    live,
     redisUrl: options.redisUrl,
     prefix: options.queuePrefix,
     keys: pushKeys,
@@ -124,6 +127,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
       producers,
       now,
       push: pushHub,
+      live,
       pushKeys,
       blobs,
       ingest: createIngestClient({

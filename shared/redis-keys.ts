@@ -5,6 +5,12 @@ export function redisKeys(prefix: string) {
     noticeStream: (appId: string) => `${prefix}:notices:${appId}`,
     /** Pub/sub channel every API process listens on to relay notices to its own streams. */
     noticeChannel: () => `${prefix}:notices`,
+    /** Per app: installation ids scored by when each was last seen (ms); see devices/live-state. */
+    installationsSeen: (accountId: string, pkg: string) =>
+      `${prefix}:installations:seen:${accountId}:${pkg}`,
+    /** Per app: installation id → what the push hub last offered or gave up on it (JSON). */
+    installationOffers: (accountId: string, pkg: string) =>
+      `${prefix}:installations:offers:${accountId}:${pkg}`,
     /** Per-app sliding window of admitted exception reports (sorted set, score = ms). */
     exceptionWindow: (appId: string) => `${prefix}:exceptions:window:${appId}`,
     /** JSON of the last successful backup ({at, path, bytes, sha256}), for the backup-age metric. */

@@ -1,7 +1,8 @@
 /**
  * The push hub of one API process: its own open device streams, grouped by app, and the relay of
  * version notices that workers publish through Redis. No device list lives only here: what each
- * installation runs, was offered and gave up is in MongoDB, so any process can serve any device.
+ * installation runs is in MongoDB, what it was offered or gave up and when it was last seen is in
+ * Redis (devices/live-state.ts), so any process can serve any device.
  * A device connecting here makes other processes drop their stream of it (a "kick" on the same
  * channel), so one process at a time speaks for an installation and a give-up is sent once.
  */
@@ -11,36 +12,39 @@ import { ObjectId, type Db } from 'mongodb';
 import type { ApkDoc } from '../../shared/catalog/types';
 import { catalog } from '../../shared/catalog/collections';
 import { decide } from '../../shared/devices/decide';
-import { installations } from '../../shared/devices/installations';
+import { type AppScope, type LiveState, type OfferState } from '../../shared/devices/live-state';
 import type { PushKeys } from '../../shared/devices/push-signing';
 import type { InstallationDoc } from '../../shared/devices/types';
 import type { Logger } from '../../shared/log';
 import { redisKeys } from '../../shared/redis-keys';
 import { closeRedis, createWorkerRedis, type Redis } from '../../shared/storage/redis';
-import { giveupEvent, versionEvent } from './events';
+import { giveupEvent, versionEvent, type EventContext } from './events';
 
 interface Stream {
-  readonly installationId: ObjectId;
-  readonly deviceId: string;
+  readonly installationId: string;
   readonly session: Session;
   /** The HTTP response under the session: ending it ends the stream. */
   readonly end: () => void;
   /**
    * What this process knows of the installation, loaded at connect and kept up to date by its
    * own writes: one process speaks for an installation, and a status change by the owner drops
-   * the stream (see kick), so a notice needs no read of installations.
+   * the stream (see kick), so a notice needs no read per installation.
    */
-  view: {
-    installedMd5: string | null;
-    offeredApkId: string | null;
-    gaveUp: string[];
-    enabled: boolean;
-  };
+  readonly installedMd5: string | null;
+  readonly enabled: boolean;
+  offer: OfferState;
+}
+
+/** The open streams of one app in this process. */
+interface AppStreams {
+  readonly scope: AppScope;
+  readonly streams: Map<string, Stream>;
 }
 
 export interface PushHubOptions {
   readonly db: Db;
   readonly redis: Redis;
+  readonly live: LiveState;
   readonly redisUrl: string;
   readonly prefix: string;
   readonly keys: PushKeys;
@@ -51,19 +55,22 @@ export interface PushHubOptions {
 }
 
 const GAVE_UP_KEPT = 20;
-const WRITE_BATCH = 500;
 
 export class PushHub {
-  private readonly byApp = new Map<string, Map<string, Stream>>();
+  private readonly byApp = new Map<string, AppStreams>();
   private readonly processId = randomUUID();
   private subscriber: Redis | undefined;
   private touchTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: PushHubOptions) {}
 
+  private get live(): LiveState {
+    return this.o.live;
+  }
+
   get openStreams(): number {
     let n = 0;
-    for (const streams of this.byApp.values()) n += streams.size;
+    for (const app of this.byApp.values()) n += app.streams.size;
     return n;
   }
 
@@ -99,30 +106,36 @@ export class PushHub {
     heartbeatSeconds: number,
   ): Promise<void> {
     const key = inst._id.toHexString();
-    let streams = this.byApp.get(appId);
-    if (!streams) this.byApp.set(appId, (streams = new Map<string, Stream>()));
+    let app = this.byApp.get(appId);
+    if (!app) {
+      app = { scope: { accountId: inst.accountId, package: inst.package }, streams: new Map() };
+      this.byApp.set(appId, app);
+    }
+    const { scope, streams } = app;
+    const [offer, latest] = await Promise.all([
+      this.live.offer(scope, key),
+      this.latestNoticeId(appId),
+      this.live.seen(scope, [key], this.o.now()),
+      this.o.redis.publish(
+        redisKeys(this.o.prefix).noticeChannel(),
+        JSON.stringify({ kind: 'kick', installationId: key, processId: this.processId }),
+      ),
+    ]);
     streams.get(key)?.end(); // the same device reconnected before its old stream closed
     streams.set(key, {
-      installationId: inst._id,
-      deviceId: inst.deviceId,
+      installationId: key,
       session,
       end,
-      view: {
-        installedMd5: inst.installedMd5 ?? null,
-        offeredApkId: inst.offeredApkId ?? null,
-        gaveUp: inst.gaveUp ?? [],
-        enabled: inst.status === 'enabled',
-      },
+      installedMd5: inst.installedMd5 ?? null,
+      enabled: inst.status === 'enabled',
+      offer,
     });
     session.once('disconnected', () => {
       if (streams.get(key)?.session === session) streams.delete(key);
-      if (streams.size === 0) this.byApp.delete(appId);
+      if (streams.size === 0 && this.byApp.get(appId) === app) this.byApp.delete(appId);
+      // Seen until now: the stream was open.
+      this.live.seen(scope, [key], this.o.now()).catch(() => undefined);
     });
-    await this.o.redis.publish(
-      redisKeys(this.o.prefix).noticeChannel(),
-      JSON.stringify({ kind: 'kick', installationId: key, processId: this.processId }),
-    );
-    const latest = await this.latestNoticeId(appId);
     session.push({ status: inst.status, heartbeatSeconds }, 'status', latest);
     // A client that saw the latest notice needs no repeat of the offer; a give-up still goes.
     await this.sync(appId, [key], latest !== '0-0' && lastEventId === latest);
@@ -139,7 +152,7 @@ export class PushHub {
       if (m.kind === 'kick') {
         if (m.processId !== this.processId && m.installationId) this.drop(m.installationId);
       } else if (m.appId && this.byApp.has(m.appId)) {
-        await this.sync(m.appId, [...this.byApp.get(m.appId)!.keys()], false);
+        await this.sync(m.appId, [...this.byApp.get(m.appId)!.streams.keys()], false);
       }
     } catch (err) {
       this.o.log.error({ err: (err as Error).message }, 'push relay failed');
@@ -147,7 +160,7 @@ export class PushHub {
   }
 
   private drop(installationId: string): void {
-    for (const streams of this.byApp.values()) {
+    for (const { streams } of this.byApp.values()) {
       const stream = streams.get(installationId);
       if (stream) {
         streams.delete(installationId);
@@ -157,7 +170,7 @@ export class PushHub {
   }
 
   private async resyncAll(): Promise<void> {
-    for (const [appId, streams] of this.byApp) await this.sync(appId, [...streams.keys()], false);
+    for (const [appId, app] of this.byApp) await this.sync(appId, [...app.streams.keys()], false);
   }
 
   private async latestNoticeId(appId: string): Promise<string> {
@@ -182,11 +195,11 @@ export class PushHub {
   /**
    * Decides for each given open stream of the app, sends its events, then records what was sent.
    * Reads only by _id equality (the app, at most a few APKs): on FerretDB any other filter scans
-   * the collection, which made fan-out to thousands of streams take seconds.
+   * the collection. Each distinct event is signed once and sent to every stream it concerns.
    */
   private async sync(appId: string, ids: string[], quietOffer: boolean): Promise<void> {
-    const streams = this.byApp.get(appId);
-    if (!streams || ids.length === 0) return;
+    const group = this.byApp.get(appId);
+    if (!group || ids.length === 0) return;
     const { apps, apks } = catalog(this.o.db);
     const app = await apps.findOne({ _id: new ObjectId(appId) });
     if (!app) return;
@@ -198,71 +211,70 @@ export class PushHub {
     };
     const current = app.currentApkId ? await apk(app.currentApkId.toHexString()) : null;
     const eventId = await this.latestNoticeId(appId);
-    const ctx = { keys: this.o.keys, webUrl: this.o.webUrl, now: this.o.now() };
-    const writes = [];
+    const events = new SignedOnce({ keys: this.o.keys, webUrl: this.o.webUrl, now: this.o.now() });
+    const changed: Array<[string, OfferState]> = [];
     for (const id of ids) {
-      const stream = streams.get(id);
-      if (!stream?.session.isConnected || !stream.view.enabled) continue;
-      const view = stream.view;
-      const offered = view.offeredApkId ? await apk(view.offeredApkId) : null;
+      const stream = group.streams.get(id);
+      if (!stream?.session.isConnected || !stream.enabled) continue;
+      const { offer } = stream;
+      const offered = offer.offeredApkId ? await apk(offer.offeredApkId) : null;
       const d = decide(
         current ? { id: current._id.toHexString(), md5: current.md5 } : null,
-        view,
+        { installedMd5: stream.installedMd5, ...offer },
         offered?.md5 ?? null,
       );
       if (d.giveup) {
-        stream.session.push(
-          giveupEvent(ctx, app.package, stream.deviceId, offered, d.giveup),
-          'giveup',
-          eventId,
-        );
+        stream.session.push(events.giveup(app.package, offered, d.giveup), 'giveup', eventId);
       }
-      const repeat = quietOffer && d.version !== null && view.offeredApkId === d.version.id;
+      const repeat = quietOffer && d.version !== null && offer.offeredApkId === d.version.id;
       if (d.version && current && !repeat) {
-        stream.session.push(versionEvent(ctx, stream.deviceId, current), 'version', eventId);
+        stream.session.push(events.version(current), 'version', eventId);
       }
-      if (d.giveup || d.offeredApkId !== view.offeredApkId) {
-        view.offeredApkId = d.offeredApkId;
-        if (d.giveup) view.gaveUp = [...view.gaveUp, d.giveup].slice(-GAVE_UP_KEPT);
-        const set = { offeredApkId: view.offeredApkId, gaveUp: view.gaveUp };
-        writes.push({
-          updateOne: { filter: { _id: stream.installationId }, update: { $set: set } },
-        });
+      if (d.giveup || d.offeredApkId !== offer.offeredApkId) {
+        stream.offer = {
+          offeredApkId: d.offeredApkId,
+          gaveUp: d.giveup ? [...offer.gaveUp, d.giveup].slice(-GAVE_UP_KEPT) : offer.gaveUp,
+        };
+        changed.push([id, stream.offer]);
       }
     }
-    await this.writeInBatches(writes);
+    await this.live.setOffers(group.scope, changed);
   }
 
-  private async writeInBatches(
-    writes: Parameters<ReturnType<typeof installations>['bulkWrite']>[0],
-  ): Promise<void> {
-    for (let i = 0; i < writes.length; i += WRITE_BATCH) {
-      await installations(this.o.db).bulkWrite(writes.slice(i, i + WRITE_BATCH), {
-        ordered: false,
-      });
-    }
-  }
-
-  /**
-   * Open streams count as "seen": updates by _id equality in batches (an `$in` over thousands of
-   * ids is a scan per id on FerretDB).
-   */
+  /** Open streams count as "seen": one sorted-set update per app and thousand streams. */
   private async touch(): Promise<void> {
     const now = this.o.now();
-    const writes = [...this.byApp.values()].flatMap((s) =>
-      [...s.values()].map((x) => ({
-        updateOne: { filter: { _id: x.installationId }, update: { $set: { lastSeenAt: now } } },
-      })),
-    );
-    await this.writeInBatches(writes).catch((err: Error) =>
-      this.o.log.warn({ err: err.message }, 'touching open streams failed'),
-    );
+    for (const { scope, streams } of this.byApp.values()) {
+      await this.live
+        .seen(scope, [...streams.keys()], now)
+        .catch((err: Error) =>
+          this.o.log.warn({ err: err.message }, 'touching open streams failed'),
+        );
+    }
   }
 
   async close(): Promise<void> {
     if (this.touchTimer) clearInterval(this.touchTimer);
-    for (const streams of this.byApp.values()) for (const s of streams.values()) s.end();
+    for (const { streams } of this.byApp.values()) for (const s of streams.values()) s.end();
     this.byApp.clear();
     if (this.subscriber) await closeRedis(this.subscriber);
+  }
+}
+
+/** The events of one sync, each signed the first time a stream needs it. */
+class SignedOnce {
+  private version_: ReturnType<typeof versionEvent> | undefined;
+  private readonly giveups = new Map<string, ReturnType<typeof giveupEvent>>();
+
+  constructor(private readonly ctx: EventContext) {}
+
+  version(apk: ApkDoc): ReturnType<typeof versionEvent> {
+    return (this.version_ ??= versionEvent(this.ctx, apk));
+  }
+
+  giveup(pkg: string, apk: ApkDoc | null, apkId: string): ReturnType<typeof giveupEvent> {
+    let event = this.giveups.get(apkId);
+    if (!event) this.giveups.set(apkId, (event = giveupEvent(this.ctx, pkg, apk, apkId)));
+    return event;
   }
 }

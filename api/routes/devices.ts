@@ -14,6 +14,7 @@ import {
   installations,
   registerInstallation,
   REGISTER_TEXT,
+  reportedChanges,
   setInstallationStatus,
 } from '../../shared/devices/installations';
 import { parseRegistration } from '../../shared/devices/registration-input';
@@ -55,23 +56,25 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
     });
   }
 
+  /**
+   * A heartbeat is a sighting (Redis); the installation's document is written only when the
+   * device reports something new (hashes, metadata). A fleet beating every 30 s would otherwise
+   * keep FerretDB rewriting documents all the time.
+   */
   async function heartbeat(req: Request, res: Response): Promise<void> {
     const account = await device(req, res);
     const input = parseRegistration(req.body);
-    const set: Record<string, unknown> = { lastSeenAt: deps.now() };
-    if (input.installedMd5) set.installedMd5 = input.installedMd5;
-    if (input.lastDownloadedMd5) set.lastDownloadedMd5 = input.lastDownloadedMd5;
-    if (input.metadata) set.metadata = input.metadata;
-    const inst = await installations(deps.db).findOneAndUpdate(
-      { _id: installationId(account.id, input.package, input.deviceId) },
-      { $set: set },
-      { returnDocument: 'after' },
-    );
+    const _id = installationId(account.id, input.package, input.deviceId);
+    const inst = await installations(deps.db).findOne({ _id });
     if (!inst)
       throw new AppError(
         'NOT_FOUND',
         'This device is not registered for this package: register first.',
       );
+    const now = deps.now();
+    await deps.live.seen(inst, [_id.toHexString()], now);
+    const set = reportedChanges(inst, input);
+    if (set) await installations(deps.db).updateOne({ _id }, { $set: { ...set, lastSeenAt: now } });
     res.json({ status: inst.status, heartbeatSeconds });
   }
 

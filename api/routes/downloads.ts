@@ -10,6 +10,7 @@ import {
   findInstallation,
   installations as installationsOf,
 } from '../../shared/devices/installations';
+import { lastSeenAt } from '../../shared/devices/live-state';
 import { AppError } from '../../shared/errors';
 import { apiKeyAccount, isAuthRateLimited } from '../auth';
 import type { ApiDeps } from '../deps';
@@ -91,7 +92,10 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
                   status: installation.status,
                   installedHash: installation.installedMd5,
                   lastDownloadedHash: installation.lastDownloadedMd5,
-                  lastSeenAt: installation.lastSeenAt.toISOString(),
+                  lastSeenAt: lastSeenAt(
+                    installation,
+                    (await deps.live.lastSeen(app, [installation._id.toHexString()]))[0] ?? null,
+                  ).toISOString(),
                 }
               : null,
           }

@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import type { Filter } from 'mongodb';
 import type { AppDoc } from '../../shared/catalog/types';
 import { installations } from '../../shared/devices/installations';
+import { lastSeenAt, seenFilter } from '../../shared/devices/live-state';
 import type { InstallationDoc } from '../../shared/devices/types';
 import { AppError } from '../../shared/errors';
 import type { ApiDeps } from '../deps';
@@ -15,7 +16,8 @@ export async function listInstallations(deps: ApiDeps, app: AppDoc, req: Request
   const pageSize = Math.min(MAX_PAGE_SIZE, Math.max(1, Number(q.pageSize ?? 50) || 50));
   const now = deps.now().getTime();
   const onlineSince = new Date(now - 3 * deps.limits.heartbeatSeconds * 1000);
-  const filter: Filter<InstallationDoc> = { accountId: app.accountId, package: app.package };
+  const scope = { accountId: app.accountId, package: app.package };
+  let filter: Filter<InstallationDoc> = { ...scope };
   switch (q.status) {
     case undefined:
     case '':
@@ -25,10 +27,11 @@ export async function listInstallations(deps: ApiDeps, app: AppDoc, req: Request
       filter.status = q.status;
       break;
     case 'online':
-      filter.lastSeenAt = { $gte: onlineSince };
-      break;
     case 'offline':
-      filter.lastSeenAt = { $lt: onlineSince };
+      filter = {
+        ...filter,
+        ...(await seenFilter(deps.live, scope, onlineSince, q.status === 'online')),
+      };
       break;
     default:
       throw new AppError(
@@ -50,17 +53,22 @@ export async function listInstallations(deps: ApiDeps, app: AppDoc, req: Request
       .limit(pageSize)
       .toArray(),
   ]);
+  const ids = docs.map((d) => d._id.toHexString());
+  const [seen, offers] = await Promise.all([
+    deps.live.lastSeen(scope, ids),
+    deps.live.offers(scope, ids),
+  ]);
   return {
     page,
     pageSize,
     total,
-    installations: docs.map((d) => ({
+    installations: docs.map((d, i) => ({
       deviceId: d.deviceId,
       status: d.status,
-      online: d.lastSeenAt.getTime() >= onlineSince.getTime(),
+      online: lastSeenAt(d, seen[i]!) >= onlineSince,
       installedMd5: d.installedMd5,
       lastDownloadedMd5: d.lastDownloadedMd5,
-      pendingApkId: d.offeredApkId,
+      pendingApkId: offers[i]!.offeredApkId,
       strategy: d.strategy,
       device: d.device,
       metadata: d.metadata,
@@ -68,7 +76,7 @@ export async function listInstallations(deps: ApiDeps, app: AppDoc, req: Request
         ? { lat: d.location.lat, lon: d.location.lon, at: d.location.at.toISOString() }
         : null,
       registeredAt: d.registeredAt.toISOString(),
-      lastSeenAt: d.lastSeenAt.toISOString(),
+      lastSeenAt: lastSeenAt(d, seen[i]!).toISOString(),
     })),
   };
 }

@@ -6,6 +6,7 @@ import { linkToken } from '../../shared/catalog/download-links';
 import { apksOf, appsOf, currentApkOf, findApp } from '../../shared/catalog/queries';
 import type { AppDoc } from '../../shared/catalog/types';
 import { installations, setInstallationStatus } from '../../shared/devices/installations';
+import { seenFilter } from '../../shared/devices/live-state';
 import { AppError } from '../../shared/errors';
 import { exceptionCollections } from '../../shared/exceptions/collections';
 import { gridFsScreenshots } from '../../shared/exceptions/screenshots';
@@ -67,7 +68,9 @@ export function webPages(deps: ApiDeps) {
           const scope = { accountId: app.accountId, package: app.package };
           const [current, online, enabled, exceptions24h] = await Promise.all([
             currentApkOf(deps.db, app),
-            installations(deps.db).countDocuments({ ...scope, lastSeenAt: { $gte: onlineSince } }),
+            seenFilter(deps.live, scope, onlineSince, true).then((seen) =>
+              installations(deps.db).countDocuments({ ...scope, ...seen }),
+            ),
             installations(deps.db).countDocuments({ ...scope, status: 'enabled' }),
             reports.countDocuments({
               accountId: app.accountId,

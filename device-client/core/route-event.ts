@@ -35,8 +35,8 @@ export async function routeEvent(
   const event = sse.event === 'version' ? asVersionEvent(data) : asGiveupEvent(data);
   const reason = !event
     ? 'malformed event'
-    : event.package !== params.packageName || event.deviceId !== params.deviceId
-      ? 'event addressed to another installation'
+    : event.package !== params.packageName
+      ? 'event addressed to another app'
       : !verifySignature(ports.crypto, publicKey, data)
         ? 'bad signature'
         : null;

@@ -20,7 +20,6 @@ export function canonicalJson(value: unknown): string {
 export interface VersionEvent {
   readonly type: 'version';
   readonly package: string;
-  readonly deviceId: string;
   readonly apkId: string;
   readonly md5: string;
   readonly sha256: string;
@@ -35,7 +34,6 @@ export interface VersionEvent {
 export interface GiveupEvent {
   readonly type: 'giveup';
   readonly package: string;
-  readonly deviceId: string;
   readonly apkId: string;
   readonly md5: string | null;
   readonly issuedAt: string;
@@ -68,7 +66,6 @@ export function asVersionEvent(e: Record<string, unknown>): VersionEvent | null 
   const ok =
     e.type === 'version' &&
     typeof e.package === 'string' &&
-    typeof e.deviceId === 'string' &&
     typeof e.apkId === 'string' &&
     typeof e.md5 === 'string' &&
     MD5.test(e.md5) &&
@@ -85,7 +82,6 @@ export function asGiveupEvent(e: Record<string, unknown>): GiveupEvent | null {
   const ok =
     e.type === 'giveup' &&
     typeof e.package === 'string' &&
-    typeof e.deviceId === 'string' &&
     typeof e.apkId === 'string' &&
     typeof e.signature === 'string';
   return ok ? (e as unknown as GiveupEvent) : null;

@@ -11,7 +11,12 @@ import { findApp } from '../catalog/queries';
 import { AppError } from '../errors';
 import type { RegistrationInput } from './registration-input';
 import { claimSeat, holdsSeat, releaseSeat } from './seats';
-import { INSTALLATIONS, type InstallationDoc, type InstallationStatus } from './types';
+import {
+  INSTALLATIONS,
+  type InstallationDoc,
+  type InstallationStatus,
+  type KeyValue,
+} from './types';
 
 /**
  * The id of the installation of `deviceId` for (account, package): derived, so every lookup is an
@@ -50,8 +55,6 @@ export function newInstallation(
     device: { brand: null, model: null, osVersion: null, sdkInt: null },
     metadata: [],
     location: null,
-    offeredApkId: null,
-    gaveUp: [],
     registeredAt: now,
     lastSeenAt: now,
     ...known,
@@ -95,6 +98,26 @@ function changes(input: RegistrationInput, now: Date): Partial<InstallationDoc> 
   if (input.metadata) set.metadata = input.metadata;
   if (input.location) set.location = { ...input.location, at: now };
   return set;
+}
+
+/** What a heartbeat reports that the document does not hold yet; null when nothing. */
+export function reportedChanges(
+  doc: InstallationDoc,
+  input: RegistrationInput,
+): Partial<InstallationDoc> | null {
+  const set: Partial<InstallationDoc> = {};
+  if (input.installedMd5 && input.installedMd5 !== doc.installedMd5)
+    set.installedMd5 = input.installedMd5;
+  if (input.lastDownloadedMd5 && input.lastDownloadedMd5 !== doc.lastDownloadedMd5)
+    set.lastDownloadedMd5 = input.lastDownloadedMd5;
+  if (input.metadata && !sameMetadata(input.metadata, doc.metadata)) set.metadata = input.metadata;
+  return Object.keys(set).length > 0 ? set : null;
+}
+
+function sameMetadata(a: readonly KeyValue[], b: readonly KeyValue[]): boolean {
+  return (
+    a.length === b.length && a.every((kv, i) => kv.key === b[i]?.key && kv.value === b[i]?.value)
+  );
 }
 
 export async function registerInstallation(

@@ -34,11 +34,11 @@ export interface InstallationDoc {
   /** User-supplied pairs, stored as an array (FerretDB forbids dotted or `$` keys). */
   metadata: KeyValue[];
   location: { lat: number; lon: number; at: Date } | null;
-  /** The APK last offered by a `version` event and not yet applied. */
-  offeredApkId: string | null;
-  /** APKs given up on this installation (a `giveup` event was sent); the last few. */
-  gaveUp: string[];
   registeredAt: Date;
+  /**
+   * Last registration or reported change. Sightings in between (heartbeats, open streams) are in
+   * Redis (live-state.ts): the later of the two is when the installation was last seen.
+   */
   lastSeenAt: Date;
 }
 

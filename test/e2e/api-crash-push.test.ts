@@ -98,8 +98,12 @@ test('SIGKILL of the API process holding the streams: devices reconnect elsewher
   );
   clients.push(...onA);
   const v2 = await stack.mongo.db.collection('apks').findOne({ accountId: id, versionCode: 2 });
-  for (const [i, s] of onA.entries()) {
+  for (const s of onA) {
     const event = JSON.parse((await s.next('version', 5_000)).data) as Record<string, unknown>;
-    expect(event).toMatchObject({ deviceId: devices[i], versionCode: 2, md5: v2!.md5 as string });
+    expect(event).toMatchObject({
+      package: 'dev.apkrelay.sample',
+      versionCode: 2,
+      md5: v2!.md5 as string,
+    });
   }
 });

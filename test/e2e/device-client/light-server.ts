@@ -91,11 +91,8 @@ export async function startLightServer(): Promise<LightServer> {
         url: `${url}/download?package=${pkg}`,
         issuedAt: new Date().toISOString(),
       };
-      for (const [deviceId, res] of streams) {
-        res.write(
-          `event: version\nid: 1-0\ndata: ${JSON.stringify(signEvent(keys, { ...base, deviceId }))}\n\n`,
-        );
-      }
+      const frame = `event: version\nid: 1-0\ndata: ${JSON.stringify(signEvent(keys, base))}\n\n`;
+      for (const res of streams.values()) res.write(frame);
       return streams.size;
     },
     async close() {

@@ -127,7 +127,7 @@ test('plan of 5: 7 devices registering at once through two API processes → exa
       string,
       unknown
     >;
-    expect(event).toMatchObject({ type: 'version', package: SAMPLE, deviceId: d, versionCode: 2 });
+    expect(event).toMatchObject({ type: 'version', package: SAMPLE, versionCode: 2 });
   }
   expect(Date.now() - started).toBeLessThan(4_000);
   await sleep(300);
@@ -156,7 +156,7 @@ test('version events reach only that app’s devices; they are signed; giving up
   await uploadFixture(stack, a.apiKey, 'version-2.apk');
   const e1 = JSON.parse((await a1.next('version', 2_000)).data) as Record<string, unknown>;
   const e2 = JSON.parse((await a2.next('version', 2_000)).data) as Record<string, unknown>;
-  expect(e2).toMatchObject({ deviceId: 'a2', versionCode: 2, md5: await md5Of(a.id, 2) });
+  expect(e2).toMatchObject({ package: SAMPLE, versionCode: 2, md5: await md5Of(a.id, 2) });
   expect(String(e1.url)).toBe(`${stack.urls.web}/download?package=${SAMPLE}`);
 
   const key = (await request(`${stack.urls.push}/api/v2/push-key`, { ca: stack.ca })).json<{
@@ -164,6 +164,10 @@ test('version events reach only that app’s devices; they are signed; giving up
   }>().publicKey;
   expect(verifyEvent(key, e1)).toBe(true);
   expect(verifyEvent(key, { ...e1, md5: 'f'.repeat(32) })).toBe(false);
+  for (const field of Object.keys(e1).filter((k) => k !== 'signature')) {
+    const altered = typeof e1[field] === 'number' ? Number(e1[field]) + 1 : `${String(e1[field])}x`;
+    expect(verifyEvent(key, { ...e1, [field]: altered })).toBe(false);
+  }
   expect(verifyEvent(key, { ...e1, deviceId: 'a2' })).toBe(false);
 
   // Back to version 1 before anyone applied version 2: exactly one giveup each.
@@ -180,7 +184,7 @@ test('version events reach only that app’s devices; they are signed; giving up
     unknown
   >;
   await a2.next('giveup', 2_000, before[1]);
-  expect(g1).toMatchObject({ type: 'giveup', deviceId: 'a1', md5: await md5Of(a.id, 2) });
+  expect(g1).toMatchObject({ type: 'giveup', package: SAMPLE, md5: await md5Of(a.id, 2) });
   expect(verifyEvent(key, g1)).toBe(true);
   await sleep(500);
   expect(a1.events.slice(before[0]).map((e) => e.event)).toEqual(['giveup']);

@@ -142,7 +142,6 @@ export function versionEvent(apk: Buffer, apkId: string, extra: Record<string, u
   return signEvent(pushKeys, {
     type: 'version',
     package: PKG,
-    deviceId: DEVICE,
     apkId,
     md5: createHash('md5').update(apk).digest('hex'),
     sha256: createHash('sha256').update(apk).digest('hex'),
@@ -159,7 +158,6 @@ export function giveupEvent(apkId: string, md5: string | null) {
   return signEvent(pushKeys, {
     type: 'giveup',
     package: PKG,
-    deviceId: DEVICE,
     apkId,
     md5,
     issuedAt: '2026-01-01T00:00:00.000Z',

@@ -11,7 +11,7 @@ import {
   derivePushKeys,
   signEvent,
 } from '../../../shared/devices/push-signing';
-import { type FakeStream, Harness, settle, sse, versionEvent } from './fakes';
+import { type FakeStream, Harness, pushKeys, settle, sse, versionEvent } from './fakes';
 
 describe('signed events', () => {
   test('canonical JSON agrees byte for byte with the server (shared/devices/push-signing.ts)', () => {
@@ -43,7 +43,11 @@ describe('signed events', () => {
       (e: Record<string, unknown>) =>
         signEvent(derivePushKeys(randomBytes(32)), { ...e, signature: undefined }),
     ],
-    ['another device', (e: Record<string, unknown>) => ({ ...e, deviceId: 'device-2' })],
+    [
+      'another app',
+      (e: Record<string, unknown>) =>
+        signEvent(pushKeys, { ...e, package: 'com.example.other', signature: undefined }),
+    ],
     ['a malformed event', (e: Record<string, unknown>) => ({ ...e, md5: 42 })],
   ])(
     'a version event with %s is refused: nothing downloaded or installed',

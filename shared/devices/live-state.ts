@@ -1,0 +1,114 @@
+/**
+ * The fast-changing state of installations, kept in Redis rather than in their MongoDB documents:
+ * when each was last seen (heartbeats, open streams) and what the push hub last offered or gave up
+ * on it. These change for every device on every notice and every 30 s; on FerretDB v1 an update
+ * by `_id` costs a scan of the collection (~40 ms at 10,000 installations), so writing them there
+ * made connecting a fleet take minutes and kept the database busy for longer than a heartbeat.
+ * Redis is already the store of record for acknowledged jobs (append-only file), so it holds these
+ * too; the installation documents keep what devices report and the owner decides.
+ *
+ * Per app (account + package): a sorted set of installation ids scored by last-seen time (ms), and
+ * a hash of installation id → offer state.
+ */
+import type { Redis } from 'ioredis';
+import { ObjectId, type Filter } from 'mongodb';
+import { redisKeys } from '../redis-keys';
+import type { InstallationDoc } from './types';
+
+export interface OfferState {
+  /** The APK last offered by a `version` event and not yet applied. */
+  readonly offeredApkId: string | null;
+  /** APKs given up on this installation (a `giveup` event was sent); the last few. */
+  readonly gaveUp: readonly string[];
+}
+
+export interface AppScope {
+  readonly accountId: string;
+  readonly package: string;
+}
+
+const NO_OFFER: OfferState = { offeredApkId: null, gaveUp: [] };
+/** Arguments per Redis command when writing thousands of entries. */
+const CHUNK = 1_000;
+
+function parseOffer(raw: string | null): OfferState {
+  if (!raw) return NO_OFFER;
+  try {
+    const v = JSON.parse(raw) as { o?: unknown; g?: unknown };
+    return {
+      offeredApkId: typeof v.o === 'string' ? v.o : null,
+      gaveUp: Array.isArray(v.g) ? v.g.filter((x): x is string => typeof x === 'string') : [],
+    };
+  } catch {
+    return NO_OFFER;
+  }
+}
+
+export function liveState(redis: Redis, prefix: string) {
+  const keys = redisKeys(prefix);
+  const seenKey = (app: AppScope) => keys.installationsSeen(app.accountId, app.package);
+  const offersKey = (app: AppScope) => keys.installationOffers(app.accountId, app.package);
+
+  return {
+    /** Marks installations (hex ids) as seen at `at`; never moves a later sighting back. */
+    async seen(app: AppScope, ids: readonly string[], at: Date): Promise<void> {
+      const score = at.getTime();
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const args = ids.slice(i, i + CHUNK).flatMap((id) => [score, id]);
+        await redis.zadd(seenKey(app), 'GT', ...args);
+      }
+    },
+
+    /** Last-seen times of the given installations (null where none is recorded). */
+    async lastSeen(app: AppScope, ids: readonly string[]): Promise<Array<Date | null>> {
+      if (ids.length === 0) return [];
+      const scores = await redis.zmscore(seenKey(app), ...ids);
+      return scores.map((s) => (s === null ? null : new Date(Number(s))));
+    },
+
+    /** Installations (hex ids) seen at or after `since`. */
+    seenSince(app: AppScope, since: Date): Promise<string[]> {
+      return redis.zrangebyscore(seenKey(app), since.getTime(), '+inf');
+    },
+
+    async offer(app: AppScope, id: string): Promise<OfferState> {
+      return parseOffer(await redis.hget(offersKey(app), id));
+    },
+
+    async offers(app: AppScope, ids: readonly string[]): Promise<OfferState[]> {
+      if (ids.length === 0) return [];
+      return (await redis.hmget(offersKey(app), ...ids)).map(parseOffer);
+    },
+
+    async setOffers(app: AppScope, entries: ReadonlyArray<[string, OfferState]>): Promise<void> {
+      for (let i = 0; i < entries.length; i += CHUNK) {
+        const args = entries
+          .slice(i, i + CHUNK)
+          .flatMap(([id, s]) => [id, JSON.stringify({ o: s.offeredApkId, g: s.gaveUp })]);
+        await redis.hset(offersKey(app), ...args);
+      }
+    },
+  };
+}
+export type LiveState = ReturnType<typeof liveState>;
+
+/**
+ * MongoDB filter of an app's installations seen since `since` (online) or not (offline): a
+ * document's own `lastSeenAt`, or a later sighting recorded in Redis.
+ */
+export async function seenFilter(
+  live: LiveState,
+  app: AppScope,
+  since: Date,
+  online: boolean,
+): Promise<Filter<InstallationDoc>> {
+  const ids = (await live.seenSince(app, since)).map((hex) => ObjectId.createFromHexString(hex));
+  return online
+    ? { $or: [{ lastSeenAt: { $gte: since } }, { _id: { $in: ids } }] }
+    : { lastSeenAt: { $lt: since }, _id: { $nin: ids } };
+}
+
+/** The later of a document's `lastSeenAt` and its sighting in Redis. */
+export function lastSeenAt(doc: Pick<InstallationDoc, 'lastSeenAt'>, seen: Date | null): Date {
+  return seen && seen > doc.lastSeenAt ? seen : doc.lastSeenAt;
+}
