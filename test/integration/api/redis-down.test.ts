@@ -79,3 +79,21 @@ test('/readyz is 503 naming Redis; an upload gets 503 with Retry-After and leave
     await mongo.close();
   }
 });
+
+test('failed-auth throttling never turns a request away while Redis is down', async () => {
+  const ca = testTls().cert;
+  const signUp = await request(`${admin}/api/v2/accounts`, {
+    method: 'POST',
+    json: { email: 'throttle-redis-down@example.com', password: 'password-123' },
+    ca,
+  });
+  expect(signUp.status).toBe(201);
+  const ask = (key: string) =>
+    request(`${admin}/api/v2/account`, { headers: { authorization: `Bearer ${key}` }, ca });
+  // More failures than the default per-key limit (20): the throttle cannot count them.
+  for (let i = 0; i < 22; i++) {
+    const wrong = await ask(`ak_${'D'.repeat(32)}`);
+    expect(wrong.status).toBe(401);
+  }
+  expect((await ask(signUp.json<{ apiKey: string }>().apiKey)).status).toBe(200);
+});
