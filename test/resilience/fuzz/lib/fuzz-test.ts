@@ -5,7 +5,7 @@
  */
 import { recordFigures } from '../../report';
 import { fuzzDefaults, runFuzz, type FuzzResult } from './harness';
-import { describeResult, fuzzCount, fuzzSeed, fuzzWorkers } from './settings';
+import { describeResult, fuzzCount, fuzzHangMs, fuzzSeed, fuzzWorkers } from './settings';
 import type { TargetName } from './targets';
 
 export async function fuzzTarget(
@@ -18,7 +18,11 @@ export async function fuzzTarget(
   process.stdout.write(
     `fuzz ${target}: seed ${seed} (FUZZ_SEED=${seed} replays this run), ${inputs} inputs\n`,
   );
-  const result = await runFuzz({ ...fuzzDefaults(target, seed, inputs), workers: fuzzWorkers() });
+  const result = await runFuzz({
+    ...fuzzDefaults(target, seed, inputs),
+    workers: fuzzWorkers(),
+    hangMs: fuzzHangMs(),
+  });
   process.stdout.write(`${describeResult(result, testFile)}\n`);
   recordFigures(`fuzz:${target}`, {
     inputsFuzzed: result.inputsFuzzed,

@@ -2,7 +2,7 @@
  * Run settings of the fuzz tests, from the environment (test code, not the service):
  * `FUZZ_SEED` replays a run (default: a fresh seed, printed), `FUZZ_SCALE` multiplies the number
  * of inputs (0.1 for a quick look, 10 for a long campaign), `FUZZ_WORKERS` sets the threads per
- * target (default 2).
+ * target (default 2), `FUZZ_HANG_MS` the per-input time bound (default 2000).
  */
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -24,6 +24,12 @@ export function fuzzCount(base: number): number {
   if (!(scale > 0))
     throw new Error(`FUZZ_SCALE must be a positive number, got ${process.env.FUZZ_SCALE}`);
   return Math.max(1, Math.round(base * scale));
+}
+
+/** The per-input time bound (FUZZ_HANG_MS, default 2000): raise it on a much slower machine. */
+export function fuzzHangMs(): number {
+  const given = Number(process.env.FUZZ_HANG_MS ?? '');
+  return Number.isInteger(given) && given > 0 ? given : 2000;
 }
 
 export function fuzzWorkers(): number {
