@@ -18,6 +18,7 @@ import type { InstallationDoc } from '../../shared/devices/types';
 import type { Logger } from '../../shared/log';
 import { redisKeys } from '../../shared/redis-keys';
 import { closeRedis, createWorkerRedis, type Redis } from '../../shared/storage/redis';
+import { TtlCache } from '../exceptions/ttl-cache';
 import { giveupEvent, versionEvent, type EventContext } from './events';
 
 interface Stream {
@@ -59,6 +60,8 @@ const GAVE_UP_KEPT = 20;
 export class PushHub {
   private readonly byApp = new Map<string, AppStreams>();
   private readonly processId = randomUUID();
+  /** APK documents never change once stored: each is read once (a connect needs one or two). */
+  private readonly apks = new TtlCache<ApkDoc | null>(10 * 60_000, 1_000);
   private subscriber: Redis | undefined;
   private touchTimer: NodeJS.Timeout | undefined;
 
@@ -203,12 +206,12 @@ export class PushHub {
     const { apps, apks } = catalog(this.o.db);
     const app = await apps.findOne({ _id: new ObjectId(appId) });
     if (!app) return;
-    const apkCache = new Map<string, Promise<ApkDoc | null>>();
-    const apk = (id: string) => {
-      let found = apkCache.get(id);
-      if (!found) apkCache.set(id, (found = apks.findOne({ _id: new ObjectId(id) })));
-      return found;
-    };
+    const apk = (id: string) =>
+      this.apks.get(
+        id,
+        () => apks.findOne({ _id: new ObjectId(id) }),
+        (doc) => doc !== null,
+      );
     const current = app.currentApkId ? await apk(app.currentApkId.toHexString()) : null;
     const eventId = await this.latestNoticeId(appId);
     const events = new SignedOnce({ keys: this.o.keys, webUrl: this.o.webUrl, now: this.o.now() });

@@ -6,7 +6,6 @@
  */
 import type { Request, Response } from 'express';
 import { createSession } from 'better-sse';
-import { findApp } from '../../shared/catalog/queries';
 import type { Account } from '../../shared/accounts/types';
 import {
   findInstallation,
@@ -24,6 +23,7 @@ import { apiKeyAccount, bearerAuth, currentAccount, isAuthRateLimited } from '..
 import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
 import { sendText } from '../text-reply';
+import { deviceLookups } from '../push/device-lookups';
 import { appOf } from './apps';
 import { listInstallations } from './installations-list';
 
@@ -37,9 +37,11 @@ function presentedKey(req: Request): string | undefined {
 
 export function deviceRoutes(deps: ApiDeps): Route[] {
   const { heartbeatSeconds } = deps.limits;
+  const lookups = deviceLookups(deps);
+  const deviceAuth = { ...deps, accounts: lookups.accounts };
 
   async function device(req: Request, res: Response): Promise<Account> {
-    const account = await apiKeyAccount(deps, req, res, presentedKey(req));
+    const account = await apiKeyAccount(deviceAuth, req, res, presentedKey(req));
     if (!account) throw new AppError('UNAUTHENTICATED', REGISTER_TEXT.INVALID_KEY);
     return account;
   }
@@ -81,7 +83,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
   async function stream(req: Request, res: Response): Promise<void> {
     let account;
     try {
-      account = await apiKeyAccount(deps, req, res, presentedKey(req));
+      account = await apiKeyAccount(deviceAuth, req, res, presentedKey(req));
     } catch (err) {
       if (!isAuthRateLimited(err)) throw err;
       return sendText(res, 429, 'Too many failed API key attempts; retry later.');
@@ -89,7 +91,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
     if (!account) return sendText(res, 401, REGISTER_TEXT.INVALID_KEY);
     const pkg = typeof req.query.package === 'string' ? req.query.package : '';
     const deviceId = typeof req.query.deviceId === 'string' ? req.query.deviceId : '';
-    const app = pkg ? await findApp(deps.db, account.id, pkg) : null;
+    const app = pkg ? await lookups.app(account.id, pkg) : null;
     if (!app) return sendText(res, 404, REGISTER_TEXT.INVALID_PACKAGE);
     const inst = deviceId ? await findInstallation(deps.db, account.id, pkg, deviceId) : null;
     if (!inst) return sendText(res, 404, 'Device not registered for this package: register first.');

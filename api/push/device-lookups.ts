@@ -1,0 +1,46 @@
+/**
+ * Per-process caches of what every device request looks up: the account of an API key and the app
+ * of (account, package). A fleet sends the same key and package from thousands of devices, and on
+ * FerretDB v1 both look-ups scan their collection: connecting 10,000 streams or taking their
+ * heartbeats would keep the database saturated. Same policy as the exception intake's caches: a
+ * revoked key stops working for devices within `ttlMs` (5 s); unknown keys and packages are never
+ * cached, so a first upload or a corrected key works at once. Keyed by a digest: the cache never
+ * holds API keys.
+ */
+import { createHash } from 'node:crypto';
+import type { AccountsService } from '../../shared/accounts/service';
+import type { Account } from '../../shared/accounts/types';
+import { findApp } from '../../shared/catalog/queries';
+import type { AppDoc } from '../../shared/catalog/types';
+import type { ApiDeps } from '../deps';
+import { TtlCache } from '../exceptions/ttl-cache';
+
+const TTL_MS = 5_000;
+
+export interface DeviceLookups {
+  /** `deps.accounts` with `authenticateApiKey` answered from the cache. */
+  readonly accounts: AccountsService;
+  app(accountId: string, pkg: string): Promise<AppDoc | null>;
+}
+
+export function deviceLookups(
+  deps: Pick<ApiDeps, 'accounts' | 'db'>,
+  clock?: () => number,
+): DeviceLookups {
+  const accounts = new TtlCache<Account | null>(TTL_MS, 10_000, clock);
+  const apps = new TtlCache<AppDoc | null>(TTL_MS, 10_000, clock);
+  const found = (v: unknown) => v !== null;
+  return {
+    accounts: {
+      ...deps.accounts,
+      authenticateApiKey: (apiKey) =>
+        accounts.get(
+          createHash('sha256').update(apiKey).digest('base64'),
+          () => deps.accounts.authenticateApiKey(apiKey),
+          found,
+        ),
+    },
+    app: (accountId, pkg) =>
+      apps.get(`${accountId}\n${pkg}`, () => findApp(deps.db, accountId, pkg), found),
+  };
+}
