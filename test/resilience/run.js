@@ -14,7 +14,8 @@ const report = args.includes('--report');
 const jestArgs = args.filter((a) => a !== '--report');
 
 const reportDir = path.join(root, '.data', 'resilience');
-const reportFile = path.join(reportDir, 'figures.jsonl');
+// One file per run: several runs (developers' subsets) may go side by side.
+const reportFile = path.join(reportDir, `figures-${process.pid}.jsonl`);
 mkdirSync(reportDir, { recursive: true });
 rmSync(reportFile, { force: true });
 
@@ -83,4 +84,5 @@ if (report) {
     console.log('  all promises held');
   }
 }
+rmSync(reportFile, { force: true });
 process.exit(status);
