@@ -3,6 +3,7 @@
  * JSON `POST /api/v2/exceptions` (Bearer API key; `{status, reason, message, budget}` with the
  * reason's status), and the owner's views: grouped issues, one report, its screenshot.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Request, Response } from 'express';
 import { catalog } from '../../shared/catalog/collections';
 import { AppError, ERRORS } from '../../shared/errors';
@@ -26,6 +27,24 @@ import type { Route } from '../route-table';
 import { sendText } from '../text-reply';
 
 export const DEFAULT_MAX_EXCEPTION_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The form's bytes, and the bytes its percent-escapes stand for, are UTF-8. (URLSearchParams
+ * would turn anything else into U+FFFD, and the report would be stored with its bytes lost.) A
+ * `%` that starts no escape is taken literally, as URLSearchParams does.
+ */
+export function formIsUtf8(body: Buffer): boolean {
+  if (!isUtf8(body)) return false;
+  for (const part of body.toString('utf8').split(/[&=]/)) {
+    if (!part.includes('%')) continue;
+    try {
+      decodeURIComponent(part.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
 const UNAVAILABLE_TEXT = 'Exception not sent: the service is unavailable; retry later.';
 const THROTTLED_TEXT = 'Exception not sent: too many failed API key attempts; retry later.';
 
@@ -115,6 +134,10 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
     if (!read.ok) {
       if (read.reason === 'aborted') return;
       sendText(res, 200, invalidReportText(`The report is larger than ${maxBytes} bytes`));
+      return;
+    }
+    if (!formIsUtf8(read.body)) {
+      sendText(res, 200, invalidReportText('The report is not valid UTF-8'));
       return;
     }
     const form = parseExceptionForm(read.body.toString('utf8'));

@@ -161,6 +161,27 @@ describe('legacy exception form', () => {
     expect(released).toBe('closed');
   });
 
+  test.each([
+    ['a raw byte', Buffer.from([0x78, 0xff, 0x78])],
+    ['a percent-escape', Buffer.from('x%C3%28x')],
+  ])(
+    'invalid UTF-8 (%s) in a stack line: "Invalid report", not stored with lost bytes',
+    async (_name, bad) => {
+      const body = Buffer.concat([
+        Buffer.from(
+          `package=dev.apkrelay.sample&api_key=ak_${'Z'.repeat(32)}&hash=${'0'.repeat(32)}&deviceId=d1&st%5B%5D=`,
+        ),
+        bad,
+      ]);
+      const { response, released } = await send('/exception', type, body);
+      expect([response.status, response.text]).toEqual([
+        200,
+        'Exception sent but rejected: Invalid report. The report is not valid UTF-8.',
+      ]);
+      expect(released).toBe('reused');
+    },
+  );
+
   test('an endless chunked report: the same text at once, then closed', async () => {
     const response = await endless('/exception', type, 'package=dev.x&st%5B%5D=');
     expect([response.status, response.text]).toEqual([200, tooLarge]);
