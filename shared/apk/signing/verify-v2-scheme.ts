@@ -7,7 +7,12 @@
  */
 import { issue } from '../issues';
 import { ByteReader, MalformedBlockError } from './byte-reader';
-import { forEachSigner, readCertificatesAndDigests, verifySignedData } from './parse-signer';
+import {
+  forEachSigner,
+  MAX_ADDITIONAL_ATTRIBUTES,
+  readCertificatesAndDigests,
+  verifySignedData,
+} from './parse-signer';
 import { newSchemeResult, newSigner, type SchemeResult, type SchemeSigner } from './scheme-result';
 
 export const STRIPPING_PROTECTION_ATTR_ID = 0xbeeff00d;
@@ -29,6 +34,15 @@ function readAttributes(attrs: ByteReader, signer: SchemeSigner, opts: V2Options
   const expected = new Set<number>();
   let count = 0;
   while (attrs.hasRemaining()) {
+    if (count === MAX_ADDITIONAL_ATTRIBUTES) {
+      signer.errors.push(
+        issue(
+          `${PREFIX}_MAX_ADDITIONAL_ATTRIBUTES_EXCEEDED`,
+          `More than ${MAX_ADDITIONAL_ATTRIBUTES} additional attributes`,
+        ),
+      );
+      return;
+    }
     count++;
     try {
       const attr = attrs.lengthPrefixedReader();

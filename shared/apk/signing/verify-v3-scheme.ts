@@ -7,7 +7,12 @@
  */
 import { issue } from '../issues';
 import { ByteReader, MalformedBlockError } from './byte-reader';
-import { forEachSigner, readCertificatesAndDigests, verifySignedData } from './parse-signer';
+import {
+  forEachSigner,
+  MAX_ADDITIONAL_ATTRIBUTES,
+  readCertificatesAndDigests,
+  verifySignedData,
+} from './parse-signer';
 import { newSchemeResult, newSigner, type SchemeResult, type SchemeSigner } from './scheme-result';
 import {
   consolidateLineages,
@@ -63,6 +68,15 @@ function readAttributes(attrs: ByteReader, signer: SchemeSigner, opts: V3Options
   let count = 0;
   let rotationAttrFound = false;
   while (attrs.hasRemaining()) {
+    if (count === MAX_ADDITIONAL_ATTRIBUTES) {
+      signer.errors.push(
+        issue(
+          `${PREFIX}_MAX_ADDITIONAL_ATTRIBUTES_EXCEEDED`,
+          `More than ${MAX_ADDITIONAL_ATTRIBUTES} additional attributes`,
+        ),
+      );
+      return;
+    }
     count++;
     try {
       const attr = attrs.lengthPrefixedReader();

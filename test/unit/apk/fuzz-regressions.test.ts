@@ -3,6 +3,7 @@
  * as small fixtures (test/fixtures/fuzz-regressions/, see its README) or built here. Each must end
  * in the parsers' own verdict.
  */
+import { sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApkFormatError } from '../../../shared/apk/issues';
@@ -14,6 +15,7 @@ import { bufferSource } from '../../../shared/apk/sources';
 import { verifyApk } from '../../../shared/apk/verify-apk';
 import { findZipSections } from '../../../shared/apk/zip/find-zip-sections';
 import { buildAxml, T_STRING } from './helpers/build-axml';
+import { makeSigner } from './helpers/fake-cert';
 
 const FIXTURES = path.resolve(__dirname, '../../fixtures/fuzz-regressions');
 
@@ -200,5 +202,64 @@ describe('fuzz regressions: signer counts', () => {
     );
     expect(v.verified).toBe(false);
     expect(v.errors.map((e) => e.code)).toContain('V3_SIG_MAX_SIGNATURES_EXCEEDED');
+  });
+});
+
+describe('fuzz regressions: records behind a valid signature', () => {
+  // Anyone can sign with their own key: what follows the signature check is hostile too.
+  const key = makeSigner(9);
+  const ECDSA_SHA256 = 0x0201;
+
+  /** A v2 scheme block of one signer, signed with `key`, whose signed data holds these lists. */
+  function v2Block(lists: { digests?: Buffer[]; certs?: Buffer[]; attrs?: Buffer[] }): Buffer {
+    const digests = lists.digests ?? [lp(u32(ECDSA_SHA256), lp(Buffer.alloc(32)))];
+    const signedData = Buffer.concat([
+      lp(...digests),
+      lp(...(lists.certs ?? [lp(key.cert)])),
+      lp(...(lists.attrs ?? [])),
+    ]);
+    const signature = sign('sha256', signedData, key.privateKey);
+    const signer = lp(lp(signedData), lp(lp(u32(ECDSA_SHA256), lp(signature))), lp(key.spki));
+    return lp(signer);
+  }
+  const many = (record: Buffer, n: number): Buffer[] => [
+    Buffer.alloc(n * record.length).fill(record),
+  ];
+  const verify = (block: Buffer) =>
+    verifyV2Scheme(block, {
+      minSdk: 24,
+      supportedSchemeIds: new Set([2, 3]),
+      foundSchemeIds: new Set(),
+    });
+
+  test('the block is well-formed: one signer, verified, with the expected digest', () => {
+    const r = verify(v2Block({}));
+    expect(r.errors).toEqual([]);
+    expect(r.signers.map((s) => s.errors)).toEqual([[]]);
+  });
+
+  test('1,000,000 unknown additional attributes: only 64 are read', () => {
+    const r = verify(v2Block({ attrs: many(lp(u32(0x12345678)), 1_000_000) }));
+    const signer = r.signers[0];
+    expect(signer?.warnings.length).toBeLessThanOrEqual(64);
+    expect(signer?.errors.map((e) => e.code)).toEqual([
+      'V2_SIG_MAX_ADDITIONAL_ATTRIBUTES_EXCEEDED',
+    ]);
+  });
+
+  test('1,000,000 digest records for one signature: refused as a mismatch without reading them all', () => {
+    const r = verify(v2Block({ digests: many(lp(u32(ECDSA_SHA256), lp()), 1_000_000) }));
+    const signer = r.signers[0];
+    expect(signer?.contentDigests.length).toBeLessThanOrEqual(2);
+    expect(signer?.errors.map((e) => e.code)).toEqual([
+      'V2_SIG_SIG_ALG_MISMATCH_BETWEEN_SIGNATURES_AND_DIGESTS_RECORDS',
+    ]);
+  });
+
+  test('10,000 certificates: only 64 are read', () => {
+    const r = verify(v2Block({ certs: many(lp(key.cert), 10_000) }));
+    const signer = r.signers[0];
+    expect(signer?.certificates.length).toBeLessThanOrEqual(64);
+    expect(signer?.errors.map((e) => e.code)).toEqual(['V2_SIG_MAX_CERTIFICATES_EXCEEDED']);
   });
 });
