@@ -106,6 +106,8 @@ export interface SignedDataModel {
   minSdk: number;
   maxSdk: number;
   attrs: Array<{ id: number; value: Buffer }>;
+  /** Written instead of a list when set: its records already length-prefixed and joined. */
+  raw?: { digests?: Buffer; certs?: Buffer; attrs?: Buffer };
 }
 
 export function parseSignedData(data: Buffer, v3: boolean): SignedDataModel {
@@ -120,10 +122,10 @@ export function parseSignedData(data: Buffer, v3: boolean): SignedDataModel {
 
 export function writeSignedData(m: SignedDataModel, v3: boolean): Buffer {
   return Buffer.concat([
-    lp(...m.digests.map((d) => lp(d))),
-    lp(...m.certs.map((c) => lp(c))),
+    lp(m.raw?.digests ?? Buffer.concat(m.digests.map((d) => lp(d)))),
+    lp(m.raw?.certs ?? Buffer.concat(m.certs.map((c) => lp(c)))),
     ...(v3 ? [u32(m.minSdk), u32(m.maxSdk)] : []),
-    lp(...m.attrs.map((a) => lp(u32(a.id), a.value))),
+    lp(m.raw?.attrs ?? Buffer.concat(m.attrs.map((a) => lp(u32(a.id), a.value)))),
   ]);
 }
 

@@ -82,7 +82,23 @@ function mutateSignedData(rng: Rng, s: SignerModel): string {
     return 'signed-data:unparsed';
   }
   let how: string;
-  switch (rng.int(8)) {
+  switch (rng.int(9)) {
+    case 8: {
+      // Very long lists behind the signature (anyone can sign with their own key), ~8 MB each.
+      const which = rng.int(3);
+      const cert = m.certs[0];
+      if (which === 0) m.raw = { attrs: Buffer.alloc(8 * 1_000_000).fill(lp(u32(0x12345678))) };
+      else if (which === 1)
+        m.raw = { digests: Buffer.alloc(12 * 700_000).fill(lp(u32(0x0103), lp())) };
+      else if (cert !== undefined)
+        m.raw = {
+          certs: Buffer.alloc((cert.length + 4) * Math.floor(8e6 / (cert.length + 4))).fill(
+            lp(cert),
+          ),
+        };
+      how = `signed-data:many-${['attributes', 'digests', 'certificates'][which] ?? ''}`;
+      break;
+    }
     case 0:
     case 1: {
       const i = rng.int(Math.max(1, m.certs.length));
