@@ -44,7 +44,10 @@ export const apkIngestQueue = defineQueue<ApkIngestPayload, { status: string }, 
   // BullMQ refuses all-digit custom ids; a prefix rules that out.
   jobId: (p) => `upload-${p.uploadId}`,
   jobOptions: {
-    attempts: 5,
+    // An acknowledged upload must survive an outage (its bytes are safe in GridFS): retry for
+    // about an hour (2 s doubling: 2 s ... 34 min). Five attempts gave up after ~50 s of Mongo
+    // down, and the last one could not even record UPLOAD_FAILED, leaving the upload undecided.
+    attempts: 12,
     backoff: { type: 'exponential', delay: 2_000 },
     removeOnComplete: { age: 24 * 3600, count: 10_000 },
     removeOnFail: { age: 7 * 24 * 3600 },
