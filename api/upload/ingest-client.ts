@@ -2,7 +2,8 @@
  * The API's side of the ingest queue: record the upload, enqueue its job, and (for the legacy
  * endpoint) wait for the worker's verdict. The verdict is read from the upload document, which
  * the worker writes before the job completes; BullMQ's completion event only wakes the waiter
- * early, so a missed event (Redis restart) costs latency, never a wrong or lost answer.
+ * early, so a missed event (Redis restart) costs latency, never a wrong or lost answer. A Mongo
+ * outage while waiting is waited out too: at worst the caller gets "still processing" (202).
  */
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Db } from 'mongodb';
@@ -15,6 +16,7 @@ import { apkIngestQueue, type ApkIngestPayload } from '../../shared/queues/apk-i
 import type { BlobStore } from '../../shared/storage/blob-store';
 import { diskFullAsOutage } from '../../shared/storage/disk-full';
 import type { Verdict } from '../../shared/uploads/verdicts';
+import { isDependencyOutage } from '../http-errors';
 import type { ReceivedFile } from './receive-upload';
 
 export interface IngestClient {
@@ -80,7 +82,14 @@ export function createIngestClient(deps: {
         ?.waitUntilFinished(deps.events, timeoutMs)
         .catch(() => undefined);
       while (Date.now() < deadline) {
-        const doc = await uploads.findOne({ _id: uploadId }, { projection: { verdict: 1 } });
+        // The upload is acknowledged (its job is queued): an outage while waiting must not turn
+        // into a 503, which tells the client to send again what will be stored anyway.
+        const doc = await uploads
+          .findOne({ _id: uploadId }, { projection: { verdict: 1 } })
+          .catch((err: unknown) => {
+            if (isDependencyOutage(err)) return null;
+            throw err;
+          });
         if (doc?.verdict) return doc.verdict;
         const nap = sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
         if (wake) {

@@ -1,23 +1,11 @@
 /**
- * Fault: Redis restarts while uploads are in flight, through the legacy synchronous endpoint
- * (`POST /apps/api_upload`, waits for the verdict) and the asynchronous JSON one
- * (`POST /api/v2/apps/:package/apks`). Promise: every acknowledged upload (200 deploy successful,
- * or 202 with a job id) ends `done` after recovery with its APK stored exactly once and no orphan
- * blob; every unacknowledged one got a retryable 503 with Retry-After, and succeeds when resent.
+ * Fault: Redis restarts (SIGTERM, down 6 s) while uploads are in flight, through the legacy
+ * synchronous endpoint and the asynchronous JSON one (scenario and promises: ingest-under-fault.ts):
+ * acknowledged uploads complete once, the others get 503 + Retry-After.
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { newAccount } from '../../helpers/accounts';
-import { postMultipart } from '../../helpers/multipart';
 import { startStack, type TestStack } from '../../helpers/stack';
-import { recordFigures } from '../report';
+import { ingestUnderFault } from './ingest-under-fault';
 import { startPrivateServices, type PrivateServices } from './private-services';
-import { auditStorage, classify, waitForVerdicts, type Outcome } from './upload-outcomes';
-
-const BULK = path.resolve(__dirname, '../../fixtures/apks/bulk');
-const PACKAGE = 'dev.apkrelay.bulk';
-const REDIS_DOWN_MS = 6_000;
 
 let services: PrivateServices;
 let stack: TestStack;
@@ -31,129 +19,10 @@ afterAll(async () => {
   await services?.close();
 });
 
-interface Attempt {
-  readonly versionCode: number;
-  readonly via: 'legacy-sync' | 'json-async';
-  readonly sentAt: number;
-  answeredAt: number;
-  outcome: Outcome;
-}
-
-test('Redis restarted during ingest: acknowledged uploads complete once, the others get 503 + Retry-After', async () => {
-  const { apiKey, id: accountId } = await newAccount(stack);
-  const files = await Promise.all(
-    Array.from({ length: 50 }, (_, i) => readFile(path.join(BULK, `bulk-${pad(i + 1)}.apk`))),
-  );
-  const send = async (versionCode: number, via: Attempt['via']): Promise<Outcome> => {
-    const data = files[versionCode - 1]!;
-    const apk = { name: 'apk', filename: `bulk-${pad(versionCode)}.apk`, data };
-    try {
-      const reply =
-        via === 'legacy-sync'
-          ? await postMultipart(
-              `${stack.urls.admin}/apps/api_upload`,
-              [{ name: 'apiKey', value: apiKey }, apk],
-              { ca: stack.ca },
-            )
-          : await postMultipart(`${stack.urls.admin}/api/v2/apps/${PACKAGE}/apks`, [apk], {
-              ca: stack.ca,
-              headers: { authorization: `Bearer ${apiKey}` },
-            });
-      return classify(reply, via);
-    } catch (err) {
-      return { kind: 'unexpected', detail: (err as Error).message };
-    }
-  };
-
-  // Uploads go out back to back on eight lanes, around a Redis restart.
-  const attempts: Attempt[] = [];
-  let next = 1;
-  const lane = async () => {
-    while (next <= files.length) {
-      const versionCode = next++;
-      const attempt: Attempt = {
-        versionCode,
-        via: versionCode % 2 === 0 ? 'json-async' : 'legacy-sync',
-        sentAt: Date.now(),
-        answeredAt: 0,
-        outcome: { kind: 'unexpected', detail: 'not sent' },
-      };
-      attempts.push(attempt);
-      attempt.outcome = await send(versionCode, attempt.via);
-      attempt.answeredAt = Date.now();
-    }
-  };
-  const lanes = Promise.all(Array.from({ length: 8 }, lane));
-  // Stop once some uploads are acknowledged, while others are being sent or processed.
-  const isAcked = (a: Attempt) => a.outcome.kind.startsWith('acknowledged');
-  while (attempts.filter(isAcked).length < 8) await sleep(20);
-  const ackedBeforeStop = attempts.filter(isAcked);
-  const stoppedAt = Date.now();
-  await services.stopRedis();
-  // Acknowledged, not yet decided when Redis went away.
-  const undecidedAtStop = await stack.mongo.db
-    .collection('uploads')
-    .countDocuments({ accountId, verdict: null });
-  await sleep(REDIS_DOWN_MS);
-  await services.startRedis();
-  const restartedAt = Date.now();
-  const faultsInjected = 1;
-  await lanes;
-
-  const unexpected = attempts.filter((a) => a.outcome.kind === 'unexpected');
-  expect(unexpected.map((a) => `${a.versionCode}: ${JSON.stringify(a.outcome)}`)).toEqual([]);
-  const retryable = attempts.filter((a) => a.outcome.kind === 'retryable');
-  // The fault must have been felt, and uploads must have been acknowledged around it.
-  expect(retryable.length).toBeGreaterThan(0);
-  expect(ackedBeforeStop.length).toBeGreaterThan(0);
-  for (const a of retryable) expect(a.outcome).toMatchObject({ retryAfter: '5' });
-  // Synchronous uploads sent before the stop and answered after the restart waited across it.
-  const across = attempts.filter((a) => a.sentAt < stoppedAt && a.answeredAt > restartedAt);
-  console.log(
-    `ingest: ${attempts.length} sent, ${ackedBeforeStop.length} acknowledged before the stop, ` +
-      `${undecidedAtStop} undecided at the stop, ` +
-      `${retryable.length} got 503, ${across.length} answered across the restart ` +
-      `(${across.map((a) => `${a.via}:${a.outcome.kind}`).join(', ')})`,
-  );
-
-  // Acknowledged before the clients resend anything: these must complete on their own.
-  const acked = attempts.filter((a) => a.outcome.kind.startsWith('acknowledged'));
-  const jobIds = acked.flatMap((a) =>
-    a.outcome.kind === 'acknowledged' ? [a.outcome.upload.uploadId] : [],
-  );
-  const statuses = await waitForVerdicts(stack.urls.admin, stack.ca, apiKey, jobIds, 120_000);
-
-  // The clients resend what got 503 (Retry-After honoured); every resend is acknowledged now.
-  await sleep(5_000);
-  const resent = await Promise.all(retryable.map((a) => send(a.versionCode, a.via)));
-  expect(resent.filter((o) => !o.kind.startsWith('acknowledged'))).toEqual([]);
-  const resentIds = resent.flatMap((o) => (o.kind === 'acknowledged' ? [o.upload.uploadId] : []));
-  await waitForVerdicts(stack.urls.admin, stack.ca, apiKey, resentIds, 120_000);
-
-  const audit = await auditStorage(stack.mongo.db, accountId);
-  const apks = await stack.mongo.db
-    .collection<{ versionCode: number; uploadId: string }>('apks')
-    .find({ accountId })
-    .toArray();
-  const uploadOf = new Map(apks.map((a) => [a.versionCode, a.uploadId]));
-  const lost = acked.filter((a) => {
-    const uploadId =
-      a.outcome.kind === 'acknowledged' ? a.outcome.upload.uploadId : uploadOf.get(a.versionCode);
-    if (!uploadId || !audit.storedOnce.has(uploadId)) return true;
-    if (a.outcome.kind === 'acknowledged' && statuses.get(uploadId) !== 'done') return true;
-    return uploadOf.get(a.versionCode) !== uploadId;
-  });
-  recordFigures('faults:redis-restart-ingest', {
-    faultsInjected,
-    acknowledgedItems: acked.length,
-    acknowledgedLost: lost.length,
-  });
-  expect(lost.map((a) => `${a.versionCode} ${JSON.stringify(a.outcome)}`)).toEqual([]);
-  expect(audit.problems).toEqual([]);
-  // Every file ends stored exactly once: the acknowledged ones and the resent ones.
-  expect(apks.map((a) => a.versionCode).sort((x, y) => x - y)).toEqual(files.map((_, i) => i + 1));
-});
-
-function pad(n: number): string {
-  return String(n).padStart(2, '0');
-}
+test('Redis restarted during ingest: acknowledged uploads complete once, the others get 503 + Retry-After', () =>
+  ingestUnderFault(stack, {
+    section: 'faults:redis-restart-ingest',
+    stop: () => services.stopRedis(),
+    start: () => services.startRedis(),
+    downMs: 6_000,
+  }));
