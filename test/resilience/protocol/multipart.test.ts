@@ -5,7 +5,8 @@
  * and nothing stored: no GridFS blob or chunk, no upload record. Staging is GridFS only (the API
  * writes no upload bytes to local disk), so the GridFS collections are where orphans would be.
  */
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
 import { ObjectId } from 'mongodb';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,14 +28,18 @@ const counter = abuseCounter('multipart');
 let stack: TestStack;
 let apiKey: string;
 let validApk: Buffer;
+/** The workers' local directory for ciphertext copies: nothing may be left there either. */
+let workerTmpDir: string;
 beforeAll(async () => {
-  stack = await startStack({ maxApkBytes: MAX_APK_BYTES });
+  workerTmpDir = await mkdtemp(path.join(os.tmpdir(), 'apkrelay-protocol-'));
+  stack = await startStack({ maxApkBytes: MAX_APK_BYTES, workerTmpDir });
   apiKey = (await newAccount(stack)).apiKey;
   validApk = await readFile(path.join(fixtures, 'version-1.apk'));
 });
 afterAll(async () => {
   counter.record();
   await stack.close();
+  await rm(workerTmpDir, { recursive: true, force: true });
 });
 probeEachTest(() => stack);
 
@@ -102,6 +107,14 @@ const MALFORMED = /^deploy fails, \S.*$/;
 let before: StoredSnapshot;
 beforeEach(async () => {
   before = await storedSnapshot(stack);
+});
+afterEach(async () => {
+  let left = await readdir(workerTmpDir);
+  for (let i = 0; i < 50 && left.length > 0; i++) {
+    await sleep(100);
+    left = await readdir(workerTmpDir);
+  }
+  expect(left).toEqual([]);
 });
 
 describe.each(['legacy', 'json'] as const)('%s upload', (target) => {

@@ -191,7 +191,7 @@ export async function expectReleased(
     if (connection.isClosed()) return 'closed';
     const closedInTime = await Promise.race([
       connection.closed.then(() => true),
-      sleep(graceMs).then(() => false),
+      sleep(graceMs, undefined, { ref: false }).then(() => false),
     ]);
     if (closedInTime) return 'closed';
     await connection.write('GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
@@ -215,7 +215,7 @@ export async function expectClosedByServer(
   try {
     const closed = await Promise.race([
       connection.closed.then(() => true),
-      sleep(timeoutMs).then(() => false),
+      sleep(timeoutMs, undefined, { ref: false }).then(() => false),
     ]);
     if (!closed) throw new Error(`the server kept the connection open for ${timeoutMs} ms`);
     return Date.now() - started;

@@ -54,9 +54,9 @@ async function trickle(connection: RawConnection, bytes: Buffer, everyMs: number
   const started = Date.now();
   for (let i = 0; i < bytes.length && !connection.isClosed(); i++) {
     await connection.write(bytes.subarray(i, i + 1));
-    await Promise.race([sleep(everyMs), connection.closed]);
+    await Promise.race([sleep(everyMs, undefined, { ref: false }), connection.closed]);
   }
-  await Promise.race([connection.closed, sleep(REQUEST_MS + SLACK_MS)]);
+  await Promise.race([connection.closed, sleep(REQUEST_MS + SLACK_MS, undefined, { ref: false })]);
   const openMs = Date.now() - started;
   const closed = connection.isClosed();
   const reply = parseResponse(connection.received(), true);
@@ -116,7 +116,9 @@ describe.each(LISTENERS)('%s listener', (listener) => {
     counter.add(connections.length);
     const started = Date.now();
     await Promise.all(
-      connections.map((c) => Promise.race([c.closed, sleep(HEADERS_MS + SLACK_MS * 2)])),
+      connections.map((c) =>
+        Promise.race([c.closed, sleep(HEADERS_MS + SLACK_MS * 2, undefined, { ref: false })]),
+      ),
     );
     for (const c of connections) expect(c.isClosed()).toBe(true);
     expect(Date.now() - started).toBeLessThan(HEADERS_MS + SLACK_MS * 2);
@@ -142,7 +144,7 @@ describe.each(LISTENERS)('%s listener', (listener) => {
         let i = 0;
         while (!socket.destroyed && Date.now() - started < HEADERS_MS + SLACK_MS * 2) {
           if (sendSomething && i < hello.length) socket.write(hello.subarray(i, ++i));
-          await Promise.race([sleep(100), closed]);
+          await Promise.race([sleep(100, undefined, { ref: false }), closed]);
         }
         const openMs = Date.now() - started;
         const wasClosed = socket.destroyed || socket.readyState === 'closed';
