@@ -9,6 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ensureMongoServer,
   ensureRedisServer,
@@ -23,6 +24,8 @@ export interface PrivateServices {
   readonly mongoKind: MongoKind;
   /** SIGTERM (a graceful restart, as `systemctl restart` does); resolves once the process is gone. */
   stopRedis(): Promise<void>;
+  /** SIGKILL: a crash, no shutdown of its own (what it acknowledged is in its append-only file). */
+  killRedis(): Promise<void>;
   startRedis(): Promise<void>;
   stopMongo(): Promise<void>;
   startMongo(): Promise<void>;
@@ -68,6 +71,13 @@ export async function startPrivateServices(
     },
     async stopRedis() {
       await stop(redis);
+      redis = undefined;
+    },
+    async killRedis() {
+      if (redis?.pid && isAlive(redis.pid)) {
+        process.kill(redis.pid, 'SIGKILL');
+        while (isAlive(redis.pid)) await sleep(20);
+      }
       redis = undefined;
     },
     async startMongo() {
