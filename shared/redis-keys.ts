@@ -8,6 +8,9 @@ export function redisKeys(prefix: string) {
     /** Per app: installation ids scored by when each was last seen (ms); see devices/live-state. */
     installationsSeen: (accountId: string, pkg: string) =>
       `${prefix}:installations:seen:${accountId}:${pkg}`,
+    /** Per app: installation id → status, reported hashes and metadata (JSON; write-through). */
+    installationCards: (accountId: string, pkg: string) =>
+      `${prefix}:installations:cards:${accountId}:${pkg}`,
     /** Per app: installation id → what the push hub last offered or gave up on it (JSON). */
     installationOffers: (accountId: string, pkg: string) =>
       `${prefix}:installations:offers:${accountId}:${pkg}`,

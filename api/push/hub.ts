@@ -9,12 +9,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Session } from 'better-sse';
 import { ObjectId, type Db } from 'mongodb';
-import type { ApkDoc } from '../../shared/catalog/types';
+import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { catalog } from '../../shared/catalog/collections';
 import { decide } from '../../shared/devices/decide';
-import { type AppScope, type LiveState, type OfferState } from '../../shared/devices/live-state';
+import type {
+  AppScope,
+  InstallationCard,
+  LiveState,
+  OfferState,
+} from '../../shared/devices/live-state';
 import type { PushKeys } from '../../shared/devices/push-signing';
-import type { InstallationDoc } from '../../shared/devices/types';
 import type { Logger } from '../../shared/log';
 import { redisKeys } from '../../shared/redis-keys';
 import { closeRedis, createWorkerRedis, type Redis } from '../../shared/storage/redis';
@@ -101,17 +105,18 @@ export class PushHub {
 
   /** Registers a connected stream and sends what the installation should know now. */
   async attach(
-    appId: string,
-    inst: InstallationDoc,
+    appDoc: AppDoc,
+    key: string,
+    card: InstallationCard,
     session: Session,
     end: () => void,
     lastEventId: string,
     heartbeatSeconds: number,
   ): Promise<void> {
-    const key = inst._id.toHexString();
+    const appId = appDoc._id.toHexString();
     let app = this.byApp.get(appId);
     if (!app) {
-      app = { scope: { accountId: inst.accountId, package: inst.package }, streams: new Map() };
+      app = { scope: { accountId: appDoc.accountId, package: appDoc.package }, streams: new Map() };
       this.byApp.set(appId, app);
     }
     const { scope, streams } = app;
@@ -129,8 +134,8 @@ export class PushHub {
       installationId: key,
       session,
       end,
-      installedMd5: inst.installedMd5 ?? null,
-      enabled: inst.status === 'enabled',
+      installedMd5: card.installedMd5,
+      enabled: card.status === 'enabled',
       offer,
     });
     session.once('disconnected', () => {
@@ -139,7 +144,7 @@ export class PushHub {
       // Seen until now: the stream was open.
       this.live.seen(scope, [key], this.o.now()).catch(() => undefined);
     });
-    session.push({ status: inst.status, heartbeatSeconds }, 'status', latest);
+    session.push({ status: card.status, heartbeatSeconds }, 'status', latest);
     // A client that saw the latest notice needs no repeat of the offer; a give-up still goes.
     await this.sync(appId, [key], latest !== '0-0' && lastEventId === latest);
   }

@@ -8,13 +8,11 @@ import type { Request, Response } from 'express';
 import { createSession } from 'better-sse';
 import type { Account } from '../../shared/accounts/types';
 import {
-  findInstallation,
   installationId,
   installations,
   registerInstallation,
   REGISTER_TEXT,
   reportedChanges,
-  setInstallationStatus,
 } from '../../shared/devices/installations';
 import { parseRegistration } from '../../shared/devices/registration-input';
 import { publicKeyInfo } from '../../shared/devices/push-signing';
@@ -24,6 +22,11 @@ import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
 import { sendText } from '../text-reply';
 import { deviceLookups } from '../push/device-lookups';
+import {
+  changeInstallationStatus,
+  installationCard,
+  writeInstallation,
+} from '../push/installation-cards';
 import { appOf } from './apps';
 import { listInstallations } from './installations-list';
 
@@ -49,7 +52,10 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
   async function register(req: Request, res: Response): Promise<void> {
     const account = await device(req, res);
     const input = parseRegistration(req.body);
-    const inst = await registerInstallation(deps.db, account, input, deps.now());
+    const id = installationId(account.id, input.package, input.deviceId);
+    const inst = (await writeInstallation(deps, { accountId: account.id, ...input }, id, () =>
+      registerInstallation(deps.db, account, input, deps.now()),
+    ))!;
     res.json({
       status: inst.status,
       deviceId: inst.deviceId,
@@ -60,24 +66,33 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
 
   /**
    * A heartbeat is a sighting (Redis); the installation's document is written only when the
-   * device reports something new (hashes, metadata). A fleet beating every 30 s would otherwise
-   * keep FerretDB rewriting documents all the time.
+   * device reports something new (hashes, metadata). A fleet beating every 30 s must not make
+   * FerretDB read or rewrite documents all the time.
    */
   async function heartbeat(req: Request, res: Response): Promise<void> {
     const account = await device(req, res);
     const input = parseRegistration(req.body);
-    const _id = installationId(account.id, input.package, input.deviceId);
-    const inst = await installations(deps.db).findOne({ _id });
-    if (!inst)
+    const app = { accountId: account.id, package: input.package };
+    const id = installationId(account.id, input.package, input.deviceId);
+    const card = await installationCard(deps, app, id);
+    if (!card)
       throw new AppError(
         'NOT_FOUND',
         'This device is not registered for this package: register first.',
       );
     const now = deps.now();
-    await deps.live.seen(inst, [_id.toHexString()], now);
-    const set = reportedChanges(inst, input);
-    if (set) await installations(deps.db).updateOne({ _id }, { $set: { ...set, lastSeenAt: now } });
-    res.json({ status: inst.status, heartbeatSeconds });
+    await deps.live.seen(app, [id.toHexString()], now);
+    const set = reportedChanges(card, input);
+    if (set) {
+      await writeInstallation(deps, app, id, () =>
+        installations(deps.db).findOneAndUpdate(
+          { _id: id },
+          { $set: { ...set, lastSeenAt: now } },
+          { returnDocument: 'after' },
+        ),
+      );
+    }
+    res.json({ status: card.status, heartbeatSeconds });
   }
 
   async function stream(req: Request, res: Response): Promise<void> {
@@ -93,8 +108,11 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
     const deviceId = typeof req.query.deviceId === 'string' ? req.query.deviceId : '';
     const app = pkg ? await lookups.app(account.id, pkg) : null;
     if (!app) return sendText(res, 404, REGISTER_TEXT.INVALID_PACKAGE);
-    const inst = deviceId ? await findInstallation(deps.db, account.id, pkg, deviceId) : null;
-    if (!inst) return sendText(res, 404, 'Device not registered for this package: register first.');
+    const id = deviceId ? installationId(account.id, pkg, deviceId) : null;
+    const card = id ? await installationCard(deps, app, id) : null;
+    if (!id || !card) {
+      return sendText(res, 404, 'Device not registered for this package: register first.');
+    }
     const session = await createSession(req, res, {
       // Spread reconnections after an outage: 2-5 s.
       retry: 2_000 + Math.floor(Math.random() * 3_000),
@@ -105,8 +123,9 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
     const lastEventId = session.lastId;
     try {
       await deps.push.attach(
-        app._id.toHexString(),
-        inst,
+        app,
+        id.toHexString(),
+        card,
         session,
         () => res.end(),
         lastEventId,
@@ -183,16 +202,13 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
             throw new AppError('VALIDATION_FAILED', 'status must be enabled or disabled');
           }
           const app = await appOf(deps, res, req);
-          const inst = await setInstallationStatus(
-            deps.db,
+          const inst = await changeInstallationStatus(
+            deps,
             currentAccount(res),
             app.package,
             String(req.params.deviceId),
             status,
-            deps.now(),
           );
-          // Its stream (in whichever process) restarts and reloads the new status.
-          await deps.push.kick(inst._id.toHexString());
           res.json({ deviceId: inst.deviceId, status: inst.status });
         },
       ],

@@ -5,7 +5,7 @@ import { catalog } from '../../shared/catalog/collections';
 import { linkToken } from '../../shared/catalog/download-links';
 import { apksOf, appsOf, currentApkOf, findApp } from '../../shared/catalog/queries';
 import type { AppDoc } from '../../shared/catalog/types';
-import { installations, setInstallationStatus } from '../../shared/devices/installations';
+import { installations } from '../../shared/devices/installations';
 import { seenFilter } from '../../shared/devices/live-state';
 import { AppError } from '../../shared/errors';
 import { exceptionCollections } from '../../shared/exceptions/collections';
@@ -14,6 +14,7 @@ import { queueNoticeSink } from '../../shared/queues/notice-sink';
 import { versionNoticeQueue } from '../../shared/queues/version-notice';
 import type { ApiDeps } from '../deps';
 import { exceptionLimit } from '../exceptions/intake';
+import { changeInstallationStatus } from '../push/installation-cards';
 import { pickApk } from '../routes/apps';
 import { insertDownloadLink } from '../routes/download-links';
 import { listInstallations } from '../routes/installations-list';
@@ -178,15 +179,7 @@ export function webPages(deps: ApiDeps) {
       }
       const deviceId = String(req.params.deviceId);
       try {
-        const inst = await setInstallationStatus(
-          deps.db,
-          viewer.account,
-          app.package,
-          deviceId,
-          status,
-          deps.now(),
-        );
-        await deps.push.kick(inst._id.toHexString());
+        await changeInstallationStatus(deps, viewer.account, app.package, deviceId, status);
       } catch (err) {
         if (!(err instanceof AppError) || err.status >= 500) throw err;
         return sendPage(res, err.status, messagePage(viewer, 'Refused', err.message));

@@ -103,7 +103,16 @@ async function run(
     if (d.servicePids.mongo !== null) cpuPids.mongo = d.servicePids.mongo;
     if (d.servicePids.redis !== null) cpuPids.redis = d.servicePids.redis;
     fleet.pids.forEach((pid, i) => (cpuPids[`client${i + 1}`] = pid));
-    const ctx: RoundContext = { d, mongoUrl: env.MONGO_URL ?? '', fleet, agent, cpuPids, say };
+    const ctx: RoundContext = {
+      d,
+      mongoUrl: env.MONGO_URL ?? '',
+      redisUrl: env.REDIS_URL ?? '',
+      queuePrefix: env.QUEUE_PREFIX ?? 'apkrelay',
+      fleet,
+      agent,
+      cpuPids,
+      say,
+    };
     const rounds: Round[] = [];
     for (const n of args.devices) {
       let apkrelay: SideResult | null = null;

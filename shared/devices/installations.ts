@@ -102,7 +102,11 @@ function changes(input: RegistrationInput, now: Date): Partial<InstallationDoc> 
 
 /** What a heartbeat reports that the document does not hold yet; null when nothing. */
 export function reportedChanges(
-  doc: InstallationDoc,
+  doc: {
+    readonly installedMd5: string | null;
+    readonly lastDownloadedMd5: string | null;
+    readonly metadata: readonly KeyValue[];
+  },
   input: RegistrationInput,
 ): Partial<InstallationDoc> | null {
   const set: Partial<InstallationDoc> = {};

@@ -7,13 +7,16 @@
  * Redis is already the store of record for acknowledged jobs (append-only file), so it holds these
  * too; the installation documents keep what devices report and the owner decides.
  *
- * Per app (account + package): a sorted set of installation ids scored by last-seen time (ms), and
- * a hash of installation id → offer state.
+ * Per app (account + package): a sorted set of installation ids scored by last-seen time (ms), a
+ * hash of installation id → offer state, and a hash of installation id → card: a write-through
+ * copy of what a stream connect or a heartbeat needs from the document (status, reported hashes
+ * and metadata). FerretDB v1 reads scan the collection even by `_id` (its SQLite plan ignores the
+ * index), so a fleet connecting or beating must not read the documents.
  */
 import type { Redis } from 'ioredis';
 import { ObjectId, type Filter } from 'mongodb';
 import { redisKeys } from '../redis-keys';
-import type { InstallationDoc } from './types';
+import type { InstallationDoc, InstallationStatus, KeyValue } from './types';
 
 export interface OfferState {
   /** The APK last offered by a `version` event and not yet applied. */
@@ -25,6 +28,39 @@ export interface OfferState {
 export interface AppScope {
   readonly accountId: string;
   readonly package: string;
+}
+
+/** What device requests need of an installation, kept beside its document (write-through). */
+export interface InstallationCard {
+  readonly status: InstallationStatus;
+  readonly installedMd5: string | null;
+  readonly lastDownloadedMd5: string | null;
+  readonly metadata: readonly KeyValue[];
+}
+
+export function cardOf(doc: InstallationDoc): InstallationCard {
+  return {
+    status: doc.status,
+    installedMd5: doc.installedMd5,
+    lastDownloadedMd5: doc.lastDownloadedMd5,
+    metadata: doc.metadata,
+  };
+}
+
+function parseCard(raw: string | null): InstallationCard | null {
+  if (!raw) return null;
+  try {
+    const c = JSON.parse(raw) as Partial<InstallationCard>;
+    if (c.status !== 'enabled' && c.status !== 'disabled') return null;
+    return {
+      status: c.status,
+      installedMd5: typeof c.installedMd5 === 'string' ? c.installedMd5 : null,
+      lastDownloadedMd5: typeof c.lastDownloadedMd5 === 'string' ? c.lastDownloadedMd5 : null,
+      metadata: Array.isArray(c.metadata) ? c.metadata : [],
+    };
+  } catch {
+    return null;
+  }
 }
 
 const NO_OFFER: OfferState = { offeredApkId: null, gaveUp: [] };
@@ -48,6 +84,7 @@ export function liveState(redis: Redis, prefix: string) {
   const keys = redisKeys(prefix);
   const seenKey = (app: AppScope) => keys.installationsSeen(app.accountId, app.package);
   const offersKey = (app: AppScope) => keys.installationOffers(app.accountId, app.package);
+  const cardsKey = (app: AppScope) => keys.installationCards(app.accountId, app.package);
 
   return {
     /** Marks installations (hex ids) as seen at `at`; never moves a later sighting back. */
@@ -78,6 +115,28 @@ export function liveState(redis: Redis, prefix: string) {
     async offers(app: AppScope, ids: readonly string[]): Promise<OfferState[]> {
       if (ids.length === 0) return [];
       return (await redis.hmget(offersKey(app), ...ids)).map(parseOffer);
+    },
+
+    async card(app: AppScope, id: string): Promise<InstallationCard | null> {
+      return parseCard(await redis.hget(cardsKey(app), id));
+    },
+
+    /** After the document was written: the card says what it says. */
+    async setCard(app: AppScope, id: string, card: InstallationCard): Promise<void> {
+      await redis.hset(cardsKey(app), id, JSON.stringify(card));
+    },
+
+    /**
+     * A card read from the document by a request that found none: kept only if no writer set one
+     * meanwhile (a writer's card is newer than this read).
+     */
+    async backfillCard(app: AppScope, id: string, card: InstallationCard): Promise<void> {
+      await redis.hsetnx(cardsKey(app), id, JSON.stringify(card));
+    },
+
+    /** Before a status change: until the new card is written, requests read the document. */
+    async dropCard(app: AppScope, id: string): Promise<void> {
+      await redis.hdel(cardsKey(app), id);
     },
 
     async setOffers(app: AppScope, entries: ReadonlyArray<[string, OfferState]>): Promise<void> {

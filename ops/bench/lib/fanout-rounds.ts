@@ -46,6 +46,8 @@ const REGISTER_CONCURRENCY = 2;
 export interface RoundContext {
   readonly d: Deployment;
   readonly mongoUrl: string;
+  readonly redisUrl: string;
+  readonly queuePrefix: string;
   readonly fleet: ClientFleet;
   readonly agent: Agent;
   readonly cpuPids: Readonly<Record<string, number>>;
@@ -131,6 +133,8 @@ export async function apkrelayRound(ctx: RoundContext, n: number): Promise<SideR
   if (seeded.length > 0) {
     await seedInstallations({
       mongoUrl: ctx.mongoUrl,
+      redisUrl: ctx.redisUrl,
+      queuePrefix: ctx.queuePrefix,
       accountId: await accountId(d, agent, apiKey),
       package: pkg,
       installedMd5: app.installedMd5,

@@ -1,20 +1,25 @@
 /**
  * Bulk installations for the fan-out benchmark, written straight into the deployment's database
  * with the documents `registerInstallation` produces (an enabled installation and the plan seat it
- * holds, in a slot the API registrations left free). Used beyond the first registrations, which go
+ * holds, in a slot the API registrations left free, and its card in Redis, as a registration
+ * leaves it: see api/push/installation-cards.ts). Used beyond the first registrations, which go
  * through the API: a seat claim falls back to reading every seat of the account (a full scan on
  * FerretDB) once random slots start colliding, so registering 10,000 devices through the API would
  * dominate the run, and it is setup, not what is measured.
  */
 import { installationId, newInstallation } from '../../../shared/devices/installations';
+import { cardOf, liveState } from '../../../shared/devices/live-state';
 import { seats } from '../../../shared/devices/seats';
 import { INSTALLATIONS, type InstallationDoc } from '../../../shared/devices/types';
 import { connectMongo } from '../../../shared/storage/mongo';
+import { closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
 
 const BATCH = 1_000;
 
 export interface SeedSpec {
   readonly mongoUrl: string;
+  readonly redisUrl: string;
+  readonly queuePrefix: string;
   readonly accountId: string;
   readonly package: string;
   readonly installedMd5: string;
@@ -25,6 +30,9 @@ export interface SeedSpec {
 
 export async function seedInstallations(spec: SeedSpec): Promise<void> {
   const mongo = await connectMongo(spec.mongoUrl);
+  const redis = createWorkerRedis(spec.redisUrl, 'apkrelay:bench-seed');
+  const live = liveState(redis, spec.queuePrefix);
+  const app = { accountId: spec.accountId, package: spec.package };
   try {
     const now = new Date();
     const taken = new Set(
@@ -56,8 +64,10 @@ export async function seedInstallations(spec: SeedSpec): Promise<void> {
           claimedAt: now,
         })),
       );
+      await Promise.all(docs.map((d) => live.setCard(app, d._id.toHexString(), cardOf(d))));
     }
   } finally {
     await mongo.close();
+    await closeRedis(redis);
   }
 }

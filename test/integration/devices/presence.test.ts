@@ -1,9 +1,11 @@
 /**
  * Presence: an open push stream keeps an installation online without heartbeats, and sightings
  * (stream touches, plain heartbeats) are recorded in Redis, not by rewriting the installation's
- * document: only reported changes are written to MongoDB.
+ * document: only reported changes are written to MongoDB. Device requests read the
+ * installation's card in Redis, which every writer keeps in step with the document.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { newAccount } from '../../helpers/accounts';
 import { request } from '../../helpers/http';
 import { connectSse } from '../../helpers/sse';
@@ -99,4 +101,49 @@ test('a heartbeat is a sighting; the document is written only when the device re
     metadata: [{ key: 'store', value: 'Lisbon-3' }],
   });
   expect((doc!.lastSeenAt as Date).getTime()).toBe(clock);
+});
+
+test('connects and heartbeats read the card; a status change by the owner rewrites it at once', async () => {
+  const { apiKey, id } = await newAccount(stack);
+  await uploadFixture(stack, apiKey, 'version-1.apk');
+  await call(apiKey, `${stack.urls.push}/api/v2/installations`, { package: PKG, deviceId: 'c1' });
+  const cards = `${stack.prefix}:installations:cards:${id}:${PKG}`;
+  const redis = new Redis(stack.redisUrl);
+  try {
+    const card = async () => {
+      const all = await redis.hgetall(cards);
+      const values = Object.values(all).map((v) => JSON.parse(v) as { status: string });
+      return values.map((v) => v.status);
+    };
+    expect(await card()).toEqual(['enabled']);
+
+    // The owner disables it: the card says so before the reply, so the reconnecting stream and
+    // the next heartbeat are told at once.
+    const put = await request(`${stack.urls.admin}/api/v2/apps/${PKG}/installations/c1`, {
+      method: 'PUT',
+      json: { status: 'disabled' },
+      headers: { authorization: `Bearer ${apiKey}` },
+      ca: stack.ca,
+    });
+    expect(put.status).toBe(200);
+    expect(await card()).toEqual(['disabled']);
+    const beat = await call(apiKey, `${stack.urls.push}/api/v2/heartbeat`, {
+      package: PKG,
+      deviceId: 'c1',
+    });
+    expect(beat.json()).toEqual({ status: 'disabled', heartbeatSeconds: HEARTBEAT_SECONDS });
+
+    // Without a card (e.g. installations registered before cards existed) the document answers
+    // and the card is written back.
+    await redis.del(cards);
+    const sse = connectSse(`${stack.urls.push}/api/v2/stream?package=${PKG}&deviceId=c1`, {
+      ca: stack.ca,
+      apiKey,
+    });
+    expect(JSON.parse((await sse.next('status')).data)).toMatchObject({ status: 'disabled' });
+    await sse.close();
+    expect(await card()).toEqual(['disabled']);
+  } finally {
+    await redis.quit();
+  }
 });

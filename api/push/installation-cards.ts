@@ -1,0 +1,66 @@
+/**
+ * Device requests read an installation's card (devices/live-state.ts) instead of its document,
+ * and every writer keeps the card in step with the document:
+ * - a status change (owner) drops the card, writes the document, then sets the card;
+ * - any other write (registration, reported changes) drops the card, writes the document, then
+ *   offers the document's card only if none was set meanwhile;
+ * - a reader that finds no card reads the document and offers its card the same way.
+ * A card set by a status change is therefore never overwritten by an older read. Downloads still
+ * check the document itself, so a disabled installation gets no APK whatever a card says.
+ */
+import type { ObjectId } from 'mongodb';
+import type { Account } from '../../shared/accounts/types';
+import {
+  installationId,
+  installations,
+  setInstallationStatus,
+} from '../../shared/devices/installations';
+import { cardOf, type AppScope, type InstallationCard } from '../../shared/devices/live-state';
+import type { InstallationDoc, InstallationStatus } from '../../shared/devices/types';
+import type { ApiDeps } from '../deps';
+
+type CardDeps = Pick<ApiDeps, 'db' | 'live'>;
+
+/** The installation's card; null when the device is not registered for this app. */
+export async function installationCard(
+  deps: CardDeps,
+  app: AppScope,
+  id: ObjectId,
+): Promise<InstallationCard | null> {
+  const card = await deps.live.card(app, id.toHexString());
+  if (card) return card;
+  const doc = await installations(deps.db).findOne({ _id: id });
+  if (!doc) return null;
+  await deps.live.backfillCard(app, id.toHexString(), cardOf(doc));
+  return cardOf(doc);
+}
+
+/** Runs a write of the installation's document (not its status) and keeps the card in step. */
+export async function writeInstallation(
+  deps: CardDeps,
+  app: AppScope,
+  id: ObjectId,
+  write: () => Promise<InstallationDoc | null>,
+): Promise<InstallationDoc | null> {
+  await deps.live.dropCard(app, id.toHexString());
+  const doc = await write();
+  if (doc) await deps.live.backfillCard(app, id.toHexString(), cardOf(doc));
+  return doc;
+}
+
+/** The owner enables or disables an installation; its stream, wherever it is, restarts. */
+export async function changeInstallationStatus(
+  deps: CardDeps & Pick<ApiDeps, 'push' | 'now'>,
+  account: Account,
+  pkg: string,
+  deviceId: string,
+  status: InstallationStatus,
+): Promise<InstallationDoc> {
+  const app = { accountId: account.id, package: pkg };
+  const id = installationId(account.id, pkg, deviceId).toHexString();
+  await deps.live.dropCard(app, id);
+  const inst = await setInstallationStatus(deps.db, account, pkg, deviceId, status, deps.now());
+  await deps.live.setCard(app, id, cardOf(inst));
+  await deps.push.kick(id);
+  return inst;
+}
