@@ -25,11 +25,26 @@ import { closeRedis, createWorkerRedis, type Redis } from '../../shared/storage/
 import { TtlCache } from '../exceptions/ttl-cache';
 import { giveupEvent, versionEvent, type EventContext } from './events';
 
+/** The HTTP connection under a session. */
+export interface StreamConnection {
+  /** Ends the stream politely (the client reconnects). */
+  end(): void;
+  /** Closes the connection at once, dropping what it holds. */
+  destroy(): void;
+  /** Bytes written to the stream that the client has not read yet. */
+  unreadBytes(): number;
+}
+
+/**
+ * A client that stops reading is dropped once this much waits for it: events are a few hundred
+ * bytes, so this is hundreds of unread events, and the server never buffers without bound.
+ */
+export const MAX_UNREAD_BYTES = 512 * 1024;
+
 interface Stream {
   readonly installationId: string;
   readonly session: Session;
-  /** The HTTP response under the session: ending it ends the stream. */
-  readonly end: () => void;
+  readonly conn: StreamConnection;
   /**
    * What this process knows of the installation, loaded at connect and kept up to date by its
    * own writes: one process speaks for an installation, and a status change by the owner drops
@@ -109,7 +124,7 @@ export class PushHub {
     key: string,
     card: InstallationCard,
     session: Session,
-    end: () => void,
+    conn: StreamConnection,
     lastEventId: string,
     heartbeatSeconds: number,
   ): Promise<void> {
@@ -129,11 +144,11 @@ export class PushHub {
         JSON.stringify({ kind: 'kick', installationId: key, processId: this.processId }),
       ),
     ]);
-    streams.get(key)?.end(); // the same device reconnected before its old stream closed
+    streams.get(key)?.conn.end(); // the same device reconnected before its old stream closed
     streams.set(key, {
       installationId: key,
       session,
-      end,
+      conn,
       installedMd5: card.installedMd5,
       enabled: card.status === 'enabled',
       offer,
@@ -172,7 +187,7 @@ export class PushHub {
       const stream = streams.get(installationId);
       if (stream) {
         streams.delete(installationId);
-        stream.end();
+        stream.conn.end();
       }
     }
   }
@@ -224,6 +239,12 @@ export class PushHub {
     for (const id of ids) {
       const stream = group.streams.get(id);
       if (!stream?.session.isConnected || !stream.enabled) continue;
+      if (stream.conn.unreadBytes() > MAX_UNREAD_BYTES) {
+        group.streams.delete(id);
+        stream.conn.destroy();
+        this.o.log.warn({ installationId: id }, 'push stream dropped: its client stopped reading');
+        continue;
+      }
       const { offer } = stream;
       const offered = offer.offeredApkId ? await apk(offer.offeredApkId) : null;
       const d = decide(
@@ -263,7 +284,7 @@ export class PushHub {
 
   async close(): Promise<void> {
     if (this.touchTimer) clearInterval(this.touchTimer);
-    for (const { streams } of this.byApp.values()) for (const s of streams.values()) s.end();
+    for (const { streams } of this.byApp.values()) for (const s of streams.values()) s.conn.end();
     this.byApp.clear();
     if (this.subscriber) await closeRedis(this.subscriber);
   }

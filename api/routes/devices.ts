@@ -127,7 +127,11 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
         id.toHexString(),
         card,
         session,
-        () => res.end(),
+        {
+          end: () => res.end(),
+          destroy: () => res.destroy(),
+          unreadBytes: () => res.writableLength + (res.socket?.writableLength ?? 0),
+        },
         lastEventId,
         heartbeatSeconds,
       );
