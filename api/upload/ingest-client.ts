@@ -7,7 +7,7 @@
  */
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Db } from 'mongodb';
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { EventEmitter } from 'node:events';
 import { catalog } from '../../shared/catalog/collections';
 import type { UploadDoc } from '../../shared/catalog/types';
 import { wrapDataKey } from '../../shared/crypto/data-keys';
@@ -77,28 +77,50 @@ export function createIngestClient(deps: {
 
     async waitForVerdict(uploadId, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      const job = await deps.queue.getJob(`upload-${uploadId}`).catch(() => undefined);
-      let wake: Promise<unknown> | undefined = job
-        ?.waitUntilFinished(deps.events, timeoutMs)
-        .catch(() => undefined);
-      while (Date.now() < deadline) {
-        // The upload is acknowledged (its job is queued): an outage while waiting must not turn
-        // into a 503, which tells the client to send again what will be stored anyway.
-        const doc = await uploads
-          .findOne({ _id: uploadId }, { projection: { verdict: 1 } })
-          .catch((err: unknown) => {
-            if (isDependencyOutage(err)) return null;
-            throw err;
+      // Woken early by the job's completion event. Not BullMQ's Job.waitUntilFinished: its
+      // promise executor is async, so a Redis command failing inside it (Redis going away just
+      // then) was an unhandled rejection, which ends the API process.
+      const jobId = apkIngestQueue.jobId!({ uploadId } as ApkIngestPayload);
+      const finished = [`completed:${jobId}`, `failed:${jobId}`];
+      const events = deps.events as unknown as EventEmitter;
+      let woken = false;
+      let wake: (() => void) | undefined;
+      const onFinished = () => {
+        woken = true;
+        wake?.();
+      };
+      for (const name of finished) events.on(name, onFinished);
+      try {
+        while (Date.now() < deadline) {
+          // The upload is acknowledged (its job is queued): an outage while waiting must not turn
+          // into a 503, which tells the client to send again what will be stored anyway.
+          const doc = await uploads
+            .findOne({ _id: uploadId }, { projection: { verdict: 1 } })
+            .catch((err: unknown) => {
+              if (isDependencyOutage(err)) return null;
+              throw err;
+            });
+          if (doc?.verdict) return doc.verdict;
+          if (woken) {
+            woken = false; // finished meanwhile: read the verdict again at once
+            continue;
+          }
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(
+              resolve,
+              Math.min(POLL_MS, Math.max(0, deadline - Date.now())),
+            );
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
           });
-        if (doc?.verdict) return doc.verdict;
-        const nap = sleep(Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
-        if (wake) {
-          await Promise.race([wake.then(() => (wake = undefined)), nap]);
-        } else {
-          await nap;
+          wake = undefined;
         }
+        return null;
+      } finally {
+        for (const name of finished) events.off(name, onFinished);
       }
-      return null;
     },
 
     find: (accountId, uploadId) => uploads.findOne({ _id: uploadId, accountId }),

@@ -1,0 +1,89 @@
+/**
+ * A TCP proxy in front of a real service, to cut the network at a chosen moment: when a chunk a
+ * client sends matches a trigger, every connection is dropped (that chunk never arrives) and the
+ * proxy stops listening for a while (connections refused), as when the service restarts just then.
+ */
+import { createServer, connect, type Socket } from 'node:net';
+import { track } from '../../helpers/resources';
+
+export interface TcpProxy {
+  readonly port: number;
+  /** Cuts everything when `matches` says so for a chunk sent by a client; once. */
+  cutWhen(matches: (chunk: Buffer) => boolean, refuseMs: number): void;
+  /** Cuts everything now (and forgets the trigger). */
+  cutNow(refuseMs: number): void;
+  /** How many times the network was cut. */
+  readonly cuts: number;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
+  const sockets = new Set<Socket>();
+  let trigger: { matches: (chunk: Buffer) => boolean; refuseMs: number } | undefined;
+  let refuseUntil = 0;
+  let cuts = 0;
+  let port = 0;
+  let closed = false;
+  const cutAll = (refuseMs: number) => {
+    cuts += 1;
+    refuseUntil = Date.now() + refuseMs;
+    // Not listening meanwhile: reconnections are refused (ECONNREFUSED), as with a stopped server.
+    server.close();
+    for (const s of sockets) s.destroy();
+    sockets.clear();
+    setTimeout(() => {
+      if (!closed) server.listen(port, '127.0.0.1');
+    }, refuseMs).unref();
+  };
+  const server = createServer((client) => {
+    if (Date.now() < refuseUntil) {
+      client.destroy();
+      return;
+    }
+    const upstream = connect({ host: '127.0.0.1', port: targetPort });
+    sockets.add(client);
+    sockets.add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('data', (chunk: Buffer) => {
+      if (trigger?.matches(chunk)) {
+        const { refuseMs } = trigger;
+        trigger = undefined;
+        cutAll(refuseMs);
+        return;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => client.write(chunk));
+    for (const s of [client, upstream]) {
+      s.on('error', drop);
+      s.on('close', drop);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || !address) throw new Error('proxy has no port');
+  port = address.port;
+  return {
+    port,
+    cutWhen(matches, refuseMs) {
+      trigger = { matches, refuseMs };
+    },
+    cutNow(refuseMs) {
+      trigger = undefined;
+      cutAll(refuseMs);
+    },
+    get cuts() {
+      return cuts;
+    },
+    close: track('tcp proxy', async () => {
+      closed = true;
+      for (const s of sockets) s.destroy();
+      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+    }),
+  };
+}
