@@ -22,6 +22,7 @@ import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
 import { sendText } from '../text-reply';
 import { deviceLookups } from '../push/device-lookups';
+import { LightHttp1Connection } from '../push/light-connection';
 import {
   changeInstallationStatus,
   installationCard,
@@ -113,12 +114,15 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
     if (!id || !card) {
       return sendText(res, 404, 'Device not registered for this package: register first.');
     }
-    const session = await createSession(req, res, {
+    const connection = new LightHttp1Connection(req, res, {
+      'X-Accel-Buffering': 'no',
+      'Cache-Control': 'no-cache, no-transform',
+    });
+    const session = await createSession(connection, {
       // Spread reconnections after an outage: 2-5 s.
       retry: 2_000 + Math.floor(Math.random() * 3_000),
       keepAlive: 15_000,
       trustClientEventId: true,
-      headers: { 'X-Accel-Buffering': 'no', 'Cache-Control': 'no-cache, no-transform' },
     });
     const lastEventId = session.lastId;
     try {
