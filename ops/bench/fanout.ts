@@ -1,14 +1,19 @@
 /**
  * Benchmark: fan-out of a version notice to N connected devices. N raw SSE clients (spread over a
- * few client processes, HTTPS with keep-alive agents) hold streams on ONE API process; the clock
- * runs from the `PUT /api/v2/apps/{package}/current` request to each device's `version` event
- * (API → version-notice job → worker → Redis publish → API relays to its streams). Reported:
- * p50/p99/last per-device latency and the API's RSS per idle stream (VmRSS with N idle streams
- * minus VmRSS before connecting, over N), against a minimal raw Node SSE broadcaster
- * (lib/fanout-baseline.ts, own process) driven by the same clients for the same N in the same run.
+ * few client processes, HTTPS with keep-alive agents; plain HTTP with `--tls off`) hold streams on
+ * ONE API process; the clock runs from the `PUT /api/v2/apps/{package}/current` request to each
+ * device's `version` event (API → version-notice job → worker → Redis publish → API relays to its
+ * streams). Reported: p50/p99/last per-device latency and the API's RSS per idle stream (VmRSS
+ * with N idle streams minus VmRSS before connecting, over N), against a minimal raw Node SSE
+ * broadcaster (lib/fanout-baseline.ts, own process) driven by the same clients for the same N in
+ * the same run.
  *
  *   npm run bench:fanout [-- --devices 1000,10000] [-- --clients 3] [-- --sides apkrelay,baseline]
- *                        [-- --json]
+ *                        [-- --tls off] [-- --json]
+ *
+ * `--tls off` measures the deployment as it runs behind a TLS-terminating proxy: TLS=off (plain
+ * HTTP listeners advertising http:// URLs), every request and stream of the bench over node:http,
+ * and the broadcaster on http.createServer. The report and the JSON say which transport it was.
  *
  * Setup is not measured: an account per round, its plan raised by `apkrelay account set-plan`,
  * two APKs, the first installations registered through the API and the rest seeded into the
@@ -17,7 +22,6 @@
  * loopback; the deployment, the broadcaster and the client processes are stopped at the end,
  * also on error.
  */
-import { Agent } from 'node:https';
 import path from 'node:path';
 import { startDeployment, type Deployment } from './lib/deployment';
 import { startBaseline, type Baseline } from './lib/fanout-baseline';
@@ -33,6 +37,7 @@ import {
 } from './lib/fanout-report';
 import { apkrelayRound, baselineRound, type RoundContext } from './lib/fanout-rounds';
 import { deploymentEnv, ensureOpenFiles, openFileLimit } from './lib/fanout-setup';
+import { agentFor, transportLabel } from './lib/transport';
 
 const MAX_DEVICES = 20_000;
 /** Open files beyond the streams: the API's own sockets, Mongo/Redis connections, files. */
@@ -46,6 +51,8 @@ interface Args {
   readonly devices: number[];
   readonly clients: number;
   readonly sides: readonly SideName[];
+  /** false: `--tls off` (plain HTTP everywhere). */
+  readonly tls: boolean;
   readonly json: boolean;
 }
 
@@ -53,6 +60,7 @@ function parseArgs(argv: readonly string[]): Args {
   let devices = [1_000, 10_000];
   let clients = 3;
   let sides: SideName[] = [...SIDES];
+  let tls = true;
   let json = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -75,9 +83,17 @@ function parseArgs(argv: readonly string[]): Args {
       if (sides.length === 0 || sides.length !== named.length) {
         throw new Error('--sides takes apkrelay and/or baseline, e.g. --sides baseline');
       }
-    } else throw new Error(`unknown argument ${arg ?? ''} (--devices, --clients, --sides, --json)`);
+    } else if (arg === '--tls') {
+      const value = argv[++i];
+      if (value !== 'on' && value !== 'off') throw new Error('--tls takes on or off');
+      tls = value === 'on';
+    } else {
+      throw new Error(
+        `unknown argument ${arg ?? ''} (--devices, --clients, --sides, --tls, --json)`,
+      );
+    }
   }
-  return { devices, clients, sides, json };
+  return { devices, clients, sides, tls, json };
 }
 
 async function run(
@@ -90,13 +106,18 @@ async function run(
   const needed = Math.max(...args.devices) + FD_HEADROOM;
   const apiFiles = await openFileLimit(d.apiPid);
   if (apiFiles < needed) throw new Error(`the API may open ${apiFiles} files, ${needed} needed`);
-  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+  // For the deployment and the broadcaster alike: both speak HTTPS, or both plain HTTP.
+  const agent = agentFor(d.adminUrl, { keepAlive: true, maxSockets: 8 });
   try {
     const env = await deploymentEnv(d);
-    const tls = path.join(env.DATA_DIR ?? '', 'tls');
+    const tlsDir = path.join(env.DATA_DIR ?? '', 'tls');
     const baseline = await startBaseline(
-      path.join(tls, 'self-signed.crt'),
-      path.join(tls, 'self-signed.key'),
+      args.tls
+        ? {
+            certFile: path.join(tlsDir, 'self-signed.crt'),
+            keyFile: path.join(tlsDir, 'self-signed.key'),
+          }
+        : null,
     );
     setBaseline(baseline);
     const cpuPids: Record<string, number> = { api: d.apiPid, workers: d.workersPid };
@@ -144,8 +165,10 @@ async function main(argv: readonly string[]): Promise<void> {
     if (!args.json) process.stdout.write(`${text}\n`);
   };
   const files = await ensureOpenFiles(Math.max(...args.devices) + FD_HEADROOM);
+  const transport = transportLabel(args.tls);
   say(`open-file limit ${files}; starting services, one API and one worker process ...`);
-  const deployment = await startDeployment({ maxApkBytes: 64 * 1024 * 1024 });
+  say(`transport: ${transport}`);
+  const deployment = await startDeployment({ maxApkBytes: 64 * 1024 * 1024, tls: args.tls });
   const fleet = ClientFleet.start(args.clients);
   let baseline: Baseline | undefined;
   const stopAll = async () => {
@@ -163,6 +186,8 @@ async function main(argv: readonly string[]): Promise<void> {
       const targets = { p99Ms: P99_TARGET_MS, rssPerStreamBytes: RSS_TARGET_BYTES };
       const out = {
         node: process.version,
+        tls: args.tls ? 'on' : 'off',
+        transport,
         clients: args.clients,
         targets,
         rounds,
@@ -171,6 +196,7 @@ async function main(argv: readonly string[]): Promise<void> {
       process.stdout.write(`${JSON.stringify(out)}\n`);
     } else {
       say('');
+      say(`transport: ${transport}`);
       say(table(rounds));
       say('');
       say(details(rounds));

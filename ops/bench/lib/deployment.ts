@@ -2,7 +2,9 @@
  * A throwaway apkrelay deployment for benchmarks, as separate processes so each one's memory can
  * be measured: embedded Redis and MongoDB-protocol server for a temporary DATA_DIR, then
  * `apkrelay start --only api` and `--only workers` from the built CLI, on free ports, with their
- * settings passed explicitly (nothing inherited from the caller's apkrelay variables).
+ * settings passed explicitly (nothing inherited from the caller's apkrelay variables). With
+ * `tls: false` the listeners speak plain HTTP (TLS=off, as behind a TLS-terminating proxy) and
+ * advertise http:// URLs.
  * `stop()` ends the processes, then the services, then removes the DATA_DIR; it is idempotent.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -18,8 +20,9 @@ import { ensureServices, readServicesState } from '../../services/embedded';
 import { freePort, stopPid } from '../../services/child';
 
 export interface Deployment {
+  /** https://localhost:port, or http://localhost:port with TLS off. */
   readonly adminUrl: string;
-  /** PEM of the API's generated self-signed certificate. */
+  /** PEM of the API's generated self-signed certificate ('' with TLS off: there is none). */
   readonly ca: string;
   readonly apiPid: number;
   readonly workersPid: number;
@@ -31,6 +34,8 @@ export interface Deployment {
 export interface DeploymentOptions {
   readonly maxApkBytes: number;
   readonly readyTimeoutMs?: number;
+  /** false: TLS=off, plain HTTP listeners (default true: HTTPS, self-signed certificate). */
+  readonly tls?: boolean;
 }
 
 const STOP_GRACE_MS = 15_000;
@@ -61,7 +66,7 @@ function startRole(role: 'api' | 'workers', env: Record<string, string>): Role {
 
 async function waitReady(
   adminUrl: string,
-  caFile: string,
+  caFile: string | null,
   roles: readonly Role[],
   timeoutMs: number,
 ): Promise<string> {
@@ -74,7 +79,7 @@ async function waitReady(
       }
     }
     try {
-      const ca = await readFile(caFile, 'utf8');
+      const ca = caFile === null ? '' : await readFile(caFile, 'utf8');
       const reply = await exchange({
         method: 'GET',
         url: new URL(`${adminUrl}/readyz`),
@@ -124,16 +129,24 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
       UPLOAD_WAIT_TIMEOUT_MS: '3600000',
       LOG_LEVEL: 'warn',
     };
+    const tls = options.tls ?? true;
+    const scheme = tls ? 'https' : 'http';
+    if (!tls) {
+      env.TLS = 'off';
+      env.PUBLIC_BASE_URL = `http://localhost:${port}`;
+      env.PUBLIC_WEB_URL = `http://localhost:${webPort}`;
+      env.PUBLIC_PUSH_URL = `http://localhost:${pushPort}`;
+    }
     const roles: Role[] = [];
     for (const name of ['workers', 'api'] as const) {
       const role = startRole(name, env);
       roles.push(role);
       closers.push(() => stopPid(role.child.pid ?? -1, STOP_GRACE_MS));
     }
-    const adminUrl = `https://localhost:${port}`;
+    const adminUrl = `${scheme}://localhost:${port}`;
     const ca = await waitReady(
       adminUrl,
-      path.join(dataDir, 'tls', 'self-signed.crt'),
+      tls ? path.join(dataDir, 'tls', 'self-signed.crt') : null,
       roles,
       options.readyTimeoutMs ?? 120_000,
     );

@@ -4,12 +4,17 @@
  * headers and a `status` event and keeps the response; `POST /publish?bytes=B` writes one `version`
  * event whose data is B bytes (naming each device, as apkrelay's events do) to every open response.
  * No database, no signing, no per-session library state: what is left is TLS, sockets and Node.
+ * Given no certificate it speaks plain HTTP (http.createServer), like apkrelay with TLS=off.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createServer, type ServerOptions } from 'node:https';
-import type { ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type RequestListener,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import path from 'node:path';
 
 export interface Baseline {
@@ -24,12 +29,14 @@ function eventData(deviceId: string, bytes: number): string {
   return JSON.stringify({ type: 'version', deviceId, pad });
 }
 
-function runChild(certFile: string, keyFile: string): void {
+/** A certificate and its key (PEM files), or null for plain HTTP. */
+export type BaselineTls = { readonly certFile: string; readonly keyFile: string } | null;
+
+function runChild(tls: BaselineTls): void {
   const open = new Map<string, ServerResponse>();
   let counter = 0;
-  const tls: ServerOptions = { cert: readFileSync(certFile), key: readFileSync(keyFile) };
-  const server = createServer(tls, (req, res) => {
-    const url = new URL(req.url ?? '/', 'https://localhost');
+  const handle: RequestListener = (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
     if (req.method === 'GET' && url.pathname === '/stream') {
       const deviceId = url.searchParams.get('deviceId') ?? '';
       if (!/^Bearer \S+$/.test(req.headers.authorization ?? '') || !deviceId) {
@@ -57,7 +64,13 @@ function runChild(certFile: string, keyFile: string): void {
     } else {
       res.writeHead(404).end();
     }
-  });
+  };
+  const server = tls
+    ? createHttpsServer(
+        { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) },
+        handle,
+      )
+    : createHttpServer(handle);
   server.keepAliveTimeout = 0;
   server.listen(0, '127.0.0.1', () => {
     const address = server.address();
@@ -69,12 +82,12 @@ function runChild(certFile: string, keyFile: string): void {
   });
 }
 
-/** Starts the broadcaster with the given certificate; resolves once it listens. */
-export async function startBaseline(certFile: string, keyFile: string): Promise<Baseline> {
+/** Starts the broadcaster (HTTPS with the given certificate, or HTTP); resolves once it listens. */
+export async function startBaseline(tls: BaselineTls): Promise<Baseline> {
+  const files = tls ? [tls.certFile, tls.keyFile] : [];
   const child: ChildProcess = fork(path.join(__dirname, 'fanout-baseline.js'), [
     '--child',
-    certFile,
-    keyFile,
+    ...files,
   ]);
   const [message] = (await Promise.race([
     once(child, 'message'),
@@ -90,9 +103,11 @@ export async function startBaseline(certFile: string, keyFile: string): Promise<
     await exited;
     clearTimeout(timer);
   };
-  return { pid: child.pid ?? -1, url: `https://127.0.0.1:${message.port}`, stop };
+  const scheme = tls ? 'https' : 'http';
+  return { pid: child.pid ?? -1, url: `${scheme}://127.0.0.1:${message.port}`, stop };
 }
 
 if (require.main === module && process.argv[2] === '--child') {
-  runChild(process.argv[3] ?? '', process.argv[4] ?? '');
+  const [certFile, keyFile] = process.argv.slice(3);
+  runChild(certFile && keyFile ? { certFile, keyFile } : null);
 }

@@ -1,17 +1,20 @@
 /**
- * Simulated devices for the fan-out benchmark: raw server-sent-event clients over HTTPS (one
- * keep-alive agent per client process), spread over a few forked processes so the client side is
+ * Simulated devices for the fan-out benchmark: raw server-sent-event clients over HTTPS, or plain
+ * HTTP when the stream URL is http:// (one keep-alive agent per client process, made for the URL's
+ * protocol: lib/transport.ts), spread over a few forked processes so the client side is
  * not the bottleneck. Each process holds its share of the streams and records, on the system-wide
  * monotonic clock (process.hrtime, CLOCK_MONOTONIC, comparable across processes), when each stream
  * received its `version` event. The parent drives them through IPC (`ClientFleet`).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { Agent, request } from 'node:https';
+import type { Agent } from 'node:http';
 import path from 'node:path';
+import { agentFor, request } from './transport';
 
 export interface ConnectCommand {
   /** Stream URL without the deviceId parameter, e.g. https://127.0.0.1:p/api/v2/stream?package=x */
   readonly url: string;
+  /** HTTPS only (ignored for http:// URLs). */
   readonly servername: string;
   readonly ca: string;
   readonly apiKey: string;
@@ -90,13 +93,18 @@ function openStream(c: ConnectCommand, agent: Agent, deviceId: string, wake: () 
 
 /** The body of a client process: obeys the parent's commands until told to disconnect. */
 function runChild(): void {
-  let agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+  // Made at the first connect, for its URL's protocol; replaced after each disconnect.
+  let agent: Agent | undefined;
   let streams: Stream[] = [];
   let wake: () => void = () => undefined;
   const send = (reply: Reply) => process.send?.(reply);
   process.on('message', (cmd: Command) => {
     void (async () => {
       if (cmd.kind === 'connect') {
+        const streamAgent = (agent ??= agentFor(cmd.url, {
+          keepAlive: true,
+          maxSockets: Infinity,
+        }));
         let next = 0;
         let failed = 0;
         let firstError: string | null = null;
@@ -108,7 +116,7 @@ function runChild(): void {
               continue;
             }
             try {
-              streams.push(await openStream(cmd, agent, cmd.deviceIds[i]!, () => wake()));
+              streams.push(await openStream(cmd, streamAgent, cmd.deviceIds[i]!, () => wake()));
             } catch (err) {
               failed++;
               firstError ??= (err as Error).message;
@@ -143,8 +151,8 @@ function runChild(): void {
       } else {
         for (const s of streams) s.destroy();
         streams = [];
-        agent.destroy();
-        agent = new Agent({ keepAlive: true, maxSockets: Infinity });
+        agent?.destroy();
+        agent = undefined;
         send({ kind: 'disconnected' });
       }
     })();

@@ -3,7 +3,7 @@
  * for every device's `version` event. `apkrelayRound` prepares apkrelay's side first (account, plan,
  * app, installations); `baselineRound` points the same clients at the raw broadcaster.
  */
-import type { Agent } from 'node:https';
+import type { Agent } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cpuSnapshot } from './cpu-time';
 import type { Deployment } from './deployment';

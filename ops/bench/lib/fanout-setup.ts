@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { request, type Agent } from 'node:https';
+import type { Agent } from 'node:http';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { processEnv } from '../../../shared/config';
@@ -16,10 +16,11 @@ import { exchange } from '../../cli/upload/http-client';
 import { streamedForm } from '../../cli/upload/multipart-stream';
 import type { Deployment } from './deployment';
 import { benchApk } from './signed-apk';
+import { request } from './transport';
 
 const run = promisify(execFile);
 const APK_PAYLOAD_BYTES = 16 * 1024;
-/** Every request of the bench goes to loopback; the certificate names localhost. */
+/** Every request of the bench goes to loopback; the certificate (TLS on) names localhost. */
 export const SERVERNAME = 'localhost';
 
 export interface JsonReply {
@@ -27,7 +28,7 @@ export interface JsonReply {
   readonly body: unknown;
 }
 
-/** One JSON request over `agent` (keep-alive), to a 127.0.0.1 URL. */
+/** One JSON request over `agent` (keep-alive, of the URL's protocol), to a 127.0.0.1 URL. */
 export function jsonRequest(
   agent: Agent,
   ca: string,
@@ -64,7 +65,7 @@ export function jsonRequest(
   });
 }
 
-/** The loopback form of a URL the API advertises (https://localhost:p/... → 127.0.0.1). */
+/** The loopback form of a URL the API advertises (http(s)://localhost:p/... → 127.0.0.1). */
 export function loopback(url: string, pathname?: string): string {
   const u = new URL(url);
   u.hostname = '127.0.0.1';
