@@ -19,6 +19,7 @@ import { mountSmallDisk, type SmallDisk } from './small-disk';
 import { auditStorage, classify, waitForVerdicts, type Outcome } from './upload-outcomes';
 
 const PACKAGE = 'dev.apkrelay.sample';
+const REPLY_MS = 90_000;
 
 let mongoDisk: SmallDisk;
 let tmpDisk: SmallDisk;
@@ -51,18 +52,30 @@ async function upload(
   pkg = PACKAGE,
 ): Promise<Outcome> {
   const apk = { name: 'apk', filename: name, data: await fixture(name) };
-  const reply =
+  const sent =
     via === 'legacy-sync'
-      ? await postMultipart(
+      ? postMultipart(
           `${stack.urls.admin}/apps/api_upload`,
           [{ name: 'apiKey', value: apiKey }, { name: 'current', value: 'true' }, apk],
           { ca: stack.ca },
         )
-      : await postMultipart(`${stack.urls.admin}/api/v2/apps/${pkg}/apks`, [apk], {
+      : postMultipart(`${stack.urls.admin}/api/v2/apps/${pkg}/apks`, [apk], {
           ca: stack.ca,
           headers: { authorization: `Bearer ${apiKey}` },
         });
-  return classify(reply, via);
+  // A reply that never comes is a failure to report, not a test that hangs until jest's timeout.
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<Outcome>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ kind: 'unexpected', detail: `no reply to ${name} within ${REPLY_MS} ms` }),
+      REPLY_MS,
+    );
+  });
+  try {
+    return await Promise.race([sent.then((reply) => classify(reply, via)), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 test("Mongo's disk full: uploads get 503 + Retry-After, nothing half-stored; they work once space is freed", async () => {
@@ -74,12 +87,16 @@ test("Mongo's disk full: uploads get 503 + Retry-After, nothing half-stored; the
 
   const filled = await mongoDisk.fill();
   expect(filled).toBeGreaterThan(0);
-  const whileFull = [
-    await upload(apiKey, 'version-2.apk', 'legacy-sync'),
-    await upload(apiKey, 'large.apk', 'json-async', 'dev.apkrelay.large'),
-  ];
+  let whileFull: Outcome[];
+  try {
+    whileFull = [
+      await upload(apiKey, 'version-2.apk', 'legacy-sync'),
+      await upload(apiKey, 'large.apk', 'json-async', 'dev.apkrelay.large'),
+    ];
+  } finally {
+    await mongoDisk.free();
+  }
   const faultsInjected = 1;
-  await mongoDisk.free();
   expect(whileFull).toEqual([
     { kind: 'retryable', retryAfter: '5' },
     { kind: 'retryable', retryAfter: '5' },
@@ -111,14 +128,21 @@ test("Mongo's disk full: uploads get 503 + Retry-After, nothing half-stored; the
 test("the worker's temporary disk full: an acknowledged upload is verified anyway, nothing left behind", async () => {
   const { apiKey, id: accountId } = await newAccount(stack);
   await tmpDisk.fill();
-  const outcome = await upload(apiKey, 'large.apk', 'json-async', 'dev.apkrelay.large');
-  expect(outcome).toMatchObject({ kind: 'acknowledged' });
-  const uploadId = outcome.kind === 'acknowledged' ? outcome.upload.uploadId : '';
+  let uploadId: string;
+  let statuses: Map<string, string>;
+  let leftWhileFull: string[];
+  try {
+    const outcome = await upload(apiKey, 'large.apk', 'json-async', 'dev.apkrelay.large');
+    expect(outcome).toMatchObject({ kind: 'acknowledged' });
+    uploadId = outcome.kind === 'acknowledged' ? outcome.upload.uploadId : '';
+    // Decided while the disk is still full: the worker reads the ciphertext from storage.
+    statuses = await waitForVerdicts(stack.urls.admin, stack.ca, apiKey, [uploadId], 60_000);
+    leftWhileFull = await readdir(tmpDisk.dir);
+  } finally {
+    await tmpDisk.free();
+  }
   const faultsInjected = 1;
-  // Decided while the disk is still full: the worker reads the ciphertext from storage.
-  const statuses = await waitForVerdicts(stack.urls.admin, stack.ca, apiKey, [uploadId], 60_000);
-  expect(await readdir(tmpDisk.dir)).toEqual(['filler']); // no partial copy left behind
-  await tmpDisk.free();
+  expect(leftWhileFull).toEqual(['filler']); // no partial copy left behind
   // Space is back: the usual path (a local copy) works, and cleans up after itself.
   expect(await upload(apiKey, 'version-1.apk', 'legacy-sync')).toEqual({
     kind: 'acknowledged-done',
