@@ -6,6 +6,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, ERRORS, type ErrorCode } from '../shared/errors';
 import type { Logger } from '../shared/log';
+import { requestLogger } from './request-log';
 
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
@@ -53,7 +54,7 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
       return;
     }
     const appError = toAppError(err);
-    const reqLog = (res.locals.log as Logger | undefined) ?? log;
+    const reqLog = requestLogger(res, log);
     if (appError.status >= 500) {
       reqLog.error({ err: describe(err), code: appError.code }, 'request failed');
     } else {

@@ -1,24 +1,42 @@
 /**
  * Request ids and one log line per request. Only the path is logged, never the query string:
- * legacy PushLink clients put the API key in it (`/download?api_key=…`).
+ * legacy PushLink clients put the API key in it (`/download?api_key=…`). `requestLogger(res)` is
+ * the request's child logger (with its request id), made on first use: a pino child carries a
+ * dozen bound level methods and its own bindings, and a push stream lives for days without
+ * logging anything.
  */
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { Logger } from '../shared/log';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+interface RequestLogLocals {
+  requestId?: string;
+  baseLog?: Logger;
+  host?: string;
+  log?: Logger;
+}
+
+/** The request's child logger (request id, host). */
+export function requestLogger(res: Response, fallback: Logger): Logger {
+  const locals = res.locals as RequestLogLocals;
+  if (!locals.baseLog) return fallback;
+  return (locals.log ??= locals.baseLog.child({ requestId: locals.requestId, host: locals.host }));
+}
 
 export function requestLog(log: Logger, host: string): RequestHandler {
   return (req, res, next) => {
     const incoming = req.header('x-request-id');
     const requestId = incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', requestId);
-    const reqLog = log.child({ requestId, host });
-    res.locals.log = reqLog;
-    res.locals.requestId = requestId;
+    const locals = res.locals as RequestLogLocals;
+    locals.requestId = requestId;
+    locals.baseLog = log;
+    locals.host = host;
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      reqLog.info(
+      requestLogger(res, log).info(
         {
           method: req.method,
           path: req.path,

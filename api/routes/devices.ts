@@ -20,6 +20,7 @@ import { AppError } from '../../shared/errors';
 import { apiKeyAccount, bearerAuth, currentAccount, isAuthRateLimited } from '../auth';
 import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
+import { requestLogger } from '../request-log';
 import { sendText } from '../text-reply';
 import { deviceLookups } from '../push/device-lookups';
 import { LightHttp1Connection } from '../push/light-connection';
@@ -141,10 +142,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       );
     } catch (err) {
       // The stream has started: no error reply is possible. End it; the client reconnects.
-      (res.locals.log as ApiDeps['log'] | undefined)?.error(
-        { err: (err as Error).message },
-        'push stream failed',
-      );
+      requestLogger(res, deps.log).error({ err: (err as Error).message }, 'push stream failed');
       res.end();
     }
   }
