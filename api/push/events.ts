@@ -40,3 +40,21 @@ export function giveupEvent(ctx: EventContext, pkg: string, apk: ApkDoc | null, 
     issuedAt: ctx.now.toISOString(),
   });
 }
+
+/** The events of one sync, each signed the first time a stream needs it. */
+export class SignedOnce {
+  private version_: ReturnType<typeof versionEvent> | undefined;
+  private readonly giveups = new Map<string, ReturnType<typeof giveupEvent>>();
+
+  constructor(private readonly ctx: EventContext) {}
+
+  version(apk: ApkDoc): ReturnType<typeof versionEvent> {
+    return (this.version_ ??= versionEvent(this.ctx, apk));
+  }
+
+  giveup(pkg: string, apk: ApkDoc | null, apkId: string): ReturnType<typeof giveupEvent> {
+    let event = this.giveups.get(apkId);
+    if (!event) this.giveups.set(apkId, (event = giveupEvent(this.ctx, pkg, apk, apkId)));
+    return event;
+  }
+}

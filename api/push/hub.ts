@@ -23,7 +23,7 @@ import type { Logger } from '../../shared/log';
 import { redisKeys } from '../../shared/redis-keys';
 import { closeRedis, createWorkerRedis, type Redis } from '../../shared/storage/redis';
 import { TtlCache } from '../exceptions/ttl-cache';
-import { giveupEvent, versionEvent, type EventContext } from './events';
+import { SignedOnce } from './events';
 
 /** The HTTP connection under a session. */
 export interface StreamConnection {
@@ -75,6 +75,7 @@ export interface PushHubOptions {
 }
 
 const GAVE_UP_KEPT = 20;
+const RESYNC_RETRY_MS = 1_000;
 
 export class PushHub {
   private readonly byApp = new Map<string, AppStreams>();
@@ -83,6 +84,8 @@ export class PushHub {
   private readonly apks = new TtlCache<ApkDoc | null>(10 * 60_000, 1_000);
   private subscriber: Redis | undefined;
   private touchTimer: NodeJS.Timeout | undefined;
+  private resyncTimer: NodeJS.Timeout | undefined;
+  private closed = false;
 
   constructor(private readonly o: PushHubOptions) {}
 
@@ -192,8 +195,22 @@ export class PushHub {
     }
   }
 
+  /**
+   * Resynchronises every open stream after the notice subscription came back. Redis may still be
+   * unreachable for the other connection (the subscriber can be ready first): then it tries
+   * again a second later, until it succeeds or the hub closes. Never rejects.
+   */
   private async resyncAll(): Promise<void> {
-    for (const [appId, app] of this.byApp) await this.sync(appId, [...app.streams.keys()], false);
+    if (this.resyncTimer) clearTimeout(this.resyncTimer);
+    this.resyncTimer = undefined;
+    try {
+      for (const [appId, app] of this.byApp) await this.sync(appId, [...app.streams.keys()], false);
+    } catch (err) {
+      this.o.log.warn({ err: (err as Error).message }, 'push resync failed; retrying in 1 s');
+      if (this.closed) return;
+      this.resyncTimer = setTimeout(() => void this.resyncAll(), RESYNC_RETRY_MS);
+      this.resyncTimer.unref();
+    }
   }
 
   private async latestNoticeId(appId: string): Promise<string> {
@@ -283,27 +300,11 @@ export class PushHub {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     if (this.touchTimer) clearInterval(this.touchTimer);
+    if (this.resyncTimer) clearTimeout(this.resyncTimer);
     for (const { streams } of this.byApp.values()) for (const s of streams.values()) s.conn.end();
     this.byApp.clear();
     if (this.subscriber) await closeRedis(this.subscriber);
-  }
-}
-
-/** The events of one sync, each signed the first time a stream needs it. */
-class SignedOnce {
-  private version_: ReturnType<typeof versionEvent> | undefined;
-  private readonly giveups = new Map<string, ReturnType<typeof giveupEvent>>();
-
-  constructor(private readonly ctx: EventContext) {}
-
-  version(apk: ApkDoc): ReturnType<typeof versionEvent> {
-    return (this.version_ ??= versionEvent(this.ctx, apk));
-  }
-
-  giveup(pkg: string, apk: ApkDoc | null, apkId: string): ReturnType<typeof giveupEvent> {
-    let event = this.giveups.get(apkId);
-    if (!event) this.giveups.set(apkId, (event = giveupEvent(this.ctx, pkg, apk, apkId)));
-    return event;
   }
 }
