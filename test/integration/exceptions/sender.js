@@ -1,4 +1,4 @@
-/* global process, Buffer */
+/* global Buffer */
 // A device fleet in its own process: receives report bodies and API URLs over IPC, waits for
 // 'go', sends every body at once (own HTTP(S) agents), and replies with each status and text.
 const http = require('node:http');
