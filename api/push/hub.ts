@@ -147,6 +147,11 @@ export class PushHub {
         JSON.stringify({ kind: 'kick', installationId: key, processId: this.processId }),
       ),
     ]);
+    if (!session.isConnected) {
+      // Gone while its state was read: register nothing (no 'disconnected' would remove it).
+      if (streams.size === 0 && this.byApp.get(appId) === app) this.byApp.delete(appId);
+      return;
+    }
     streams.get(key)?.conn.end(); // the same device reconnected before its old stream closed
     streams.set(key, {
       installationId: key,
