@@ -2,6 +2,7 @@
  * `createHostApp(host, deps)`: the Express app of one host (admin, web or push), built from the
  * route table. No listen(), no env reads; api/main.ts wires it to a socket.
  */
+import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
 import type { ApiDeps } from './deps';
 import { jsonBody } from './body-parsers';
@@ -10,6 +11,8 @@ import { errorMiddleware, notFound } from './http-errors';
 import { mountOpsBoard } from './ops-board';
 import { requestLog } from './request-log';
 import type { Host, Route } from './route-table';
+import { deviceLookups } from './push/device-lookups';
+import { isStreamRequest, streamEndpoint } from './push/stream-endpoint';
 import { allRoutes } from './routes';
 
 const JSON_LIMIT = 64 * 1024;
@@ -43,4 +46,18 @@ export function createHostApp(
   });
   app.use(errorMiddleware(deps.log));
   return app;
+}
+
+/**
+ * The request listener of a host: its Express app, except that the push host takes its streams
+ * (`GET /api/v2/stream`) itself, before Express (api/push/stream-endpoint.ts says why).
+ */
+export function createHostListener(host: Host, deps: ApiDeps): RequestListener {
+  const app = createHostApp(host, deps);
+  if (host !== 'push') return app;
+  const stream = streamEndpoint(deps, deviceLookups(deps));
+  return (req, res) => {
+    if (isStreamRequest(req)) void stream(req, res);
+    else app(req, res);
+  };
 }

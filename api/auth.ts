@@ -5,15 +5,26 @@
  * (shared/accounts/auth-throttle.ts); past its limits the failure is 429 AUTH_RATE_LIMITED with
  * Retry-After instead of 401. A valid key is never refused by the throttle.
  */
-import type { Request, RequestHandler, Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { RequestHandler, Response } from 'express';
 import type { Account } from '../shared/accounts/types';
 import { AppError } from '../shared/errors';
 import type { ApiDeps } from './deps';
 
 type AuthDeps = Pick<ApiDeps, 'accounts' | 'authThrottle' | 'now' | 'log'>;
 
+/**
+ * What the throttle needs of a request: Express's `req.ip` (the client address as the trusted
+ * proxies report it, TRUST_PROXY), else the socket's peer. The push stream, served without
+ * Express, sets `ip` itself.
+ */
+export interface ClientView {
+  readonly ip?: string | undefined;
+  readonly socket: { readonly remoteAddress?: string | undefined };
+}
+
 /** The client address as the trusted proxies (TRUST_PROXY) report it. */
-export function clientAddress(req: Request): string {
+export function clientAddress(req: ClientView): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }
 
@@ -23,8 +34,8 @@ export function clientAddress(req: Request): string {
  */
 export async function noteAuthFailure(
   deps: AuthDeps,
-  req: Request,
-  res: Response,
+  req: ClientView,
+  res: Pick<ServerResponse, 'setHeader'>,
   presented: string,
 ): Promise<void> {
   let waitMs = 0;
@@ -53,8 +64,8 @@ export function isAuthRateLimited(err: unknown): err is AppError {
  */
 export async function apiKeyAccount(
   deps: AuthDeps,
-  req: Request,
-  res: Response,
+  req: ClientView,
+  res: Pick<ServerResponse, 'setHeader'>,
   presented: string | undefined,
 ): Promise<Account | null> {
   if (!presented) return null;

@@ -21,7 +21,7 @@ import {
   createWorkerRedis,
   redisReady,
 } from '../shared/storage/redis';
-import { createHostApp } from './app';
+import { createHostListener } from './app';
 import type { ApiDeps } from './deps';
 import { listen, type Listener, type ListenerTimeouts } from './server';
 import { derivePushKeys } from '../shared/devices/push-signing';
@@ -156,7 +156,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
     };
     for (const host of ['admin', 'web', 'push'] as const) {
       listeners.push(
-        await listen(createHostApp(host, deps), {
+        await listen(createHostListener(host, deps), {
           host: options.host,
           port: options.ports[host],
           tls: options.tls,

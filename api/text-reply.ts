@@ -2,11 +2,11 @@
  * Plain-text replies for the legacy (PushLink-compatible) endpoints: explicit Content-Type with
  * charset and explicit Content-Length, never chunked or compressed.
  */
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 
-export function sendText(res: Response, status: number, text: string): void {
+export function sendText(res: ServerResponse, status: number, text: string): void {
   const body = Buffer.from(text, 'utf8');
-  res.status(status);
+  res.statusCode = status;
   res.setHeader('Content-Type', 'text/plain; charset=utf-8');
   res.setHeader('Content-Length', String(body.length));
   res.end(body);

@@ -5,7 +5,6 @@
  * clients send it) plus their device id.
  */
 import type { Request, Response } from 'express';
-import { createSession } from 'better-sse';
 import type { Account } from '../../shared/accounts/types';
 import {
   installationId,
@@ -17,13 +16,11 @@ import {
 import { parseRegistration } from '../../shared/devices/registration-input';
 import { publicKeyInfo } from '../../shared/devices/push-signing';
 import { AppError } from '../../shared/errors';
-import { apiKeyAccount, bearerAuth, currentAccount, isAuthRateLimited } from '../auth';
+import { apiKeyAccount, bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
-import { requestLogger } from '../request-log';
-import { sendText } from '../text-reply';
 import { deviceLookups } from '../push/device-lookups';
-import { LightHttp1Connection } from '../push/light-connection';
+import { STREAM_PATH, streamEndpoint } from '../push/stream-endpoint';
 import {
   changeInstallationStatus,
   installationCard,
@@ -97,55 +94,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
     res.json({ status: card.status, heartbeatSeconds });
   }
 
-  async function stream(req: Request, res: Response): Promise<void> {
-    let account;
-    try {
-      account = await apiKeyAccount(deviceAuth, req, res, presentedKey(req));
-    } catch (err) {
-      if (!isAuthRateLimited(err)) throw err;
-      return sendText(res, 429, 'Too many failed API key attempts; retry later.');
-    }
-    if (!account) return sendText(res, 401, REGISTER_TEXT.INVALID_KEY);
-    const pkg = typeof req.query.package === 'string' ? req.query.package : '';
-    const deviceId = typeof req.query.deviceId === 'string' ? req.query.deviceId : '';
-    const app = pkg ? await lookups.app(account.id, pkg) : null;
-    if (!app) return sendText(res, 404, REGISTER_TEXT.INVALID_PACKAGE);
-    const id = deviceId ? installationId(account.id, pkg, deviceId) : null;
-    const card = id ? await installationCard(deps, app, id) : null;
-    if (!id || !card) {
-      return sendText(res, 404, 'Device not registered for this package: register first.');
-    }
-    const connection = new LightHttp1Connection(req, res, {
-      'X-Accel-Buffering': 'no',
-      'Cache-Control': 'no-cache, no-transform',
-    });
-    const session = await createSession(connection, {
-      // Spread reconnections after an outage: 2-5 s.
-      retry: 2_000 + Math.floor(Math.random() * 3_000),
-      keepAlive: 15_000,
-      trustClientEventId: true,
-    });
-    const lastEventId = session.lastId;
-    try {
-      await deps.push.attach(
-        app,
-        id.toHexString(),
-        card,
-        session,
-        {
-          end: () => res.end(),
-          destroy: () => res.destroy(),
-          unreadBytes: () => res.writableLength + (res.socket?.writableLength ?? 0),
-        },
-        lastEventId,
-        heartbeatSeconds,
-      );
-    } catch (err) {
-      // The stream has started: no error reply is possible. End it; the client reconnects.
-      requestLogger(res, deps.log).error({ err: (err as Error).message }, 'push stream failed');
-      res.end();
-    }
-  }
+  const stream = streamEndpoint(deps, lookups);
 
   return [
     {
@@ -167,11 +116,12 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
     },
     {
       method: 'get',
-      path: '/api/v2/stream',
+      path: STREAM_PATH,
       hosts: ['push'],
       access: 'apiKey',
       summary: "The installation's push stream (server-sent events: status, version, giveup).",
-      handlers: [stream],
+      // The push listener serves it before Express (api/push/stream-endpoint.ts).
+      handlers: [(req, res) => stream(req, res)],
     },
     {
       method: 'get',
