@@ -4,6 +4,7 @@
  */
 import type { RequestListener } from 'node:http';
 import express, { type Express } from 'express';
+import proxyaddr from 'proxy-addr';
 import type { ApiDeps } from './deps';
 import { jsonBody } from './body-parsers';
 import { closeUnreadBodies } from './close-after-reply';
@@ -56,8 +57,11 @@ export function createHostListener(host: Host, deps: ApiDeps): RequestListener {
   const app = createHostApp(host, deps);
   if (host !== 'push') return app;
   const stream = streamEndpoint(deps, deviceLookups(deps));
+  // Express's own compiled TRUST_PROXY setting: the client address is what req.ip would say.
+  const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
   return (req, res) => {
-    if (isStreamRequest(req)) void stream(req, res);
+    if (isStreamRequest(req))
+      void stream(req, res, { ip: proxyaddr(req, trust), socket: req.socket });
     else app(req, res);
   };
 }

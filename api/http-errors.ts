@@ -3,6 +3,7 @@
  * `{"error":{"code","message"}}`; anything unexpected is logged and answered as INTERNAL without
  * details. Backing-service outages become 503 with Retry-After, so clients know to retry.
  */
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, ERRORS, type ErrorCode } from '../shared/errors';
 import type { Logger } from '../shared/log';
@@ -42,25 +43,33 @@ export function isDependencyOutage(err: unknown): boolean {
   );
 }
 
-export function sendError(res: Parameters<RequestHandler>[1], err: AppError): void {
+export function sendError(res: ServerResponse, err: AppError): void {
   if (err.code === 'DEPENDENCY_UNAVAILABLE') res.setHeader('Retry-After', '5');
-  res.status(err.status).json({ error: { code: err.code, message: err.message } });
+  const body = JSON.stringify({ error: { code: err.code, message: err.message } });
+  res.statusCode = err.status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', String(Buffer.byteLength(body)));
+  res.end(body);
+}
+
+/** Logs an error (unexpected ones with their details) and answers it; for Express or not. */
+export function replyWithError(res: ServerResponse, err: unknown, reqLog: Logger): void {
+  const appError = toAppError(err);
+  if (appError.status >= 500) {
+    reqLog.error({ err: describe(err), code: appError.code }, 'request failed');
+  } else {
+    reqLog.debug({ code: appError.code }, 'request refused');
+  }
+  sendError(res, appError);
 }
 
 export function errorMiddleware(log: Logger): ErrorRequestHandler {
-  return (err: unknown, req, res, next) => {
+  return (err: unknown, _req, res, next) => {
     if (res.headersSent) {
       next(err);
       return;
     }
-    const appError = toAppError(err);
-    const reqLog = requestLogger(res, log);
-    if (appError.status >= 500) {
-      reqLog.error({ err: describe(err), code: appError.code }, 'request failed');
-    } else {
-      reqLog.debug({ code: appError.code }, 'request refused');
-    }
-    sendError(res, appError);
+    replyWithError(res, err, requestLogger(res, log));
   };
 }
 

@@ -6,6 +6,7 @@
  * logging anything.
  */
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from '../shared/log';
 
@@ -25,27 +26,47 @@ export function requestLogger(res: Response, fallback: Logger): Logger {
   return (locals.log ??= locals.baseLog.child({ requestId: locals.requestId, host: locals.host }));
 }
 
+/**
+ * Gives the request its id (the client's `X-Request-Id` when safe, else a new one, echoed back)
+ * and logs one line when the response is finished. For Express requests and the push streams
+ * the push listener serves itself.
+ */
+export function trackRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  logger: (requestId: string) => Logger,
+  path: () => string,
+): string {
+  const incoming = req.headers['x-request-id'];
+  const requestId =
+    typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  res.setHeader('X-Request-Id', requestId);
+  const started = process.hrtime.bigint();
+  res.once('finish', () => {
+    logger(requestId).info(
+      {
+        method: req.method,
+        path: path(),
+        status: res.statusCode,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+      },
+      'request',
+    );
+  });
+  return requestId;
+}
+
 export function requestLog(log: Logger, host: string): RequestHandler {
   return (req, res, next) => {
-    const incoming = req.header('x-request-id');
-    const requestId = incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    res.setHeader('X-Request-Id', requestId);
     const locals = res.locals as RequestLogLocals;
-    locals.requestId = requestId;
+    locals.requestId = trackRequest(
+      req,
+      res,
+      () => requestLogger(res, log),
+      () => req.path,
+    );
     locals.baseLog = log;
     locals.host = host;
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      requestLogger(res, log).info(
-        {
-          method: req.method,
-          path: req.path,
-          status: res.statusCode,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-        },
-        'request',
-      );
-    });
     next();
   };
 }

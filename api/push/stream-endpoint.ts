@@ -10,23 +10,30 @@
  * Devices authenticate with their account's API key (Bearer, or `api_key`/`apiKey` in the query,
  * as PushLink clients send it) plus their device id; refusals are short texts.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createSession } from 'better-sse';
-import proxyaddr from 'proxy-addr';
 import { installationId, REGISTER_TEXT } from '../../shared/devices/installations';
-import { apiKeyAccount, isAuthRateLimited } from '../auth';
+import { apiKeyAccount, isAuthRateLimited, type ClientView } from '../auth';
+import type { Logger } from '../../shared/log';
 import type { ApiDeps } from '../deps';
-import { toAppError } from '../http-errors';
+import { replyWithError } from '../http-errors';
+import { trackRequest } from '../request-log';
 import { sendText } from '../text-reply';
 import type { DeviceLookups } from './device-lookups';
 import { installationCard } from './installation-cards';
 import { LightHttp1Connection } from './light-connection';
 
 export const STREAM_PATH = '/api/v2/stream';
-const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-export type StreamHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+/**
+ * `client`: who is asking, for the failed-auth throttle: Express's request itself, or the client
+ * address the push listener resolved with Express's own `trust proxy` function (TRUST_PROXY).
+ */
+export type StreamHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  client: ClientView,
+) => Promise<void>;
 
 /** Whether the push listener takes this request itself (see the module comment). */
 export function isStreamRequest(req: IncomingMessage): boolean {
@@ -35,22 +42,18 @@ export function isStreamRequest(req: IncomingMessage): boolean {
   return req.method === 'GET' && (end === -1 ? url : url.slice(0, end)) === STREAM_PATH;
 }
 
-/** Express's `trust proxy` setting as a function of (address, hop): what TRUST_PROXY means. */
-function trustFunction(trust: ApiDeps['trustProxy']): (addr: string, hop: number) => boolean {
-  if (trust === undefined || trust === false) return () => false;
-  if (typeof trust === 'number') return (_addr, hop) => hop < trust;
-  return proxyaddr.compile([...trust]);
-}
-
 export function streamEndpoint(deps: ApiDeps, lookups: DeviceLookups): StreamHandler {
   const { heartbeatSeconds } = deps.limits;
   const auth = { ...deps, accounts: lookups.accounts };
-  const trust = trustFunction(deps.trustProxy);
 
-  async function open(req: IncomingMessage, res: ServerResponse, query: URLSearchParams) {
+  async function open(
+    req: IncomingMessage,
+    res: ServerResponse,
+    client: ClientView,
+    query: URLSearchParams,
+  ) {
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const key = bearer ?? query.get('api_key') ?? query.get('apiKey') ?? undefined;
-    const client = { ip: proxyaddr(req, trust), socket: req.socket };
     let account;
     try {
       account = await apiKeyAccount(auth, client, res, key);
@@ -93,45 +96,19 @@ export function streamEndpoint(deps: ApiDeps, lookups: DeviceLookups): StreamHan
     );
   }
 
-  return async (req, res) => {
-    const incoming = req.headers['x-request-id'];
-    const requestId =
-      typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    res.setHeader('X-Request-Id', requestId);
-    const started = process.hrtime.bigint();
-    const logged = { requestId, host: 'push' };
-    res.once('finish', () => {
-      deps.log.info(
-        {
-          ...logged,
-          method: req.method,
-          path: STREAM_PATH,
-          status: res.statusCode,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-        },
-        'request',
-      );
-    });
+  return async (req, res, client) => {
+    let reqLog: Logger | undefined;
+    const logger = (requestId: string) => (reqLog ??= deps.log.child({ requestId, host: 'push' }));
+    const requestId = trackRequest(req, res, logger, () => STREAM_PATH);
     const url = req.url ?? '';
     const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
     try {
-      await open(req, res, query);
+      await open(req, res, client, query);
     } catch (err) {
-      const appError = toAppError(err);
-      if (appError.status >= 500) {
-        deps.log.error({ ...logged, err: (err as Error).message }, 'push stream failed');
-      }
-      if (res.headersSent) {
-        // The stream has started: no error reply is possible. End it; the client reconnects.
-        res.end();
-        return;
-      }
-      if (appError.code === 'DEPENDENCY_UNAVAILABLE') res.setHeader('Retry-After', '5');
-      const body = JSON.stringify({ error: { code: appError.code, message: appError.message } });
-      res.statusCode = appError.status;
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.setHeader('Content-Length', String(Buffer.byteLength(body)));
-      res.end(body);
+      if (!res.headersSent) return replyWithError(res, err, logger(requestId));
+      // The stream has started: no error reply is possible. End it; the client reconnects.
+      logger(requestId).error({ err: (err as Error).message }, 'push stream failed');
+      res.end();
     }
   };
 }

@@ -121,7 +121,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       access: 'apiKey',
       summary: "The installation's push stream (server-sent events: status, version, giveup).",
       // The push listener serves it before Express (api/push/stream-endpoint.ts).
-      handlers: [(req, res) => stream(req, res)],
+      handlers: [(req, res) => stream(req, res, req)],
     },
     {
       method: 'get',
