@@ -21,13 +21,18 @@ let server: ChildProcess;
 let adminUrl: string;
 let output = '';
 
+/**
+ * Ready means both: /readyz answers 200 and the supervisor has printed the URLs. The API child
+ * can answer /readyz a moment before the supervisor has heard "ready" from both children and
+ * printed them.
+ */
 async function waitReady(url: string, ca: () => Promise<string>): Promise<void> {
   const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     if (server.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
     try {
       const reply = await request(`${url}/readyz`, { ca: await ca() });
-      if (reply.status === 200) return;
+      if (reply.status === 200 && output.includes('apkrelay is running:')) return;
     } catch {
       // not listening yet, or the certificate not yet written
     }
