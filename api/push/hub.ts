@@ -12,54 +12,20 @@ import { ObjectId, type Db } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { catalog } from '../../shared/catalog/collections';
 import { decide } from '../../shared/devices/decide';
-import type {
-  AppScope,
-  InstallationCard,
-  LiveState,
-  OfferState,
-} from '../../shared/devices/live-state';
+import type { InstallationCard, LiveState, OfferState } from '../../shared/devices/live-state';
 import type { PushKeys } from '../../shared/devices/push-signing';
 import type { Logger } from '../../shared/log';
 import { redisKeys } from '../../shared/redis-keys';
 import { closeRedis, createWorkerRedis, type Redis } from '../../shared/storage/redis';
 import { TtlCache } from '../exceptions/ttl-cache';
 import { SignedOnce } from './events';
-
-/** The HTTP connection under a session. */
-export interface StreamConnection {
-  /** Ends the stream politely (the client reconnects). */
-  end(): void;
-  /** Closes the connection at once, dropping what it holds. */
-  destroy(): void;
-  /** Bytes written to the stream that the client has not read yet. */
-  unreadBytes(): number;
-}
+import { StreamRegistry, type StreamConnection } from './stream-registry';
 
 /**
  * A client that stops reading is dropped once this much waits for it: events are a few hundred
  * bytes, so this is hundreds of unread events, and the server never buffers without bound.
  */
 export const MAX_UNREAD_BYTES = 512 * 1024;
-
-interface Stream {
-  readonly installationId: string;
-  readonly session: Session;
-  readonly conn: StreamConnection;
-  /**
-   * What this process knows of the installation, loaded at connect and kept up to date by its
-   * own writes: one process speaks for an installation, and a status change by the owner drops
-   * the stream (see kick), so a notice needs no read per installation.
-   */
-  readonly installedMd5: string | null;
-  readonly enabled: boolean;
-  offer: OfferState;
-}
-
-/** The open streams of one app in this process. */
-interface AppStreams {
-  readonly scope: AppScope;
-  readonly streams: Map<string, Stream>;
-}
 
 export interface PushHubOptions {
   readonly db: Db;
@@ -78,7 +44,7 @@ const GAVE_UP_KEPT = 20;
 const RESYNC_RETRY_MS = 1_000;
 
 export class PushHub {
-  private readonly byApp = new Map<string, AppStreams>();
+  private readonly streams = new StreamRegistry();
   private readonly processId = randomUUID();
   /** APK documents never change once stored: each is read once (a connect needs one or two). */
   private readonly apks = new TtlCache<ApkDoc | null>(10 * 60_000, 1_000);
@@ -94,9 +60,7 @@ export class PushHub {
   }
 
   get openStreams(): number {
-    let n = 0;
-    for (const app of this.byApp.values()) n += app.streams.size;
-    return n;
+    return this.streams.size;
   }
 
   start(): void {
@@ -132,12 +96,11 @@ export class PushHub {
     heartbeatSeconds: number,
   ): Promise<void> {
     const appId = appDoc._id.toHexString();
-    let app = this.byApp.get(appId);
-    if (!app) {
-      app = { scope: { accountId: appDoc.accountId, package: appDoc.package }, streams: new Map() };
-      this.byApp.set(appId, app);
-    }
-    const { scope, streams } = app;
+    const app = this.streams.claim(appId, {
+      accountId: appDoc.accountId,
+      package: appDoc.package,
+    });
+    const { scope } = app;
     const [offer, latest] = await Promise.all([
       this.live.offer(scope, key),
       this.latestNoticeId(appId),
@@ -149,21 +112,18 @@ export class PushHub {
     ]);
     if (!session.isConnected) {
       // Gone while its state was read: register nothing (no 'disconnected' would remove it).
-      if (streams.size === 0 && this.byApp.get(appId) === app) this.byApp.delete(appId);
+      this.streams.release(appId, app);
       return;
     }
-    streams.get(key)?.conn.end(); // the same device reconnected before its old stream closed
-    streams.set(key, {
+    const stream = {
       installationId: key,
       session,
       conn,
       installedMd5: card.installedMd5,
       enabled: card.status === 'enabled',
       offer,
-    });
-    session.once('disconnected', () => {
-      if (streams.get(key)?.session === session) streams.delete(key);
-      if (streams.size === 0 && this.byApp.get(appId) === app) this.byApp.delete(appId);
+    };
+    this.streams.add(appId, app, stream, () => {
       // Seen until now: the stream was open.
       this.live.seen(scope, [key], this.o.now()).catch(() => undefined);
     });
@@ -181,22 +141,15 @@ export class PushHub {
         processId?: string;
       };
       if (m.kind === 'kick') {
-        if (m.processId !== this.processId && m.installationId) this.drop(m.installationId);
-      } else if (m.appId && this.byApp.has(m.appId)) {
-        await this.sync(m.appId, [...this.byApp.get(m.appId)!.streams.keys()], false);
+        if (m.processId !== this.processId && m.installationId) {
+          this.streams.drop(m.installationId);
+        }
+      } else if (m.appId) {
+        const app = this.streams.app(m.appId);
+        if (app) await this.sync(m.appId, [...app.streams.keys()], false);
       }
     } catch (err) {
       this.o.log.error({ err: (err as Error).message }, 'push relay failed');
-    }
-  }
-
-  private drop(installationId: string): void {
-    for (const { streams } of this.byApp.values()) {
-      const stream = streams.get(installationId);
-      if (stream) {
-        streams.delete(installationId);
-        stream.conn.end();
-      }
     }
   }
 
@@ -209,7 +162,9 @@ export class PushHub {
     if (this.resyncTimer) clearTimeout(this.resyncTimer);
     this.resyncTimer = undefined;
     try {
-      for (const [appId, app] of this.byApp) await this.sync(appId, [...app.streams.keys()], false);
+      for (const [appId, app] of this.streams.apps()) {
+        await this.sync(appId, [...app.streams.keys()], false);
+      }
     } catch (err) {
       this.o.log.warn({ err: (err as Error).message }, 'push resync failed; retrying in 1 s');
       if (this.closed) return;
@@ -243,7 +198,7 @@ export class PushHub {
    * the collection. Each distinct event is signed once and sent to every stream it concerns.
    */
   private async sync(appId: string, ids: string[], quietOffer: boolean): Promise<void> {
-    const group = this.byApp.get(appId);
+    const group = this.streams.app(appId);
     if (!group || ids.length === 0) return;
     const { apps, apks } = catalog(this.o.db);
     const app = await apps.findOne({ _id: new ObjectId(appId) });
@@ -295,7 +250,7 @@ export class PushHub {
   /** Open streams count as "seen": one sorted-set update per app and thousand streams. */
   private async touch(): Promise<void> {
     const now = this.o.now();
-    for (const { scope, streams } of this.byApp.values()) {
+    for (const [, { scope, streams }] of this.streams.apps()) {
       await this.live
         .seen(scope, [...streams.keys()], now)
         .catch((err: Error) =>
@@ -308,8 +263,7 @@ export class PushHub {
     this.closed = true;
     if (this.touchTimer) clearInterval(this.touchTimer);
     if (this.resyncTimer) clearTimeout(this.resyncTimer);
-    for (const { streams } of this.byApp.values()) for (const s of streams.values()) s.conn.end();
-    this.byApp.clear();
+    this.streams.endAll();
     if (this.subscriber) await closeRedis(this.subscriber);
   }
 }

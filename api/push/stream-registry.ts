@@ -1,0 +1,103 @@
+/**
+ * The device streams one API process holds, grouped by app. Only the bookkeeping: registering a
+ * stream (replacing the same installation's older one), forgetting it when it disconnects, and
+ * dropping it when another process or the owner asks. What to send lives in hub.ts.
+ */
+import type { Session } from 'better-sse';
+import type { AppScope, OfferState } from '../../shared/devices/live-state';
+
+/** The HTTP connection under a session. */
+export interface StreamConnection {
+  /** Ends the stream politely (the client reconnects). */
+  end(): void;
+  /** Closes the connection at once, dropping what it holds. */
+  destroy(): void;
+  /** Bytes written to the stream that the client has not read yet. */
+  unreadBytes(): number;
+}
+
+export interface Stream {
+  readonly installationId: string;
+  readonly session: Session;
+  readonly conn: StreamConnection;
+  /**
+   * What this process knows of the installation, loaded at connect and kept up to date by its
+   * own writes: one process speaks for an installation, and a status change by the owner drops
+   * the stream (see PushHub.kick), so a notice needs no read per installation.
+   */
+  readonly installedMd5: string | null;
+  readonly enabled: boolean;
+  offer: OfferState;
+}
+
+/** The open streams of one app in this process. */
+export interface AppStreams {
+  readonly scope: AppScope;
+  readonly streams: Map<string, Stream>;
+}
+
+export class StreamRegistry {
+  private readonly byApp = new Map<string, AppStreams>();
+
+  get size(): number {
+    let n = 0;
+    for (const app of this.byApp.values()) n += app.streams.size;
+    return n;
+  }
+
+  /** The app's group, or undefined when this process holds none of its streams. */
+  app(appId: string): AppStreams | undefined {
+    return this.byApp.get(appId);
+  }
+
+  /** Every app with open streams here, with its id. */
+  apps(): IterableIterator<[string, AppStreams]> {
+    return this.byApp.entries();
+  }
+
+  /** The app's group, made on first use; `release` removes it again while it is empty. */
+  claim(appId: string, scope: AppScope): AppStreams {
+    let app = this.byApp.get(appId);
+    if (!app) {
+      app = { scope, streams: new Map() };
+      this.byApp.set(appId, app);
+    }
+    return app;
+  }
+
+  release(appId: string, app: AppStreams): void {
+    if (app.streams.size === 0 && this.byApp.get(appId) === app) this.byApp.delete(appId);
+  }
+
+  /**
+   * Registers a connected stream in its app's group (from `claim`), ending an older stream of the
+   * same installation, and forgets it when its session disconnects; `onGone` runs then.
+   */
+  add(appId: string, app: AppStreams, stream: Stream, onGone: () => void): void {
+    const { installationId: key, session } = stream;
+    app.streams.get(key)?.conn.end(); // the same device reconnected before its old stream closed
+    app.streams.set(key, stream);
+    session.once('disconnected', () => {
+      if (app.streams.get(key)?.session === session) app.streams.delete(key);
+      this.release(appId, app);
+      onGone();
+    });
+  }
+
+  /** Ends the installation's stream here, if this process holds one. */
+  drop(installationId: string): void {
+    for (const { streams } of this.byApp.values()) {
+      const stream = streams.get(installationId);
+      if (stream) {
+        streams.delete(installationId);
+        stream.conn.end();
+      }
+    }
+  }
+
+  /** Ends every stream (shutdown). */
+  endAll(): void {
+    for (const { streams } of this.byApp.values()) for (const s of streams.values()) s.conn.end();
+    this.byApp.clear();
+  }
+}
