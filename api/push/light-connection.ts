@@ -13,25 +13,27 @@ import { Connection } from 'better-sse';
 export class LightHttp1Connection extends Connection {
   readonly url: URL;
   readonly request: Request;
-  private readonly controller = new AbortController();
+  private readonly signal = new CloseSignal();
 
+  /** `query`: the request's parsed query string, when the caller has it already. */
   constructor(
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
     private readonly headers: Readonly<Record<string, string>>,
+    query: URLSearchParams = parseQuery(req.url ?? ''),
   ) {
     super();
     req.socket.setNoDelay(true);
-    const query = req.url?.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '';
-    // Only `searchParams` is read: a URLSearchParams stands in for the URL.
-    this.url = { searchParams: new URLSearchParams(query) } as unknown as URL;
+    // Only `searchParams` is read: the query stands in for the URL.
+    this.url = { searchParams: query } as unknown as URL;
     this.request = {
       method: req.method ?? 'GET',
       headers: { get: (name: string) => headerValue(req, name) },
-      signal: this.controller.signal,
+      signal: this.signal,
     } as unknown as Request;
-    req.once('close', this.onClose);
-    res.once('close', this.onClose);
+    // Plain listeners (no once-wrappers): cleanup() removes them, and the signal fires once.
+    req.on('close', this.onClose);
+    res.on('close', this.onClose);
   }
 
   get response(): Response {
@@ -42,20 +44,52 @@ export class LightHttp1Connection extends Connection {
     return { ...Connection.constants.RESPONSE_HEADERS, ...this.headers };
   }
 
-  private readonly onClose = () => this.controller.abort();
+  private readonly onClose = () => this.signal.abort();
 
-  sendHead = () => {
+  // Methods, not per-instance arrow functions: a session calls them on the connection.
+  sendHead(): void {
     this.res.writeHead(200, this.head());
-  };
+  }
 
-  sendChunk = (chunk: string) => {
+  sendChunk(chunk: string): void {
     this.res.write(chunk);
-  };
+  }
 
-  cleanup = () => {
+  cleanup(): void {
     this.req.removeListener('close', this.onClose);
     this.res.removeListener('close', this.onClose);
-  };
+  }
+}
+
+/**
+ * What a session reads of `request.signal`: one "abort" listener, added at start and removed when
+ * it fires. A real AbortSignal is an EventTarget with its own listener maps, several hundred bytes
+ * per stream for this one callback.
+ */
+class CloseSignal {
+  aborted = false;
+  private listener: (() => void) | null = null;
+
+  addEventListener(type: string, listener: () => void): void {
+    if (type === 'abort') this.listener = listener;
+  }
+
+  removeEventListener(type: string, listener: () => void): void {
+    if (type === 'abort' && this.listener === listener) this.listener = null;
+  }
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const listener = this.listener;
+    this.listener = null;
+    listener?.();
+  }
+}
+
+export function parseQuery(url: string): URLSearchParams {
+  const start = url.indexOf('?');
+  return new URLSearchParams(start === -1 ? '' : url.slice(start + 1));
 }
 
 function headerValue(req: IncomingMessage, name: string): string | null {

@@ -21,7 +21,7 @@ import { trackRequest } from '../request-log';
 import { sendText } from '../text-reply';
 import type { DeviceLookups } from './device-lookups';
 import { installationCard } from './installation-cards';
-import { LightHttp1Connection } from './light-connection';
+import { LightHttp1Connection, parseQuery } from './light-connection';
 
 export const STREAM_PATH = '/api/v2/stream';
 
@@ -71,10 +71,12 @@ export function streamEndpoint(deps: ApiDeps, lookups: DeviceLookups): StreamHan
     if (!id || !card) {
       return sendText(res, 404, 'Device not registered for this package: register first.');
     }
-    const connection = new LightHttp1Connection(req, res, {
-      'X-Accel-Buffering': 'no',
-      'Cache-Control': 'no-cache, no-transform',
-    });
+    const connection = new LightHttp1Connection(
+      req,
+      res,
+      { 'X-Accel-Buffering': 'no', 'Cache-Control': 'no-cache, no-transform' },
+      query,
+    );
     const session = await createSession(connection, {
       // Spread reconnections after an outage: 2-5 s.
       retry: 2_000 + Math.floor(Math.random() * 3_000),
@@ -100,8 +102,7 @@ export function streamEndpoint(deps: ApiDeps, lookups: DeviceLookups): StreamHan
     let reqLog: Logger | undefined;
     const logger = (requestId: string) => (reqLog ??= deps.log.child({ requestId, host: 'push' }));
     const requestId = trackRequest(req, res, logger, () => STREAM_PATH);
-    const url = req.url ?? '';
-    const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+    const query = parseQuery(req.url ?? '');
     try {
       await open(req, res, client, query);
     } catch (err) {
