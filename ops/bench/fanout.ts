@@ -6,10 +6,12 @@
  * streams). Reported: p50/p99/last per-device latency and the API's RSS per idle stream (VmRSS
  * with N idle streams minus VmRSS before connecting, over N), against a minimal raw Node SSE
  * broadcaster (lib/fanout-baseline.ts, own process) driven by the same clients for the same N in
- * the same run.
+ * the same run, and against a floor: the same exchanges over bare sockets with no HTTP server
+ * (node:tls, or node:net), which shows what a stream costs before any HTTP stack: over TLS, most
+ * of it is OpenSSL's per-connection state.
  *
- *   npm run bench:fanout [-- --devices 1000,10000] [-- --clients 3] [-- --sides apkrelay,baseline]
- *                        [-- --tls off] [-- --json]
+ *   npm run bench:fanout [-- --devices 1000,10000] [-- --clients 3]
+ *                        [-- --sides apkrelay,baseline,floor] [-- --tls off] [-- --json]
  *
  * `--tls off` measures the deployment as it runs behind a TLS-terminating proxy: TLS=off (plain
  * HTTP listeners advertising http:// URLs), every request and stream of the bench over node:http,
@@ -44,7 +46,7 @@ const MAX_DEVICES = 20_000;
 const FD_HEADROOM = 2_048;
 /** Data bytes of the baseline's event when apkrelay is not run (its version event's size). */
 const DEFAULT_EVENT_BYTES = 520;
-const SIDES = ['apkrelay', 'baseline'] as const;
+const SIDES = ['apkrelay', 'baseline', 'floor'] as const;
 type SideName = (typeof SIDES)[number];
 
 interface Args {
@@ -81,7 +83,7 @@ function parseArgs(argv: readonly string[]): Args {
       const named = (argv[++i] ?? '').split(',');
       sides = SIDES.filter((side) => named.includes(side));
       if (sides.length === 0 || sides.length !== named.length) {
-        throw new Error('--sides takes apkrelay and/or baseline, e.g. --sides baseline');
+        throw new Error('--sides takes apkrelay, baseline and/or floor, e.g. --sides baseline');
       }
     } else if (arg === '--tls') {
       const value = argv[++i];
@@ -100,7 +102,7 @@ async function run(
   args: Args,
   d: Deployment,
   fleet: ClientFleet,
-  setBaseline: (b: Baseline) => void,
+  keep: (b: Baseline) => void,
   say: (text: string) => void,
 ): Promise<Round[]> {
   const needed = Math.max(...args.devices) + FD_HEADROOM;
@@ -111,15 +113,16 @@ async function run(
   try {
     const env = await deploymentEnv(d);
     const tlsDir = path.join(env.DATA_DIR ?? '', 'tls');
-    const baseline = await startBaseline(
-      args.tls
-        ? {
-            certFile: path.join(tlsDir, 'self-signed.crt'),
-            keyFile: path.join(tlsDir, 'self-signed.key'),
-          }
-        : null,
-    );
-    setBaseline(baseline);
+    const tls = args.tls
+      ? {
+          certFile: path.join(tlsDir, 'self-signed.crt'),
+          keyFile: path.join(tlsDir, 'self-signed.key'),
+        }
+      : null;
+    const baseline = await startBaseline(tls, 'http');
+    keep(baseline);
+    const floor = await startBaseline(tls, 'socket');
+    keep(floor);
     const cpuPids: Record<string, number> = { api: d.apiPid, workers: d.workersPid };
     if (d.servicePids.mongo !== null) cpuPids.mongo = d.servicePids.mongo;
     if (d.servicePids.redis !== null) cpuPids.redis = d.servicePids.redis;
@@ -148,10 +151,13 @@ async function run(
       }
       const bytes = apkrelay?.eventBytes || DEFAULT_EVENT_BYTES;
       const base = args.sides.includes('baseline')
-        ? await baselineRound(ctx, baseline, n, bytes)
+        ? await baselineRound(ctx, 'baseline', baseline, n, bytes)
+        : null;
+      const bare = args.sides.includes('floor')
+        ? await baselineRound(ctx, 'floor', floor, n, bytes)
         : null;
       const ratio = apkrelay && base ? apkrelay.latency.p99 / base.latency.p99 : null;
-      rounds.push({ devices: n, apkrelay, apkrelayError, baseline: base, ratio });
+      rounds.push({ devices: n, apkrelay, apkrelayError, baseline: base, floor: bare, ratio });
     }
     return rounds;
   } finally {
@@ -170,17 +176,17 @@ async function main(argv: readonly string[]): Promise<void> {
   say(`transport: ${transport}`);
   const deployment = await startDeployment({ maxApkBytes: 64 * 1024 * 1024, tls: args.tls });
   const fleet = ClientFleet.start(args.clients);
-  let baseline: Baseline | undefined;
+  const yardsticks: Baseline[] = [];
   const stopAll = async () => {
     fleet.stop();
-    await baseline?.stop().catch(() => undefined);
+    await Promise.all(yardsticks.map((b) => b.stop().catch(() => undefined)));
     await deployment.stop();
   };
   const onSignal = () => void stopAll().finally(() => process.exit(130));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const rounds = await run(args, deployment, fleet, (b) => (baseline = b), say);
+    const rounds = await run(args, deployment, fleet, (b) => yardsticks.push(b), say);
     const lines = verdicts(rounds);
     if (args.json) {
       const targets = { p99Ms: P99_TARGET_MS, rssPerStreamBytes: RSS_TARGET_BYTES };
@@ -204,7 +210,8 @@ async function main(argv: readonly string[]): Promise<void> {
       say(
         'latency: PUT .../current (apkrelay) or POST /publish (baseline) -> each device receives ' +
           `its version event; ${args.clients} client processes; RSS/conn = (VmRSS with N idle ` +
-          'streams - VmRSS before connecting) / N.',
+          'streams - VmRSS before connecting) / N. floor: the same exchanges over bare sockets, ' +
+          'no HTTP server.',
       );
       for (const line of lines) say(line);
     }

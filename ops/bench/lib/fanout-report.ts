@@ -31,6 +31,8 @@ export interface Round {
   /** null when that side was not run (--sides). */
   readonly apkrelay: SideResult | null;
   readonly baseline: SideResult | null;
+  /** Bare sockets, no HTTP server (lib/fanout-baseline.ts): what a stream costs below any HTTP stack. */
+  readonly floor: SideResult | null;
   /** Why apkrelay's side has no result although it was run (e.g. the connect phase deadline). */
   readonly apkrelayError: string | null;
   /** apkrelay p99 over baseline p99. */
@@ -72,6 +74,7 @@ export function table(rounds: readonly Round[]): string {
     'p99 ratio',
     'apkrelay RSS/conn',
     'baseline RSS/conn',
+    'floor RSS/conn',
   ];
   const body = rounds.map((r) => [
     String(r.devices),
@@ -84,6 +87,7 @@ export function table(rounds: readonly Round[]): string {
     r.ratio === null ? '-' : `${r.ratio.toFixed(1)}x`,
     or(r.apkrelay, (s) => kb(s.rssPerConnection)),
     or(r.baseline, (s) => kb(s.rssPerConnection)),
+    or(r.floor, (s) => kb(s.rssPerConnection)),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   const line = (cells: readonly string[]) =>
@@ -99,6 +103,7 @@ export function details(rounds: readonly Round[]): string {
     for (const [name, s] of [
       ['apkrelay', r.apkrelay],
       ['baseline', r.baseline],
+      ['floor', r.floor],
     ] as const) {
       if (!s) continue;
       const cpu = Object.entries(s.cpuSeconds)

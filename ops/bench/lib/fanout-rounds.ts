@@ -1,7 +1,8 @@
 /**
  * One measured side of a fan-out round: connect N streams, let them idle, read RSS, publish, wait
  * for every device's `version` event. `apkrelayRound` prepares apkrelay's side first (account, plan,
- * app, installations); `baselineRound` points the same clients at the raw broadcaster.
+ * app, installations); `baselineRound` points the same clients at a yardstick (the raw
+ * broadcaster, or the bare-socket floor: lib/fanout-baseline.ts).
  */
 import type { Agent } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -160,14 +161,15 @@ export async function apkrelayRound(ctx: RoundContext, n: number): Promise<SideR
   return result;
 }
 
-/** The raw broadcaster with N devices, writing events of `eventBytes` data. */
+/** A yardstick (the raw broadcaster, or the floor) with N devices, events of `eventBytes` data. */
 export async function baselineRound(
   ctx: RoundContext,
+  name: 'baseline' | 'floor',
   baseline: Baseline,
   n: number,
   eventBytes: number,
 ): Promise<SideResult> {
-  ctx.say(`N=${n}: baseline round ...`);
+  ctx.say(`N=${n}: ${name} round ...`);
   const publishUrl = `${baseline.url}/publish?bytes=${eventBytes}`;
   const streamUrl = `${baseline.url}/stream?package=baseline`;
   return measure(
@@ -177,9 +179,9 @@ export async function baselineRound(
       connect: connectCommand(ctx.d.ca, 'baseline-token', n, streamUrl),
       publish: async () => {
         const r = await jsonRequest(ctx.agent, ctx.d.ca, 'POST', publishUrl, {});
-        if (r.status !== 200) throw new Error(`baseline publish: HTTP ${r.status}`);
+        if (r.status !== 200) throw new Error(`${name} publish: HTTP ${r.status}`);
       },
     },
-    { baseline: baseline.pid },
+    { [name]: baseline.pid },
   );
 }
