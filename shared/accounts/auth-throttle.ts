@@ -9,11 +9,13 @@
  * trusted) never lock each other out, and successful requests cost no Redis call. This does not
  * slow an online guesser (192-bit keys do that); it tells failing clients to back off. A Redis
  * failure here never turns a request away: the caller logs it and answers the failure 401.
+ * The windows are counted by `recordAttempt` (attempt-windows.ts), as sign-ups are.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Redis } from 'ioredis';
 import { looksLikeApiKey } from './api-keys';
+import { recordAttempt, type AttemptWindow } from './attempt-windows';
 
 export const AUTH_FAILURE_WINDOW_MS = 15 * 60 * 1000;
 
@@ -71,40 +73,6 @@ export function keyBucket(presented: string): string | null {
   return createHash('sha256').update(presented.slice(0, 16)).digest('hex').slice(0, 32);
 }
 
-/**
- * KEYS[i]  a window (sorted set: member = one failure, score = its time in ms); the address's first
- *          when it is limited: once it is over its limit the later windows are left alone, so a
- *          client sending ever new wrong keys cannot fill Redis with one window per key
- *          (an address creates at most `limit` key windows per window length)
- * ARGV[1]  now (ms)
- * ARGV[2]  window length (ms)
- * ARGV[3]  a unique member for this failure
- * ARGV[3+i] the limit of KEYS[i] (> 0)
- * Returns  ms until every window holds fewer failures than its limit again (0: already)
- * Each window keeps at most limit + 1 failures (the newest), so memory stays bounded whatever a
- * client sends; a failure at `t` counts while `now - t <= window`.
- */
-const FAILED_LUA = `
-local now = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local wait = 0
-for i = 1, #KEYS do
-  if wait > 0 then break end
-  local limit = tonumber(ARGV[3 + i])
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', '(' .. (now - window))
-  redis.call('ZADD', KEYS[i], now, ARGV[3])
-  redis.call('ZREMRANGEBYRANK', KEYS[i], 0, -(limit + 2))
-  redis.call('PEXPIRE', KEYS[i], window + 60000)
-  local count = redis.call('ZCARD', KEYS[i])
-  if count > limit then
-    local entry = redis.call('ZRANGE', KEYS[i], count - limit, count - limit, 'WITHSCORES')
-    local frees = tonumber(entry[2]) + window + 1 - now
-    if frees > wait then wait = frees end
-  end
-end
-return wait
-`;
-
 export function redisAuthThrottle(
   redis: Redis,
   keys: { readonly authFailures: (kind: 'address' | 'key', bucket: string) => string },
@@ -112,8 +80,8 @@ export function redisAuthThrottle(
   windowMs = AUTH_FAILURE_WINDOW_MS,
 ): AuthThrottle {
   return {
-    async failed(attempt, nowMs) {
-      const windows: Array<[string, number]> = [];
+    failed(attempt, nowMs) {
+      const windows: AttemptWindow[] = [];
       if (limits.perAddress > 0) {
         windows.push([
           keys.authFailures('address', addressBucket(attempt.address)),
@@ -124,18 +92,7 @@ export function redisAuthThrottle(
       if (bucket !== null && limits.perKey > 0) {
         windows.push([keys.authFailures('key', bucket), limits.perKey]);
       }
-      if (windows.length === 0) return 0;
-      const member = `${Math.floor(nowMs)}-${randomBytes(6).toString('hex')}`;
-      const wait = await redis.eval(
-        FAILED_LUA,
-        windows.length,
-        ...windows.map(([key]) => key),
-        String(Math.floor(nowMs)),
-        String(windowMs),
-        member,
-        ...windows.map(([, limit]) => String(limit)),
-      );
-      return Number(wait);
+      return recordAttempt(redis, windows, nowMs, windowMs);
     },
   };
 }
