@@ -47,11 +47,18 @@ export async function noteAuthFailure(
   } catch (err) {
     deps.log.warn({ err: (err as Error).message }, 'failed-auth throttle unavailable');
   }
-  if (waitMs > 0) {
-    const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
-    res.setHeader('Retry-After', String(retryAfterSeconds));
-    throw new AppError('AUTH_RATE_LIMITED', undefined, { retryAfterSeconds });
-  }
+  if (waitMs > 0) refuseFor(res, 'AUTH_RATE_LIMITED', waitMs);
+}
+
+/** A throttle's refusal: Retry-After (whole seconds, at least 1) on `res`, and `code` thrown. */
+export function refuseFor(
+  res: Pick<ServerResponse, 'setHeader'>,
+  code: 'AUTH_RATE_LIMITED' | 'SIGNUP_RATE_LIMITED',
+  waitMs: number,
+): never {
+  const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+  res.setHeader('Retry-After', String(retryAfterSeconds));
+  throw new AppError(code, undefined, { retryAfterSeconds });
 }
 
 export function isAuthRateLimited(err: unknown): err is AppError {

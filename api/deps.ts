@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import type { AccountsService } from '../shared/accounts/service';
 import type { AuthThrottle } from '../shared/accounts/auth-throttle';
+import type { SignupThrottle } from '../shared/accounts/signup-throttle';
 import type { KeyRing } from '../shared/crypto/keys';
 import type { PushKeys } from '../shared/devices/push-signing';
 import type { LiveState } from '../shared/devices/live-state';
@@ -27,6 +28,8 @@ export interface ApiDeps {
   readonly accounts: AccountsService;
   /** Counts failed API-key authentications; past its limits they are answered 429. */
   readonly authThrottle: AuthThrottle;
+  /** Public sign-up: open or closed (SIGNUP), and its per-address throttle (SIGNUPS_PER_ADDRESS). */
+  readonly signups: { readonly open: boolean; readonly throttle: SignupThrottle };
   /** Proxies believed about the client address (TRUST_PROXY); unset: none. */
   readonly trustProxy?: false | number | readonly string[];
   readonly keys: KeyRing;

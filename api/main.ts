@@ -6,6 +6,7 @@
 import { QueueEvents } from 'bullmq';
 import { redisAuthThrottle, type AuthFailureLimits } from '../shared/accounts/auth-throttle';
 import { createAccountsService } from '../shared/accounts/service';
+import { redisSignupThrottle } from '../shared/accounts/signup-throttle';
 import { redisKeys } from '../shared/redis-keys';
 import { createKeyRing } from '../shared/crypto/keys';
 import { apkIngestQueue } from '../shared/queues/apk-ingest';
@@ -55,6 +56,8 @@ export interface ApiOptions {
   readonly authFailureLimits?: AuthFailureLimits;
   /** TRUST_PROXY; unset: no proxy is believed. */
   readonly trustProxy?: false | number | readonly string[];
+  /** SIGNUP / SIGNUPS_PER_ADDRESS; unset: open, 10 per client address per hour (0: no limit). */
+  readonly signups?: { readonly open?: boolean; readonly perAddress?: number };
 }
 
 export interface ApiProcess {
@@ -121,6 +124,14 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
         redisKeys(options.queuePrefix),
         options.authFailureLimits,
       ),
+      signups: {
+        open: options.signups?.open ?? true,
+        throttle: redisSignupThrottle(
+          redis,
+          redisKeys(options.queuePrefix),
+          options.signups?.perAddress,
+        ),
+      },
       ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
       keys,
       redis,

@@ -67,6 +67,10 @@ export interface Config {
   /** Failed API-key authentications allowed per client address, and per presented key, in 15 min (0: no limit). */
   readonly authFailuresPerAddress: number;
   readonly authFailuresPerKey: number;
+  /** Public sign-up (API and web): open, or closed (accounts only via `apkrelay account create`). */
+  readonly signup: 'open' | 'closed';
+  /** Sign-up attempts allowed per client address in an hour (0: no limit). */
+  readonly signupsPerAddress: number;
   /** A request's headers must arrive within this (and a TLS handshake end within it). */
   readonly headersTimeoutMs: number;
   /** A whole request, body included, must arrive within this; the reply may take longer. */
@@ -198,6 +202,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     trustProxy: trustProxy(r),
     authFailuresPerAddress: r.integer('AUTH_FAILURES_PER_ADDRESS', 100, 0, 1_000_000),
     authFailuresPerKey: r.integer('AUTH_FAILURES_PER_KEY', 20, 0, 1_000_000),
+    signup: r.oneOf('SIGNUP', ['open', 'closed'], 'open'),
+    signupsPerAddress: r.integer('SIGNUPS_PER_ADDRESS', 10, 0, 1_000_000),
     ...requestTimeouts(r),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);

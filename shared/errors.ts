@@ -60,6 +60,14 @@ export const ERRORS = {
     status: 429,
     message: 'Too many failed authentications from this client or with this key; retry later.',
   },
+  SIGNUP_RATE_LIMITED: {
+    status: 429,
+    message: 'Too many sign-ups from this client; retry later.',
+  },
+  SIGNUP_CLOSED: {
+    status: 403,
+    message: 'Sign-up is closed: accounts are created by the operator.',
+  },
   INTERNAL: { status: 500, message: 'Internal error.' },
   DEPENDENCY_UNAVAILABLE: {
     status: 503,

@@ -27,6 +27,8 @@ export function redisKeys(prefix: string) {
     /** Sliding window of failed API-key authentications of one client address or presented key. */
     authFailures: (kind: 'address' | 'key', bucket: string) =>
       `${prefix}:auth-failures:${kind}:${bucket}`,
+    /** Sliding window of sign-up attempts of one client address bucket. */
+    signupAttempts: (bucket: string) => `${prefix}:signups:address:${bucket}`,
   } as const;
 }
 export type RedisKeys = ReturnType<typeof redisKeys>;

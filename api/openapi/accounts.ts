@@ -63,8 +63,14 @@ export const accountPaths = {
           description: 'Created.',
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Account' } } },
         },
-        '400': errorResponse('VALIDATION_FAILED'),
+        '400': errorResponse('VALIDATION_FAILED (not counted by the sign-up limit)'),
+        '403': errorResponse(
+          'SIGNUP_CLOSED: accounts are created by the operator (SIGNUP=closed).',
+        ),
         '409': errorResponse('ACCOUNT_EMAIL_TAKEN'),
+        '429': errorResponse(
+          'SIGNUP_RATE_LIMITED: too many sign-ups from this client (SIGNUPS_PER_ADDRESS per hour); Retry-After says when to try again.',
+        ),
         '503': errorResponse('DEPENDENCY_UNAVAILABLE'),
       },
     },

@@ -29,7 +29,7 @@ function post(summary: string, statuses: Record<string, unknown>, parameters?: u
     tags: ['web'],
     security: summary.startsWith('Sign up') || summary.startsWith('Log in') ? [] : sessionSecurity,
     ...(parameters ? { parameters } : {}),
-    responses: { ...statuses, '403': refused },
+    responses: { '403': refused, ...statuses },
   };
 }
 
@@ -54,11 +54,16 @@ export const webPaths = {
   '/ui/style.css': { get: asset('Web administration stylesheet.', 'text/css') },
   '/ui/app.js': { get: asset('Web administration script.', 'text/javascript') },
   '/ui/signup': {
-    get: page('Sign-up page.', false),
+    get: {
+      ...page('Sign-up page.', false),
+      responses: { '200': html('The form.'), '403': html('Sign-up is closed (SIGNUP=closed).') },
+    },
     post: post('Sign up (form: email, password, _csrf).', {
       '303': seeOther,
       '400': html('Invalid email or password.'),
+      '403': html('Sign-up is closed (SIGNUP=closed), or no CSRF token.'),
       '409': html('Email taken.'),
+      '429': html('Too many sign-ups from this client; Retry-After.'),
     }),
   },
   '/ui/login': {

@@ -1,6 +1,7 @@
 import { bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
+import { publicSignUp } from '../sign-up';
 
 export function accountRoutes(deps: ApiDeps): Route[] {
   return [
@@ -13,7 +14,7 @@ export function accountRoutes(deps: ApiDeps): Route[] {
       handlers: [
         async (req, res) => {
           const body = (req.body ?? {}) as Record<string, unknown>;
-          const { account, apiKey } = await deps.accounts.create({
+          const { account, apiKey } = await publicSignUp(deps, req, res, {
             email: body.email,
             password: body.password,
           });

@@ -4,7 +4,6 @@
  * CSRF token; every page sends a strict Content-Security-Policy (only 'self' resources).
  */
 import type { Request, RequestHandler, Response } from 'express';
-import { AppError } from '../../shared/errors';
 import { formBody } from '../body-parsers';
 import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
@@ -22,6 +21,7 @@ import {
   sessionAuth,
   startSession,
 } from '../web/sessions';
+import { credentialFields, signUp, signUpForm } from '../web/sign-up-form';
 import { credentialsPage } from '../web/views';
 
 const CSP =
@@ -49,50 +49,28 @@ const anonymousCsrfCheck: RequestHandler = (req, res, next) => {
   next();
 };
 
-function fieldsOf(req: Request): { email: string; password: string } {
-  const body = (req.body ?? {}) as Record<string, unknown>;
-  return {
-    email: typeof body.email === 'string' ? body.email : '',
-    password: typeof body.password === 'string' ? body.password : '',
-  };
-}
-
 export function webRoutes(deps: ApiDeps): Route[] {
   const pages = webPages(deps);
   const session = sessionAuth(deps);
 
-  async function signUp(req: Request, res: Response): Promise<void> {
-    const { email, password } = fieldsOf(req);
-    try {
-      const { account } = await deps.accounts.create({ email, password });
-      await startSession(deps, res, account);
-      res.redirect(303, '/ui/apps');
-    } catch (err) {
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
-      sendPage(
-        res,
-        err.status,
-        credentialsPage('signup', anonymousCsrf(req, res), err.message, email),
-      );
-    }
-  }
-
   async function logIn(req: Request, res: Response): Promise<void> {
-    const { email, password } = fieldsOf(req);
+    const { email, password } = credentialFields(req);
     const csrf = anonymousCsrf(req, res);
+    const open = deps.signups.open;
     if (await loginThrottled(deps, req, email)) {
       res.setHeader('Retry-After', '900');
       sendPage(
         res,
         429,
-        credentialsPage('login', csrf, 'Too many failed attempts; wait 15 minutes.', email),
+        credentialsPage('login', csrf, 'Too many failed attempts; wait 15 minutes.', email, open),
       );
       return;
     }
     const account = await deps.accounts.verifyLogin(email, password);
     await recordLogin(deps, req, email, account !== null);
     if (!account) {
-      sendPage(res, 401, credentialsPage('login', csrf, 'Wrong email or password.', email));
+      const problem = 'Wrong email or password.';
+      sendPage(res, 401, credentialsPage('login', csrf, problem, email, open));
       return;
     }
     await startSession(deps, res, account);
@@ -138,9 +116,7 @@ export function webRoutes(deps: ApiDeps): Route[] {
       'Web administration script.',
       asset('text/javascript', APP_JS),
     ),
-    page('get', '/ui/signup', 'public', 'Sign-up page (HTML).', (req, res) =>
-      sendPage(res, 200, credentialsPage('signup', anonymousCsrf(req, res), null)),
-    ),
+    page('get', '/ui/signup', 'public', 'Sign-up page (HTML).', signUpForm(deps)),
     page(
       'post',
       '/ui/signup',
@@ -148,10 +124,14 @@ export function webRoutes(deps: ApiDeps): Route[] {
       'Sign up (form: email, password, _csrf).',
       form,
       anonymousCsrfCheck,
-      signUp,
+      signUp(deps),
     ),
     page('get', '/ui/login', 'public', 'Login page (HTML).', (req, res) =>
-      sendPage(res, 200, credentialsPage('login', anonymousCsrf(req, res), null)),
+      sendPage(
+        res,
+        200,
+        credentialsPage('login', anonymousCsrf(req, res), null, '', deps.signups.open),
+      ),
     ),
     page(
       'post',

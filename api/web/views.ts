@@ -8,7 +8,13 @@ export interface Viewer {
   readonly csrf: string;
 }
 
-export function layout(title: string, viewer: Viewer | null, body: Html): string {
+/** `signUpLink`: whether the anonymous header offers sign-up (false when SIGNUP=closed). */
+export function layout(
+  title: string,
+  viewer: Viewer | null,
+  body: Html,
+  signUpLink = true,
+): string {
   const nav = viewer
     ? html`<a href="/ui/apps">Apps</a>
         <span>${viewer.account.email}</span>
@@ -21,7 +27,8 @@ export function layout(title: string, viewer: Viewer | null, body: Html): string
           <input type="hidden" name="_csrf" value="${viewer.csrf}" />
           <button type="submit">Log out</button>
         </form>`
-    : html`<a href="/ui/login">Log in</a> <a href="/ui/signup">Sign up</a>`;
+    : html`<a href="/ui/login">Log in</a>
+        ${signUpLink ? html`<a href="/ui/signup">Sign up</a>` : ''}`;
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -44,12 +51,15 @@ export function credentialsPage(
   csrf: string,
   problem: string | null,
   email = '',
+  signUpOpen = true,
 ): string {
   const title = kind === 'signup' ? 'Sign up' : 'Log in';
   const other =
     kind === 'signup'
       ? html`<p>Have an account? <a href="/ui/login">Log in</a></p>`
-      : html`<p>New here? <a href="/ui/signup">Sign up</a></p>`;
+      : signUpOpen
+        ? html`<p>New here? <a href="/ui/signup">Sign up</a></p>`
+        : '';
   return layout(
     title,
     null,
@@ -78,6 +88,7 @@ export function credentialsPage(
         <button type="submit">${title}</button>
       </form>
       ${other}`,
+    signUpOpen,
   );
 }
 

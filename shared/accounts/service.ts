@@ -64,7 +64,8 @@ export function validatePlan(installations: number): Plan {
   return { installations };
 }
 
-function validateSignUp(input: SignUp): { email: string; password: string } {
+/** Checks a sign-up's email and password (400 VALIDATION_FAILED) without touching the database. */
+export function validateSignUp(input: SignUp): { email: string; password: string } {
   const problems: string[] = [];
   const email = typeof input.email === 'string' ? normaliseEmail(input.email) : '';
   if (!EMAIL_PATTERN.test(email)) problems.push('email must be an email address');

@@ -60,6 +60,13 @@ export async function startStack(
     mongoUrl?: string;
     /** The workers' directory for local ciphertext copies. Default: the OS temporary directory. */
     workerTmpDir?: string;
+    /**
+     * Public sign-up (SIGNUP, SIGNUPS_PER_ADDRESS). Default: open and not limited, because test
+     * files sign up many accounts from one loopback address; sign-up tests set their own limit.
+     */
+    signups?: { open?: boolean; perAddress?: number };
+    /** Proxies believed about the client address (TRUST_PROXY). Default: none. */
+    trustProxy?: false | readonly string[];
   } = {},
 ): Promise<TestStack> {
   const shared = options.redisUrl && options.mongoUrl ? undefined : serviceUrls();
@@ -110,6 +117,11 @@ export async function startStack(
       ...(options.now ? { now: options.now } : {}),
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
       ...(options.listenerTimeouts ? { listenerTimeouts: options.listenerTimeouts } : {}),
+      signups: {
+        open: options.signups?.open ?? true,
+        perAddress: options.signups?.perAddress ?? 0,
+      },
+      ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     });
     closers.push(track('api', () => api.close(1_000)));
     return { urls };

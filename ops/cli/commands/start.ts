@@ -88,11 +88,12 @@ async function runRole(config: Config, role: Role): Promise<void> {
         perAddress: config.authFailuresPerAddress,
         perKey: config.authFailuresPerKey,
       },
+      signups: { open: config.signup === 'open', perAddress: config.signupsPerAddress },
     });
     log.info({ ports: api.ports }, 'api listening');
     if (!config.tls && config.trustProxy === false) {
       log.warn(
-        'TLS=off (behind a proxy?) but TRUST_PROXY is off: every client appears with the proxy’s address, so the web login throttle counts all clients as one; set TRUST_PROXY',
+        'TLS=off (behind a proxy?) but TRUST_PROXY is off: every client appears with the proxy’s address, so the per-address throttles (web login, sign-up, failed API keys) count all clients as one; set TRUST_PROXY',
       );
     }
     stop = () => api.close(config.shutdownTimeoutMs);
