@@ -5,7 +5,7 @@
  * `Last-Event-ID`), and send a heartbeat every `heartbeatSeconds` carrying the downloaded hash
  * and, when it changed, the metadata.
  */
-import { backoffDelay, type BackoffPolicy } from './backoff';
+import { backoffDelay, retryAfterMs, type BackoffPolicy } from './backoff';
 import type { EventListener } from './events';
 import type { Cancel, OpenResponse, Ports } from './ports';
 import { SseParser, type SseEvent } from './sse-parser';
@@ -68,6 +68,8 @@ export class PushConnection {
 
   private async run(): Promise<void> {
     if (this.stopped) return;
+    // A 429 or 503 refusal's Retry-After: never come back sooner than the server asked.
+    let waitMs = 0;
     try {
       this.publicKey ??= await this.pinKey();
       if (!this.registered) await this.register();
@@ -75,15 +77,28 @@ export class PushConnection {
     } catch (err) {
       if (this.stopped) return;
       this.log('warn', `push: ${(err as Error).message}`);
-      if (err instanceof Refused) this.o.emit({ event: 'error', message: err.message });
+      if (err instanceof Refused) {
+        this.o.emit({ event: 'error', message: err.message });
+        waitMs = err.retryAfterMs ?? 0;
+      }
     }
     if (this.stopped) return;
     const delay = Math.max(
       this.retryMs,
+      waitMs,
       backoffDelay(this.o.backoff, this.attempt, this.o.ports.clock.random()),
     );
     this.attempt++;
     this.timer = this.o.ports.clock.setTimeout(() => void this.run(), delay);
+  }
+
+  /** The reply's Retry-After when it is a 429 or 503 (the server's "not now"), else null. */
+  private retryAfter(reply: {
+    readonly status: number;
+    readonly headers: Readonly<Record<string, string>>;
+  }): number | null {
+    if (reply.status !== 429 && reply.status !== 503) return null;
+    return retryAfterMs(reply.headers['retry-after'], this.o.ports.clock.now());
   }
 
   private async pinKey(): Promise<string> {
@@ -115,8 +130,12 @@ export class PushConnection {
       headers: this.headers(),
       body: JSON.stringify(body),
     });
-    if (reply.status !== 200)
-      throw new Refused(`registration refused: HTTP ${reply.status} ${errorText(reply.text)}`);
+    if (reply.status !== 200) {
+      throw new Refused(
+        `registration refused: HTTP ${reply.status} ${errorText(reply.text)}`,
+        this.retryAfter(reply),
+      );
+    }
     const r = JSON.parse(reply.text) as {
       status: 'enabled' | 'disabled';
       heartbeatSeconds?: number;
@@ -145,7 +164,7 @@ export class PushConnection {
     if (res.status !== 200) {
       res.close();
       if (res.status === 404) this.registered = false;
-      throw new Refused(`event stream refused: HTTP ${res.status}`);
+      throw new Refused(`event stream refused: HTTP ${res.status}`, this.retryAfter(res));
     }
     const parser = new SseParser();
     const decoder = new TextDecoder();
@@ -225,7 +244,14 @@ export class PushConnection {
   }
 }
 
-class Refused extends Error {}
+class Refused extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | null = null,
+  ) {
+    super(message);
+  }
+}
 
 function errorText(text: string): string {
   try {

@@ -99,7 +99,7 @@ export function memoryStorage(): Storage & {
 /** An event stream the test writes to. */
 export class FakeStream implements OpenResponse {
   status = 200;
-  headers = { 'content-type': 'text/event-stream' };
+  headers: Record<string, string> = { 'content-type': 'text/event-stream' };
   private queue: Array<Uint8Array | null> = [];
   private wake: (() => void) | undefined;
   closed = false;
@@ -191,6 +191,10 @@ export class Harness {
   requests: HttpRequest[] = [];
   streams: FakeStream[] = [];
   streamStatus = 200;
+  /** Extra headers of the stream's reply (e.g. Retry-After with a 503 streamStatus). */
+  streamHeaders: Record<string, string> = {};
+  /** When set, answers registrations instead of the default 200. */
+  registerReply: (() => HttpReply) | undefined;
   registerStatus: 'enabled' | 'disabled' = 'enabled';
   apk: Buffer = apkBytes('v2');
   /** Download behaviour: the bytes to serve for a request (default: honour Range). */
@@ -271,6 +275,8 @@ export class Harness {
               algorithm: 'Ed25519',
               publicKey: publicKeyInfo(pushKeys).publicKey,
             });
+          if (req.url.endsWith('/api/v2/installations') && this.registerReply)
+            return this.registerReply();
           if (req.url.endsWith('/api/v2/installations'))
             return json(200, {
               status: this.registerStatus,
@@ -288,6 +294,7 @@ export class Harness {
           if (req.url.includes('/api/v2/stream')) {
             const s = new FakeStream();
             s.status = this.streamStatus;
+            Object.assign(s.headers, this.streamHeaders);
             this.streams.push(s);
             return s;
           }

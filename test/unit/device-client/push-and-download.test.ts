@@ -11,7 +11,7 @@ import {
   derivePushKeys,
   signEvent,
 } from '../../../shared/devices/push-signing';
-import { type FakeStream, Harness, pushKeys, settle, sse, versionEvent } from './fakes';
+import { type FakeStream, Harness, json, pushKeys, settle, sse, versionEvent } from './fakes';
 
 describe('signed events', () => {
   test('canonical JSON agrees byte for byte with the server (shared/devices/push-signing.ts)', () => {
@@ -101,6 +101,35 @@ describe('push stream', () => {
     const last = h.requests.filter((r) => r.url.includes('/api/v2/stream')).at(-1)!;
     expect(last.headers!['last-event-id']).toBe('7-1');
     expect(h.streams.filter((s: FakeStream) => !s.closed)).toHaveLength(1);
+  });
+
+  test('a 429 or 503 refusal with Retry-After: no new attempt before it, then back to backoff', async () => {
+    const h = new Harness({ reconnectBackoff: { initialMs: 1_000, maxMs: 8_000, jitter: 0 } });
+    h.registerReply = () =>
+      json(
+        429,
+        { error: { code: 'AUTH_RATE_LIMITED', message: 'slow down' } },
+        { 'retry-after': '120' },
+      );
+    h.start();
+    await settle();
+    const registrations = () => h.requests.filter((r) => r.url.endsWith('/api/v2/installations'));
+    expect(registrations()).toHaveLength(1);
+    await h.clock.advance(119_000);
+    expect(registrations()).toHaveLength(1); // backoff alone would have retried after 1 s
+    h.registerReply = undefined;
+    h.streamStatus = 503;
+    h.streamHeaders = { 'retry-after': '30' };
+    await h.clock.advance(1_000);
+    expect(registrations()).toHaveLength(2);
+    const streamsOpened = () => h.requests.filter((r) => r.url.includes('/api/v2/stream'));
+    expect(streamsOpened()).toHaveLength(1);
+    await h.clock.advance(29_000);
+    expect(streamsOpened()).toHaveLength(1);
+    h.streamStatus = 200;
+    await h.clock.advance(1_000);
+    expect(streamsOpened()).toHaveLength(2);
+    expect(h.streams.at(-1)!.closed).toBe(false);
   });
 
   test('a stream silent for 90 s (no keep-alive) is closed and reconnected', async () => {
