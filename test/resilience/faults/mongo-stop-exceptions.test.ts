@@ -9,25 +9,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EXCEPTION_TEXT } from '../../../shared/exceptions/verdicts';
 import { newAccount } from '../../helpers/accounts';
 import { request, type Reply } from '../../helpers/http';
-import { startStack, type TestStack } from '../../helpers/stack';
+import type { TestStack } from '../../helpers/stack';
 import { encodeForm, postForm, seedApp, stackTrace } from '../../integration/exceptions/fixtures';
 import { recordFigures } from '../report';
-import { startPrivateServices, type PrivateServices } from './private-services';
+import { usePrivateStack, type PrivateServices } from './private-services';
 
 const MONGO_DOWN_MS = 30_000;
 const DEVICES = 12;
 
 let services: PrivateServices;
 let stack: TestStack;
-
-beforeAll(async () => {
-  services = await startPrivateServices();
-  stack = await startStack({ redisUrl: services.redisUrl, mongoUrl: services.mongoUrl });
-});
-afterAll(async () => {
-  await stack?.close();
-  await services?.close();
-});
+usePrivateStack((s, st) => ([services, stack] = [s, st]));
 
 type Outcome = 'acknowledged' | 'retryable' | `unexpected: ${string}`;
 

@@ -17,6 +17,7 @@ import {
 } from '../../../ops/services/binaries';
 import { freePort, isAlive, spawnService, stopPid, waitForPort } from '../../../ops/services/child';
 import { track } from '../../helpers/resources';
+import { startStack, type TestStack } from '../../helpers/stack';
 
 export interface PrivateServices {
   readonly redisUrl: string;
@@ -113,4 +114,24 @@ export async function startPrivateServices(
     throw err;
   }
   return services;
+}
+
+/**
+ * For a test file: before all its tests, private services and a stack on them, handed to `ready`;
+ * after all, both closed.
+ */
+export function usePrivateStack(
+  ready: (services: PrivateServices, stack: TestStack) => void,
+): void {
+  let services: PrivateServices | undefined;
+  let stack: TestStack | undefined;
+  beforeAll(async () => {
+    services = await startPrivateServices();
+    stack = await startStack({ redisUrl: services.redisUrl, mongoUrl: services.mongoUrl });
+    ready(services, stack);
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await services?.close();
+  });
 }

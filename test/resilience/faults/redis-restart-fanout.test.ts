@@ -12,10 +12,10 @@ import { newAccount } from '../../helpers/accounts';
 import { request } from '../../helpers/http';
 import { postMultipart } from '../../helpers/multipart';
 import { connectSse, type SseClient, type SseEvent } from '../../helpers/sse';
-import { startStack, type TestStack } from '../../helpers/stack';
+import type { TestStack } from '../../helpers/stack';
 import { fixture, uploadFixture } from '../../helpers/uploads';
 import { recordFigures } from '../report';
-import { startPrivateServices, type PrivateServices } from './private-services';
+import { usePrivateStack, type PrivateServices } from './private-services';
 import { waitForVerdicts } from './upload-outcomes';
 
 const PACKAGE = 'dev.apkrelay.sample';
@@ -24,15 +24,7 @@ const REDIS_DOWN_MS = 6_000;
 
 let services: PrivateServices;
 let stack: TestStack;
-
-beforeAll(async () => {
-  services = await startPrivateServices();
-  stack = await startStack({ redisUrl: services.redisUrl, mongoUrl: services.mongoUrl });
-});
-afterAll(async () => {
-  await stack?.close();
-  await services?.close();
-});
+usePrivateStack((s, st) => ([services, stack] = [s, st]));
 
 /** A device that keeps its stream open: it reconnects (Last-Event-ID) whenever the stream ends. */
 interface Device {

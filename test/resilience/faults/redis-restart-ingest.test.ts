@@ -12,20 +12,12 @@ import { startStack, type TestStack } from '../../helpers/stack';
 import { fixture } from '../../helpers/uploads';
 import { recordFigures } from '../report';
 import { ingestUnderFault } from './ingest-under-fault';
-import { startPrivateServices, type PrivateServices } from './private-services';
+import { usePrivateStack, type PrivateServices } from './private-services';
 import { startTcpProxy } from './tcp-proxy';
 
 let services: PrivateServices;
 let stack: TestStack;
-
-beforeAll(async () => {
-  services = await startPrivateServices();
-  stack = await startStack({ redisUrl: services.redisUrl, mongoUrl: services.mongoUrl });
-});
-afterAll(async () => {
-  await stack?.close();
-  await services?.close();
-});
+usePrivateStack((s, st) => ([services, stack] = [s, st]));
 
 test('Redis restarted during ingest: acknowledged uploads complete once, the others get 503 + Retry-After', () =>
   ingestUnderFault(stack, {
