@@ -44,7 +44,12 @@ export interface IntakeCaches {
   readonly installations: TtlCache<InstallationStatus>;
 }
 
-/** Accounts and installation statuses for 5 s, apps and their APKs (found) for 30 s. */
+/**
+ * Accounts for 5 s, apps and their APKs (found) for 30 s, devices not registered for 5 s.
+ * Registered installations are not cached: their status comes from their cards in Redis
+ * (api/push/installation-cards.ts), so enabling or disabling one takes effect at once; a device
+ * without a card costs a MongoDB read, which the cache saves when it keeps reporting.
+ */
 export function intakeCaches(clock?: () => number): IntakeCaches {
   return {
     accounts: new TtlCache(5_000, 10_000, clock),
@@ -86,6 +91,7 @@ export async function takeReport(
     ? await deps.caches.installations.get(
         `${account.id}\n${report.package}\n${report.deviceId}`,
         installation,
+        (s) => s === 'unknown',
       )
     : await installation();
   if (status === 'disabled') {

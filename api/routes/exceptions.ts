@@ -9,7 +9,6 @@ import { catalog } from '../../shared/catalog/collections';
 import { AppError, ERRORS } from '../../shared/errors';
 import { exceptionCollections } from '../../shared/exceptions/collections';
 import { parseExceptionForm } from '../../shared/exceptions/form';
-import { mongoInstallationLookup } from '../../shared/exceptions/installations';
 import { presentGroup, presentReport } from '../../shared/exceptions/present';
 import { ReportInvalid, validateReport, type ReportFields } from '../../shared/exceptions/report';
 import { gridFsScreenshots, type ScreenshotStore } from '../../shared/exceptions/screenshots';
@@ -23,6 +22,7 @@ import { intakeCaches, takeReport, type IntakeDeps } from '../exceptions/intake'
 import { jsonReportFields } from '../exceptions/json-report';
 import { readBody } from '../exceptions/read-body';
 import { isDependencyOutage } from '../http-errors';
+import { cardInstallationLookup } from '../push/installation-cards';
 import type { Route } from '../route-table';
 import { sendText } from '../text-reply';
 
@@ -95,7 +95,7 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
       queue,
       window: redisSlidingWindow(deps.redis),
       windowKey: redisKeys(prefix).exceptionWindow,
-      installations: mongoInstallationLookup(deps.db),
+      installations: cardInstallationLookup(deps),
       caches: intakeCaches(),
       now: deps.now,
       log: deps.log,

@@ -5,9 +5,10 @@
  */
 import { createAccountsService } from '../../../shared/accounts/service';
 import { takeReport, type IntakeDeps } from '../../../api/exceptions/intake';
+import { cardInstallationLookup } from '../../../api/push/installation-cards';
+import { liveState } from '../../../shared/devices/live-state';
 import { createKeyRing } from '../../../shared/crypto/keys';
 import { AppError } from '../../../shared/errors';
-import { mongoInstallationLookup } from '../../../shared/exceptions/installations';
 import { validateReport } from '../../../shared/exceptions/report';
 import { redisSlidingWindow } from '../../../shared/exceptions/sliding-window';
 import { redisKeys } from '../../../shared/redis-keys';
@@ -54,7 +55,10 @@ test('a failed enqueue releases the slot and answers DEPENDENCY_UNAVAILABLE; the
     },
     window: redisSlidingWindow(redis),
     windowKey: keys.exceptionWindow,
-    installations: mongoInstallationLookup(stack.mongo.db),
+    installations: cardInstallationLookup({
+      db: stack.mongo.db,
+      live: liveState(redis, stack.prefix),
+    }),
     now: () => new Date('2026-04-01T00:00:00Z'),
     log: testLogger(),
   };

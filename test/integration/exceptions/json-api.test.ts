@@ -175,3 +175,40 @@ test('a large JSON report (600 KB screenshot) is accepted; the owner lists group
   const stranger = await newAccount(stack);
   expect((await get(stranger.apiKey, `/api/v2/apps/${app.package}/exceptions`)).status).toBe(404);
 });
+
+test('an installation disabled by its owner is refused at once, and accepted again once enabled', async () => {
+  clockMs = T0;
+  const account = await newAccount(stack, 3);
+  const app = await seedApp(stack, account.id, { label: 'Toggled App' });
+  const auth = { authorization: `Bearer ${account.apiKey}` };
+  const registered = await request(`${stack.urls.push}/api/v2/installations`, {
+    method: 'POST',
+    headers: auth,
+    json: { package: app.package, deviceId: 'toggled', installedMd5: app.md5 },
+    ca: stack.ca,
+  });
+  expect(registered.status).toBe(200);
+  const body = (i: number) => ({
+    package: app.package,
+    hash: app.md5,
+    deviceId: 'toggled',
+    stack: stackTrace(`toggled ${i}`),
+  });
+  const setStatus = (status: string) =>
+    request(`${stack.urls.admin}/api/v2/apps/${app.package}/installations/toggled`, {
+      method: 'PUT',
+      headers: auth,
+      json: { status },
+      ca: stack.ca,
+    });
+
+  expect((await report(account.apiKey, body(1))).status).toBe(202);
+  expect((await setStatus('disabled')).status).toBe(200);
+  const refused = await report(account.apiKey, body(2));
+  expect(refused.status).toBe(403);
+  expect(refused.json()).toMatchObject({ reason: 'EXCEPTION_INSTALLATION_DISABLED' });
+  expect((await setStatus('enabled')).status).toBe(200);
+  const accepted = await report(account.apiKey, body(3));
+  expect(accepted.status).toBe(202);
+  expect(accepted.json()).toMatchObject({ status: 'REGISTERED' });
+});
