@@ -10,6 +10,7 @@ import { redisSignupThrottle } from '../shared/accounts/signup-throttle';
 import { redisKeys } from '../shared/redis-keys';
 import { createKeyRing } from '../shared/crypto/keys';
 import { apkIngestQueue } from '../shared/queues/apk-ingest';
+import { cachedBlobStore } from '../shared/storage/blob-cache';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
 import type { TlsMaterial } from '../shared/crypto/tls';
 import type { Logger } from '../shared/log';
@@ -58,6 +59,8 @@ export interface ApiOptions {
   readonly trustProxy?: false | number | readonly string[];
   /** SIGNUP / SIGNUPS_PER_ADDRESS; unset: open, 10 per client address per hour (0: no limit). */
   readonly signups?: { readonly open?: boolean; readonly perAddress?: number };
+  /** DOWNLOAD_CACHE_MB: downloads read APK ciphertext through a local file cache; unset: off. */
+  readonly downloadCache?: { readonly dir: string; readonly maxBytes: number };
 }
 
 export interface ApiProcess {
@@ -114,7 +117,10 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
     await redisReady(redis, 3_000).catch(() => log.warn('starting while Redis is unavailable'));
     pushHub.start();
     const keys = createKeyRing(options.masterKey);
-    const blobs = gridFsBlobStore(mongo.db);
+    const stored = gridFsBlobStore(mongo.db);
+    const blobs = options.downloadCache
+      ? cachedBlobStore(stored, { ...options.downloadCache, log })
+      : stored;
     const deps: ApiDeps = {
       log,
       db: mongo.db,

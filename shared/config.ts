@@ -71,6 +71,8 @@ export interface Config {
   readonly signup: 'open' | 'closed';
   /** Sign-up attempts allowed per client address in an hour (0: no limit). */
   readonly signupsPerAddress: number;
+  /** Local cache of APK ciphertext for downloads, in MiB under `dataDir/cache/apks` (0: off). */
+  readonly downloadCacheMiB: number;
   /** A request's headers must arrive within this (and a TLS handshake end within it). */
   readonly headersTimeoutMs: number;
   /** A whole request, body included, must arrive within this; the reply may take longer. */
@@ -204,6 +206,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     authFailuresPerKey: r.integer('AUTH_FAILURES_PER_KEY', 20, 0, 1_000_000),
     signup: r.oneOf('SIGNUP', ['open', 'closed'], 'open'),
     signupsPerAddress: r.integer('SIGNUPS_PER_ADDRESS', 10, 0, 1_000_000),
+    downloadCacheMiB: r.integer('DOWNLOAD_CACHE_MB', 2048, 0, 1024 * 1024),
     ...requestTimeouts(r),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);

@@ -2,6 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { createLogger, type Logger } from '../../shared/log';
 import type { LogLevel } from '../../shared/config';
+import { connectMongo, type Mongo } from '../../shared/storage/mongo';
+import { track } from './resources';
 
 export function serviceUrls(): { redisUrl: string; mongoUrl: string } {
   const redisUrl = process.env.APKRELAY_TEST_REDIS_URL;
@@ -20,4 +22,28 @@ export function testLogger(): Logger {
   return createLogger((process.env.TEST_LOG_LEVEL as LogLevel | undefined) ?? 'silent', {
     role: 'test',
   });
+}
+
+/**
+ * For a test file: a connection to the shared MongoDB-protocol server with a database of its
+ * own, opened before all its tests and dropped and closed after them. Read `.mongo` in tests.
+ */
+export function useIsolatedMongo(): { readonly mongo: Mongo } {
+  let mongo: Mongo | undefined;
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    const opened = await connectMongo(serviceUrls().mongoUrl, isolation().database);
+    mongo = opened;
+    close = track('mongo', async () => {
+      await opened.db.dropDatabase();
+      await opened.close();
+    });
+  });
+  afterAll(() => close?.());
+  return {
+    get mongo(): Mongo {
+      if (!mongo) throw new Error('useIsolatedMongo: read .mongo inside a test');
+      return mongo;
+    },
+  };
 }

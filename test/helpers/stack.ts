@@ -67,6 +67,11 @@ export async function startStack(
     signups?: { open?: boolean; perAddress?: number };
     /** Proxies believed about the client address (TRUST_PROXY). Default: none. */
     trustProxy?: false | readonly string[];
+    /**
+     * Downloads through the local ciphertext cache (DOWNLOAD_CACHE_MB), under the stack's data
+     * directory, shared by its API processes as in production. Default: on, 256 MiB.
+     */
+    downloadCache?: boolean;
   } = {},
 ): Promise<TestStack> {
   const shared = options.redisUrl && options.mongoUrl ? undefined : serviceUrls();
@@ -122,6 +127,9 @@ export async function startStack(
         perAddress: options.signups?.perAddress ?? 0,
       },
       ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+      ...((options.downloadCache ?? true)
+        ? { downloadCache: { dir: path.join(dataDir, 'cache', 'apks'), maxBytes: 256 * 1024 ** 2 } }
+        : {}),
     });
     closers.push(track('api', () => api.close(1_000)));
     return { urls };

@@ -89,6 +89,14 @@ async function runRole(config: Config, role: Role): Promise<void> {
         perKey: config.authFailuresPerKey,
       },
       signups: { open: config.signup === 'open', perAddress: config.signupsPerAddress },
+      ...(config.downloadCacheMiB > 0
+        ? {
+            downloadCache: {
+              dir: path.join(config.dataDir, 'cache', 'apks'),
+              maxBytes: config.downloadCacheMiB * 1024 * 1024,
+            },
+          }
+        : {}),
     });
     log.info({ ports: api.ports }, 'api listening');
     if (!config.tls && config.trustProxy === false) {

@@ -4,6 +4,8 @@
  */
 import { installationId } from '../../../shared/devices/installations';
 import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { ObjectId } from 'mongodb';
 import { newAccount } from '../../helpers/accounts';
 import { request, type Reply } from '../../helpers/http';
@@ -152,5 +154,24 @@ test('a tampered stored segment ends the download with an error, never with forg
   );
   expect(outcome.complete).toBe(false);
   // Bytes before the tampered segment may have been sent; none after it.
+  expect(outcome.length).toBeLessThanOrEqual(2 * 65_536);
+});
+
+test('downloads after the first read the local ciphertext copy, whose segments are still authenticated', async () => {
+  const { apiKey: key, id } = await newAccount(stack);
+  await uploadFixture(stack, key, 'large.apk');
+  const apk = await stack.mongo.db.collection('apks').findOne({ accountId: id });
+  const first = await request(`${stack.urls.admin}/download?${q(key)}`, { ca: stack.ca });
+  expect(sha256(first.body)).toBe(sha256(large));
+  const copy = path.join(stack.dataDir, 'cache', 'apks', apk!.blobId as string);
+  const cipher = await readFile(copy);
+  cipher[2 * 65_552 + 10]! ^= 0xff; // inside the third cipher segment
+  await writeFile(copy, cipher);
+  const outcome = await request(`${stack.urls.admin}/download?${q(key)}`, { ca: stack.ca }).then(
+    (r) => ({ complete: sha256(r.body) === sha256(large), length: r.body.length }),
+    () => ({ complete: false, length: -1 }),
+  );
+  // GridFS is intact, so a failure shows the copy was read; and no forged byte was sent.
+  expect(outcome.complete).toBe(false);
   expect(outcome.length).toBeLessThanOrEqual(2 * 65_536);
 });

@@ -5,10 +5,9 @@ import { createLogger } from '../../../shared/log';
 import { appendNotice } from '../../../shared/notices/append-notice';
 import { redisKeys } from '../../../shared/redis-keys';
 import { gridFsBlobStore } from '../../../shared/storage/blob-store';
-import { connectMongo, type Mongo } from '../../../shared/storage/mongo';
 import { housekeepingProcessor } from '../../../workers/processors/housekeeping';
 import { track } from '../../helpers/resources';
-import { isolation, serviceUrls } from '../../helpers/services';
+import { isolation, serviceUrls, useIsolatedMongo } from '../../helpers/services';
 
 const ctx = {
   jobId: '1',
@@ -17,37 +16,27 @@ const ctx = {
   log: createLogger('silent'),
   signal: new AbortController().signal,
 };
-let mongo: Mongo;
-let closeMongo: () => Promise<void>;
-const { database, prefix } = isolation();
-
-beforeAll(async () => {
-  mongo = await connectMongo(serviceUrls().mongoUrl, database);
-  closeMongo = track('mongo', async () => {
-    await mongo.db.dropDatabase();
-    await mongo.close();
-  });
-});
-afterAll(() => closeMongo());
+const db = useIsolatedMongo();
+const { prefix } = isolation();
 
 test('sweeps blobs no APK owns once they are old enough; keeps owned and young ones', async () => {
-  const blobs = gridFsBlobStore(mongo.db);
+  const blobs = gridFsBlobStore(db.mongo.db);
   const orphan = new ObjectId().toHexString();
   const owned = new ObjectId().toHexString();
   for (const id of [orphan, owned])
     await blobs.put(id, Readable.from([Buffer.alloc(100_000, 1)]), {});
-  await mongo.db.collection('apks').insertOne({ blobId: owned });
-  await mongo.db
+  await db.mongo.db.collection('apks').insertOne({ blobId: owned });
+  await db.mongo.db
     .collection('uploads')
     .insertOne({ _id: orphan as unknown as ObjectId, status: 'queued', verdict: null });
 
-  const young = housekeepingProcessor({ db: mongo.db, blobs, now: () => new Date() });
+  const young = housekeepingProcessor({ db: db.mongo.db, blobs, now: () => new Date() });
   expect(await young({ task: 'sweep-orphan-blobs', olderThanMs: 3_600_000 }, ctx)).toEqual({
     removed: 0,
   });
 
   const later = housekeepingProcessor({
-    db: mongo.db,
+    db: db.mongo.db,
     blobs,
     now: () => new Date(Date.now() + 2 * 3_600_000),
   });
@@ -56,10 +45,10 @@ test('sweeps blobs no APK owns once they are old enough; keeps owned and young o
   });
   expect(await blobs.size(orphan)).toBeNull();
   expect(
-    await mongo.db.collection('apks.chunks').countDocuments({ files_id: new ObjectId(orphan) }),
+    await db.mongo.db.collection('apks.chunks').countDocuments({ files_id: new ObjectId(orphan) }),
   ).toBe(0);
   expect(await blobs.size(owned)).toBe(100_000);
-  const upload = await mongo.db
+  const upload = await db.mongo.db
     .collection('uploads')
     .findOne({ _id: orphan as unknown as ObjectId });
   expect(upload).toMatchObject({ status: 'failed', verdict: { code: 'UPLOAD_FAILED' } });
