@@ -12,6 +12,7 @@ import { unwrapDataKey } from '../../shared/crypto/data-keys';
 import type { KeyRing } from '../../shared/crypto/keys';
 import {
   SEGMENT_SIZE,
+  SegmentAuthError,
   SegmentDecryptor,
   segmentCount,
   segmentsForRange,
@@ -103,6 +104,11 @@ export async function sendApk(
       { err: (err as Error).message, apkId: apk._id.toHexString() },
       'download aborted',
     );
+    // A damaged local copy is dropped (before the client hears of the failure, so its retry
+    // finds it gone): the next download reads the database and copies again.
+    if (err instanceof SegmentAuthError) {
+      await deps.blobs.discardCopy?.(apk.blobId).catch(() => undefined);
+    }
     res.destroy();
     return 0;
   }

@@ -131,5 +131,8 @@ export function cachedBlobStore(inner: BlobStore, o: BlobCacheOptions): BlobStor
       await rm(fileOf(id), { force: true });
     },
     listBefore: (before) => inner.listBefore(before),
+    async discardCopy(id) {
+      if (BLOB_ID.test(id)) await rm(fileOf(id), { force: true });
+    },
   };
 }

@@ -21,6 +21,11 @@ export interface BlobStore {
   delete(id: string): Promise<void>;
   /** Ids of blobs uploaded before `before` (for orphan sweeps). */
   listBefore(before: Date): Promise<string[]>;
+  /**
+   * Drops a local copy of the blob, if this store keeps one (blob-cache.ts), so that the next
+   * read goes to the database: for a copy whose bytes failed their authentication.
+   */
+  discardCopy?(id: string): Promise<void>;
 }
 
 export const APK_BUCKET = 'apks';

@@ -157,7 +157,7 @@ test('a tampered stored segment ends the download with an error, never with forg
   expect(outcome.length).toBeLessThanOrEqual(2 * 65_536);
 });
 
-test('downloads after the first read the local ciphertext copy, whose segments are still authenticated', async () => {
+test('downloads after the first read the local ciphertext copy, still authenticated; a damaged copy is dropped', async () => {
   const { apiKey: key, id } = await newAccount(stack);
   await uploadFixture(stack, key, 'large.apk');
   const apk = await stack.mongo.db.collection('apks').findOne({ accountId: id });
@@ -174,4 +174,8 @@ test('downloads after the first read the local ciphertext copy, whose segments a
   // GridFS is intact, so a failure shows the copy was read; and no forged byte was sent.
   expect(outcome.complete).toBe(false);
   expect(outcome.length).toBeLessThanOrEqual(2 * 65_536);
+  // The damaged copy was dropped: the next download copies again from GridFS and completes.
+  const again = await request(`${stack.urls.admin}/download?${q(key)}`, { ca: stack.ca });
+  expect(sha256(again.body)).toBe(sha256(large));
+  expect((await readFile(copy)).equals(cipher)).toBe(false);
 });
