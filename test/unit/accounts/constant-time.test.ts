@@ -24,11 +24,12 @@ test('the comparison of digests is timingSafeEqual on equal lengths, equal or no
   const spy = jest.spyOn(crypto, 'timingSafeEqual');
   const key = generateApiKey();
   const stored = apiKeyLookup(keys, key);
-  // Same key; a key differing in its last character; one differing in its first.
+  // Same key; a key differing in its last character; one differing in its first after `ak_`.
+  const other = (c: string) => (c === 'A' ? 'B' : 'A');
   const presented = [
     key,
-    `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`,
-    `ak_Z${key.slice(4)}`,
+    `${key.slice(0, -1)}${other(key.at(-1)!)}`,
+    `ak_${other(key[3]!)}${key.slice(4)}`,
   ];
   const results = presented.map((p) => lookupMatches(apiKeyLookup(keys, p), stored));
   expect(results).toEqual([true, false, false]);
