@@ -71,6 +71,9 @@ export function streamEndpoint(deps: ApiDeps, lookups: DeviceLookups): StreamHan
     if (!id || !card) {
       return sendText(res, 404, 'Device not registered for this package: register first.');
     }
+    // The client left while it was being authenticated: its 'close' has fired already, so no
+    // session would ever hear of it and its stream would stay registered.
+    if (req.socket.destroyed || res.destroyed) return;
     const connection = new LightHttp1Connection(
       req,
       res,
