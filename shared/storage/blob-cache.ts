@@ -44,7 +44,7 @@ export function cachedBlobStore(inner: BlobStore, o: BlobCacheOptions): BlobStor
   const copying = new Map<string, Promise<boolean>>();
   const fileOf = (id: string) => path.join(o.dir, id);
 
-  /** Copies the blob into the cache; true once its file is there. Never rejects. */
+  /** Copies the blob into the cache: true once its file is there, false when it is not cached. */
   async function copy(id: string): Promise<boolean> {
     const size = await inner.size(id);
     if (size === null || size > o.maxBytes) return false;
@@ -84,7 +84,8 @@ export function cachedBlobStore(inner: BlobStore, o: BlobCacheOptions): BlobStor
   async function evict(): Promise<void> {
     const now = Date.now();
     const files: Array<{ file: string; size: number; used: number }> = [];
-    for (const name of await readdir(o.dir)) {
+    // No directory yet: nothing was ever copied (e.g. only blobs larger than the bound).
+    for (const name of await readdir(o.dir).catch(() => [] as string[])) {
       const file = path.join(o.dir, name);
       const s = await stat(file).catch(() => null);
       if (!s?.isFile()) continue;

@@ -40,7 +40,8 @@ export interface DeploymentOptions {
 
 const STOP_GRACE_MS = 15_000;
 /** Variables a Node process and the service binaries need; everything else is explicit. */
-const INHERITED = ['PATH', 'HOME', 'TMPDIR', 'LANG'];
+/** From the caller's environment; DOWNLOAD_CACHE_MB=0 measures downloads without the cache. */
+const INHERITED = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'DOWNLOAD_CACHE_MB'];
 
 function cliMain(): string {
   // dist/ops/bench/lib/deployment.js -> dist/ops/cli/main.js
