@@ -96,11 +96,7 @@ export class PushHub {
     heartbeatSeconds: number,
   ): Promise<void> {
     const appId = appDoc._id.toHexString();
-    const app = this.streams.claim(appId, {
-      accountId: appDoc.accountId,
-      package: appDoc.package,
-    });
-    const { scope } = app;
+    const scope = { accountId: appDoc.accountId, package: appDoc.package };
     const [offer, latest] = await Promise.all([
       this.live.offer(scope, key),
       this.latestNoticeId(appId),
@@ -112,7 +108,6 @@ export class PushHub {
     ]);
     if (!session.isConnected) {
       // Gone while its state was read: register nothing (no 'disconnected' would remove it).
-      this.streams.release(appId, app);
       return;
     }
     const stream = {
@@ -123,7 +118,7 @@ export class PushHub {
       enabled: card.status === 'enabled',
       offer,
     };
-    this.streams.add(appId, app, stream, () => {
+    this.streams.add(appId, scope, stream, () => {
       // Seen until now: the stream was open.
       this.live.seen(scope, [key], this.o.now()).catch(() => undefined);
     });

@@ -55,31 +55,21 @@ export class StreamRegistry {
     return this.byApp.entries();
   }
 
-  /** The app's group, made on first use; `release` removes it again while it is empty. */
-  claim(appId: string, scope: AppScope): AppStreams {
-    let app = this.byApp.get(appId);
-    if (!app) {
-      app = { scope, streams: new Map() };
-      this.byApp.set(appId, app);
-    }
-    return app;
-  }
-
-  release(appId: string, app: AppStreams): void {
-    if (app.streams.size === 0 && this.byApp.get(appId) === app) this.byApp.delete(appId);
-  }
-
   /**
-   * Registers a connected stream in its app's group (from `claim`), ending an older stream of the
-   * same installation, and forgets it when its session disconnects; `onGone` runs then.
+   * Registers a connected stream in its app's group (made on first use), ending an older stream
+   * of the same installation, and forgets it when its session disconnects (the group too, once
+   * empty); `onGone` runs then. The group is looked up here, not earlier: one that emptied while
+   * this stream was being prepared may have been removed.
    */
-  add(appId: string, app: AppStreams, stream: Stream, onGone: () => void): void {
+  add(appId: string, scope: AppScope, stream: Stream, onGone: () => void): void {
+    const group = this.byApp.get(appId) ?? { scope, streams: new Map<string, Stream>() };
+    this.byApp.set(appId, group);
     const { installationId: key, session } = stream;
-    app.streams.get(key)?.conn.end(); // the same device reconnected before its old stream closed
-    app.streams.set(key, stream);
+    group.streams.get(key)?.conn.end(); // the same device reconnected before its old stream closed
+    group.streams.set(key, stream);
     session.once('disconnected', () => {
-      if (app.streams.get(key)?.session === session) app.streams.delete(key);
-      this.release(appId, app);
+      if (group.streams.get(key)?.session === session) group.streams.delete(key);
+      if (group.streams.size === 0 && this.byApp.get(appId) === group) this.byApp.delete(appId);
       onGone();
     });
   }
