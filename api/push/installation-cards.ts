@@ -5,8 +5,10 @@
  * - any other write (registration, reported changes) drops the card, writes the document, then
  *   offers the document's card only if none was set meanwhile;
  * - a reader that finds no card reads the document and offers its card the same way.
- * A card set by a status change is therefore never overwritten by an older read. Downloads still
- * check the document itself, so a disabled installation gets no APK whatever a card says.
+ * A card set by a status change is therefore never overwritten by an older read. Pushes,
+ * heartbeats, exception reports and downloads all read the status from the card. It can be stale
+ * only if Redis fails between a status change's document write and its card write: the owner's
+ * request then fails (503) and its retry sets the card.
  */
 import type { ObjectId } from 'mongodb';
 import type { Account } from '../../shared/accounts/types';

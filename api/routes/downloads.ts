@@ -8,6 +8,7 @@ import { apksOf, currentApkOf, findApp } from '../../shared/catalog/queries';
 import { presentApk } from '../../shared/catalog/present';
 import {
   findInstallation,
+  installationId,
   installations as installationsOf,
 } from '../../shared/devices/installations';
 import { lastSeenAt } from '../../shared/devices/live-state';
@@ -15,6 +16,7 @@ import { AppError } from '../../shared/errors';
 import { apiKeyAccount, isAuthRateLimited } from '../auth';
 import type { ApiDeps } from '../deps';
 import { sendApk } from '../download/send-apk';
+import { installationCard } from '../push/installation-cards';
 import type { Route } from '../route-table';
 import { sendText } from '../text-reply';
 
@@ -52,12 +54,15 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
     if (!apk) return sendText(res, 404, DOWNLOAD_TEXT.NO_CURRENT);
     const deviceId = param(req, 'deviceId');
     if (deviceId) {
-      const installation = await findInstallation(deps.db, account.id, app.package, deviceId);
-      if (installation?.status === 'disabled') return sendText(res, 403, DOWNLOAD_TEXT.DISABLED);
-      if (installation) {
+      // The status from the installation's card (Redis), as push and heartbeat read it: on
+      // FerretDB a read of the document is a scan of every installation.
+      const id = installationId(account.id, app.package, deviceId);
+      const card = await installationCard(deps, app, id);
+      if (card?.status === 'disabled') return sendText(res, 403, DOWNLOAD_TEXT.DISABLED);
+      if (card) {
         // The update funnel: this installation fetched this APK.
         await installations.updateOne(
-          { _id: installation._id },
+          { _id: id },
           { $set: { lastDownloadedMd5: apk.md5, lastDownloadAt: deps.now() } },
         );
       }

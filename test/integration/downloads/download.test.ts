@@ -179,3 +179,30 @@ test('downloads after the first read the local ciphertext copy, still authentica
   expect(sha256(again.body)).toBe(sha256(large));
   expect((await readFile(copy)).equals(cipher)).toBe(false);
 });
+
+test('an installation its owner disables gets no APK from the next request on, and gets it again once enabled', async () => {
+  const { apiKey: key } = await newAccount(stack);
+  await uploadFixture(stack, key, 'version-1.apk');
+  const pkg = 'dev.apkrelay.sample';
+  const auth = { authorization: `Bearer ${key}` };
+  const registered = await request(`${stack.urls.push}/api/v2/installations`, {
+    method: 'POST',
+    headers: auth,
+    json: { package: pkg, deviceId: 'toggled' },
+    ca: stack.ca,
+  });
+  expect(registered.status).toBe(200);
+  const download = () => get('web', `${q(key, pkg)}&deviceId=toggled`);
+  const setStatus = (status: string) =>
+    request(`${stack.urls.admin}/api/v2/apps/${pkg}/installations/toggled`, {
+      method: 'PUT',
+      headers: auth,
+      json: { status },
+      ca: stack.ca,
+    });
+  expect((await download()).status).toBe(200);
+  expect((await setStatus('disabled')).status).toBe(200);
+  expectRefusal(await download(), 403);
+  expect((await setStatus('enabled')).status).toBe(200);
+  expect((await download()).status).toBe(200);
+});
