@@ -16,7 +16,7 @@ import { AppError } from '../../shared/errors';
 import { apiKeyAccount, isAuthRateLimited } from '../auth';
 import type { ApiDeps } from '../deps';
 import { sendApk } from '../download/send-apk';
-import { installationCard } from '../push/installation-cards';
+import { installationCard, writeInstallation } from '../push/installation-cards';
 import type { Route } from '../route-table';
 import { sendText } from '../text-reply';
 
@@ -59,11 +59,16 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
       const id = installationId(account.id, app.package, deviceId);
       const card = await installationCard(deps, app, id);
       if (card?.status === 'disabled') return sendText(res, 403, DOWNLOAD_TEXT.DISABLED);
-      if (card) {
-        // The update funnel: this installation fetched this APK.
-        await installations.updateOne(
-          { _id: id },
-          { $set: { lastDownloadedMd5: apk.md5, lastDownloadAt: deps.now() } },
+      if (card && card.lastDownloadedMd5 !== apk.md5) {
+        // The update funnel: this installation fetched this APK. Once per APK (resumes and
+        // repeats write nothing), and the card kept in step, so the heartbeat that reports the
+        // same hash next writes nothing either.
+        await writeInstallation(deps, app, id, () =>
+          installations.findOneAndUpdate(
+            { _id: id },
+            { $set: { lastDownloadedMd5: apk.md5, lastDownloadAt: deps.now() } },
+            { returnDocument: 'after' },
+          ),
         );
       }
     }

@@ -181,7 +181,7 @@ test('downloads after the first read the local ciphertext copy, still authentica
 });
 
 test('an installation its owner disables gets no APK from the next request on, and gets it again once enabled', async () => {
-  const { apiKey: key } = await newAccount(stack);
+  const { apiKey: key, id: accountId } = await newAccount(stack);
   await uploadFixture(stack, key, 'version-1.apk');
   const pkg = 'dev.apkrelay.sample';
   const auth = { authorization: `Bearer ${key}` };
@@ -201,6 +201,15 @@ test('an installation its owner disables gets no APK from the next request on, a
       ca: stack.ca,
     });
   expect((await download()).status).toBe(200);
+  // The funnel is written once per APK: a repeat (or a resume) writes nothing.
+  const doc = () =>
+    stack.mongo.db
+      .collection('installations')
+      .findOne({ _id: installationId(accountId, pkg, 'toggled') });
+  const first = await doc();
+  expect(first).toMatchObject({ lastDownloadedMd5: expect.stringMatching(/^[0-9a-f]{32}$/) });
+  expect((await download()).status).toBe(200);
+  expect((await doc())!.lastDownloadAt).toEqual(first!.lastDownloadAt);
   expect((await setStatus('disabled')).status).toBe(200);
   expectRefusal(await download(), 403);
   expect((await setStatus('enabled')).status).toBe(200);
