@@ -7,7 +7,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Db } from 'mongodb';
+import { addressBucket } from '../../shared/accounts/auth-throttle';
 import type { Account } from '../../shared/accounts/types';
+import { clientAddress } from '../auth';
 import type { ApiDeps } from '../deps';
 
 export const SESSION_COOKIE = '__Host-apkrelay_session';
@@ -139,7 +141,9 @@ export const csrfCheck: RequestHandler = (req, res, next) => {
 function throttleKeys(req: Request, email: string): Array<[string, number]> {
   return [
     [`email:${email.trim().toLowerCase()}`, MAX_FAILURES.email],
-    [`ip:${req.ip ?? 'unknown'}`, MAX_FAILURES.ip],
+    // The client address as the other throttles see it: TRUST_PROXY applied, IPv6 by its /64
+    // (one host holds a whole /64, so counting single IPv6 addresses counts nothing).
+    [`ip:${addressBucket(clientAddress(req))}`, MAX_FAILURES.ip],
   ];
 }
 

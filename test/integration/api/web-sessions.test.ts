@@ -7,7 +7,8 @@ import { startStack, type TestStack } from '../../helpers/stack';
 
 let stack: TestStack;
 beforeAll(async () => {
-  stack = await startStack({ workers: false });
+  // Behind a (loopback) proxy: tests name client addresses with X-Forwarded-For.
+  stack = await startStack({ workers: false, trustProxy: ['loopback'] });
 });
 afterAll(() => stack.close());
 
@@ -18,10 +19,15 @@ const cookiesOf = (reply: Reply): string[] => {
 const pair = (setCookie: string) => setCookie.split(';')[0] ?? '';
 const csrfIn = (reply: Reply) => /name="_csrf" value="([^"]+)"/.exec(reply.text)?.[1] ?? '';
 
-async function form(path: string, fields: Record<string, string>, cookie: string): Promise<Reply> {
+async function form(
+  path: string,
+  fields: Record<string, string>,
+  cookie: string,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   return request(`${stack.urls.admin}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, ...headers },
     body: new URLSearchParams(fields).toString(),
     ca: stack.ca,
   });
@@ -98,4 +104,20 @@ test('logins are throttled after 5 failures for an email, even with the right pa
     cookie,
   );
   expect(other.status).toBe(303);
+});
+
+test('the per-address login throttle counts an IPv6 client by its /64, as the other throttles do', async () => {
+  const { csrf, cookie } = await loginForm();
+  const from = (address: string, i: number) =>
+    form(
+      '/ui/login',
+      { email: `nobody-${i}@example.com`, password: 'wrong-password', _csrf: csrf },
+      cookie,
+      { 'x-forwarded-for': address },
+    );
+  // 50 failures (the address limit), each from another address of one /64.
+  for (let i = 0; i < 50; i++)
+    expect((await from(`2001:db8:1:2::${(i + 1).toString(16)}`, i)).status).toBe(401);
+  expect((await from('2001:db8:1:2:ffff:ffff:ffff:fffe', 50)).status).toBe(429);
+  expect((await from('2001:db8:1:3::1', 51)).status).toBe(401);
 });
