@@ -207,7 +207,7 @@ test('an installation its owner disables gets no APK from the next request on, a
       .collection('installations')
       .findOne({ _id: installationId(accountId, pkg, 'toggled') });
   const first = await doc();
-  expect(first).toMatchObject({ lastDownloadedMd5: expect.stringMatching(/^[0-9a-f]{32}$/) });
+  expect(first?.lastDownloadedMd5).toMatch(/^[0-9a-f]{32}$/);
   expect((await download()).status).toBe(200);
   expect((await doc())!.lastDownloadAt).toEqual(first!.lastDownloadAt);
   expect((await setStatus('disabled')).status).toBe(200);
