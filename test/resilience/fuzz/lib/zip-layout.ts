@@ -4,7 +4,8 @@
  * consistent archive. The fuzzers use it to aim mutations at fields rather than at random bytes.
  * Only ever applied to the seed fixtures, which are valid; mutated bytes are never parsed here.
  */
-import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
+import { writeZip, type ZipEntrySpec, type ZipSpec } from '../../../unit/apk/helpers/build-zip';
 
 export const SIG = {
   LFH: 0x04034b50,
@@ -104,24 +105,9 @@ export function zipLayout(buf: Buffer): ZipLayout | null {
 }
 
 /** One entry of the model: its name, method and uncompressed data. */
-export interface ModelEntry {
-  name: Buffer;
-  method: number;
-  data: Buffer;
-  /** Raw bytes written instead of compressing `data` (keeps a fixture's exact encoding). */
-  raw?: Buffer;
-  extra?: Buffer;
-  flags?: number;
-  /** Declared sizes and CRC written instead of the true ones (both headers). */
-  declared?: { compressedSize?: number; uncompressedSize?: number; crc?: number };
-}
-
-export interface ZipModel {
-  entries: ModelEntry[];
-  /** Bytes between the last entry and the central directory (the APK Signing Block). */
-  beforeCd: Buffer;
-  comment: Buffer;
-}
+/** The fuzzers' model of an archive: the shared test ZIP writer's input. */
+export type ModelEntry = ZipEntrySpec;
+export type ZipModel = ZipSpec;
 
 /** Reads a well-formed archive into a model; null when it is not one. */
 export function readModel(buf: Buffer): ZipModel | null {
@@ -149,50 +135,4 @@ export function readModel(buf: Buffer): ZipModel | null {
 }
 
 /** Writes a model as an archive; `recordCount` overrides the EOCD's count. */
-export function writeModel(model: ZipModel, opts: { recordCount?: number } = {}): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const e of model.entries) {
-    const body = e.raw ?? (e.method === 0 ? e.data : deflateRawSync(e.data, { level: 1 }));
-    const extra = e.extra ?? Buffer.alloc(0);
-    const crc = e.declared?.crc ?? crc32(e.data);
-    const csize = e.declared?.compressedSize ?? body.length;
-    const usize = e.declared?.uncompressedSize ?? e.data.length;
-    const lfh = Buffer.alloc(30);
-    lfh.writeUInt32LE(SIG.LFH, 0);
-    lfh.writeUInt16LE(20, 4);
-    lfh.writeUInt16LE(e.flags ?? 0, 6);
-    lfh.writeUInt16LE(e.method, 8);
-    lfh.writeUInt32LE(crc >>> 0, 14);
-    lfh.writeUInt32LE(csize >>> 0, 18);
-    lfh.writeUInt32LE(usize >>> 0, 22);
-    lfh.writeUInt16LE(e.name.length & 0xffff, 26);
-    lfh.writeUInt16LE(extra.length & 0xffff, 28);
-    locals.push(lfh, e.name, extra, body);
-    const cdr = Buffer.alloc(46);
-    cdr.writeUInt32LE(SIG.CD, 0);
-    cdr.writeUInt16LE(20, 4);
-    cdr.writeUInt16LE(20, 6);
-    cdr.writeUInt16LE(e.flags ?? 0, 8);
-    cdr.writeUInt16LE(e.method, 10);
-    cdr.writeUInt32LE(crc >>> 0, 16);
-    cdr.writeUInt32LE(csize >>> 0, 20);
-    cdr.writeUInt32LE(usize >>> 0, 24);
-    cdr.writeUInt16LE(e.name.length & 0xffff, 28);
-    cdr.writeUInt16LE(extra.length & 0xffff, 30);
-    cdr.writeUInt32LE(offset >>> 0, 42);
-    centrals.push(cdr, e.name, extra);
-    offset += 30 + e.name.length + extra.length + body.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const eocd = Buffer.alloc(22);
-  const count = (opts.recordCount ?? model.entries.length) & 0xffff;
-  eocd.writeUInt32LE(SIG.EOCD, 0);
-  eocd.writeUInt16LE(count, 8);
-  eocd.writeUInt16LE(count, 10);
-  eocd.writeUInt32LE(cd.length, 12);
-  eocd.writeUInt32LE(offset + model.beforeCd.length, 16);
-  eocd.writeUInt16LE(model.comment.length & 0xffff, 20);
-  return Buffer.concat([...locals, model.beforeCd, cd, eocd, model.comment]);
-}
+export const writeModel = writeZip;

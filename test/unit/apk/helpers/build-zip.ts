@@ -1,5 +1,87 @@
-/** Builds small ZIP archives in memory for tests (stored or deflated entries, optional tweaks). */
+/**
+ * Writes ZIP archives in memory for tests: the unit tests' small archives (`buildZip`) and the
+ * fuzzers' rewritten fixtures (`writeZip`, through test/resilience/fuzz/lib/zip-layout.ts) share
+ * this one writer. Every field can be made to lie: declared sizes and CRC (both headers), or one
+ * header disagreeing with the other.
+ */
 import { crc32, deflateRawSync } from 'node:zlib';
+
+export interface ZipEntrySpec {
+  name: Buffer;
+  method: number;
+  data: Buffer;
+  /** Raw bytes written instead of compressing `data` (keeps a fixture's exact encoding). */
+  raw?: Buffer;
+  extra?: Buffer;
+  flags?: number;
+  /** Declared sizes and CRC written instead of the true ones (both headers). */
+  declared?: { compressedSize?: number; uncompressedSize?: number; crc?: number };
+  /** Written in the local header only, over the above. */
+  local?: { name?: Buffer; uncompressedSize?: number };
+  /** Written in the central directory record only, over the above. */
+  central?: { method?: number; uncompressedSize?: number };
+}
+
+export interface ZipSpec {
+  entries: ZipEntrySpec[];
+  /** Bytes between the last entry and the central directory (e.g. an APK Signing Block). */
+  beforeCd: Buffer;
+  comment: Buffer;
+}
+
+const SIG_LFH = 0x04034b50;
+const SIG_CD = 0x02014b50;
+const SIG_EOCD = 0x06054b50;
+
+/** Writes the archive; `recordCount` overrides the EOCD's count of records. */
+export function writeZip(zip: ZipSpec, opts: { recordCount?: number } = {}): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const e of zip.entries) {
+    const body = e.raw ?? (e.method === 0 ? e.data : deflateRawSync(e.data, { level: 1 }));
+    const extra = e.extra ?? Buffer.alloc(0);
+    const crc = e.declared?.crc ?? crc32(e.data);
+    const csize = e.declared?.compressedSize ?? body.length;
+    const usize = e.declared?.uncompressedSize ?? e.data.length;
+    const localName = e.local?.name ?? e.name;
+    const lfh = Buffer.alloc(30);
+    lfh.writeUInt32LE(SIG_LFH, 0);
+    lfh.writeUInt16LE(20, 4);
+    lfh.writeUInt16LE(e.flags ?? 0, 6);
+    lfh.writeUInt16LE(e.method, 8);
+    lfh.writeUInt32LE(crc >>> 0, 14);
+    lfh.writeUInt32LE(csize >>> 0, 18);
+    lfh.writeUInt32LE((e.local?.uncompressedSize ?? usize) >>> 0, 22);
+    lfh.writeUInt16LE(localName.length & 0xffff, 26);
+    lfh.writeUInt16LE(extra.length & 0xffff, 28);
+    locals.push(lfh, localName, extra, body);
+    const cdr = Buffer.alloc(46);
+    cdr.writeUInt32LE(SIG_CD, 0);
+    cdr.writeUInt16LE(20, 4);
+    cdr.writeUInt16LE(20, 6);
+    cdr.writeUInt16LE(e.flags ?? 0, 8);
+    cdr.writeUInt16LE(e.central?.method ?? e.method, 10);
+    cdr.writeUInt32LE(crc >>> 0, 16);
+    cdr.writeUInt32LE(csize >>> 0, 20);
+    cdr.writeUInt32LE((e.central?.uncompressedSize ?? usize) >>> 0, 24);
+    cdr.writeUInt16LE(e.name.length & 0xffff, 28);
+    cdr.writeUInt16LE(extra.length & 0xffff, 30);
+    cdr.writeUInt32LE(offset >>> 0, 42);
+    centrals.push(cdr, e.name, extra);
+    offset += 30 + localName.length + extra.length + body.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const eocd = Buffer.alloc(22);
+  const count = (opts.recordCount ?? zip.entries.length) & 0xffff;
+  eocd.writeUInt32LE(SIG_EOCD, 0);
+  eocd.writeUInt16LE(count, 8);
+  eocd.writeUInt16LE(count, 10);
+  eocd.writeUInt32LE(cd.length, 12);
+  eocd.writeUInt32LE(offset + zip.beforeCd.length, 16);
+  eocd.writeUInt16LE(zip.comment.length & 0xffff, 20);
+  return Buffer.concat([...locals, zip.beforeCd, cd, eocd, zip.comment]);
+}
 
 export interface TestZipEntry {
   name: string | Buffer;
@@ -13,51 +95,32 @@ export interface TestZipEntry {
   cdMethod?: number;
 }
 
+/** A small archive of stored or deflated entries, with the tweaks above. */
 export function buildZip(
   entries: TestZipEntry[],
   opts: { comment?: Buffer; recordCount?: number; beforeCd?: Buffer } = {},
 ): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = typeof e.name === 'string' ? Buffer.from(e.name, 'utf8') : e.name;
-    const localName = e.localName === undefined ? name : Buffer.from(e.localName, 'utf8');
-    const body = e.deflate ? deflateRawSync(e.data) : e.data;
-    const method = e.deflate ? 8 : 0;
-    const crc = crc32(e.data);
-    const lfh = Buffer.alloc(30);
-    lfh.writeUInt32LE(0x04034b50, 0);
-    lfh.writeUInt16LE(20, 4);
-    lfh.writeUInt16LE(method, 8);
-    lfh.writeUInt32LE(crc, 14);
-    lfh.writeUInt32LE(body.length, 18);
-    lfh.writeUInt32LE(e.localUncompressedSize ?? e.data.length, 22);
-    lfh.writeUInt16LE(localName.length, 26);
-    locals.push(lfh, localName, body);
-    const cdr = Buffer.alloc(46);
-    cdr.writeUInt32LE(0x02014b50, 0);
-    cdr.writeUInt16LE(20, 4);
-    cdr.writeUInt16LE(20, 6);
-    cdr.writeUInt16LE(e.cdMethod ?? method, 10);
-    cdr.writeUInt32LE(crc, 16);
-    cdr.writeUInt32LE(body.length, 20);
-    cdr.writeUInt32LE(e.cdUncompressedSize ?? e.data.length, 24);
-    cdr.writeUInt16LE(name.length, 28);
-    cdr.writeUInt32LE(offset, 42);
-    centrals.push(cdr, name);
-    offset += 30 + localName.length + body.length;
-  }
-  const before = opts.beforeCd ?? Buffer.alloc(0);
-  const cd = Buffer.concat(centrals);
-  const comment = opts.comment ?? Buffer.alloc(0);
-  const eocd = Buffer.alloc(22);
-  eocd.writeUInt32LE(0x06054b50, 0);
-  const count = opts.recordCount ?? entries.length;
-  eocd.writeUInt16LE(count, 8);
-  eocd.writeUInt16LE(count, 10);
-  eocd.writeUInt32LE(cd.length, 12);
-  eocd.writeUInt32LE(offset + before.length, 16);
-  eocd.writeUInt16LE(comment.length, 20);
-  return Buffer.concat([...locals, before, cd, eocd, comment]);
+  return writeZip(
+    {
+      entries: entries.map((e) => ({
+        name: typeof e.name === 'string' ? Buffer.from(e.name, 'utf8') : e.name,
+        method: e.deflate ? 8 : 0,
+        data: e.data,
+        ...(e.deflate ? { raw: deflateRawSync(e.data) } : {}),
+        local: {
+          ...(e.localName === undefined ? {} : { name: Buffer.from(e.localName, 'utf8') }),
+          ...(e.localUncompressedSize === undefined
+            ? {}
+            : { uncompressedSize: e.localUncompressedSize }),
+        },
+        central: {
+          ...(e.cdMethod === undefined ? {} : { method: e.cdMethod }),
+          ...(e.cdUncompressedSize === undefined ? {} : { uncompressedSize: e.cdUncompressedSize }),
+        },
+      })),
+      beforeCd: opts.beforeCd ?? Buffer.alloc(0),
+      comment: opts.comment ?? Buffer.alloc(0),
+    },
+    opts.recordCount === undefined ? {} : { recordCount: opts.recordCount },
+  );
 }
