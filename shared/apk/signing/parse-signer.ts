@@ -248,3 +248,55 @@ export function forEachSigner(
   }
   return count;
 }
+
+/**
+ * Reads a signer's additional attributes into `signer.additionalAttributes`, at most
+ * MAX_ADDITIONAL_ATTRIBUTES. `known` handles an attribute the scheme knows (it may throw
+ * MalformedBlockError) and answers false for an id it does not know, which is warned about.
+ * False after recording an error (too many attributes, or a malformed one).
+ * `prefix` is `V2_SIG` or `V3_SIG`.
+ */
+export function readAdditionalAttributes(
+  prefix: string,
+  attrs: ByteReader,
+  signer: SchemeSigner,
+  known: (id: number, value: Buffer) => boolean,
+): boolean {
+  let count = 0;
+  while (attrs.hasRemaining()) {
+    if (count === MAX_ADDITIONAL_ATTRIBUTES) {
+      signer.errors.push(
+        issue(
+          `${prefix}_MAX_ADDITIONAL_ATTRIBUTES_EXCEEDED`,
+          `More than ${MAX_ADDITIONAL_ATTRIBUTES} additional attributes`,
+        ),
+      );
+      return false;
+    }
+    count++;
+    try {
+      const attr = attrs.lengthPrefixedReader();
+      const id = attr.uint32();
+      const value = attr.rest();
+      signer.additionalAttributes.push({ id, value });
+      if (!known(id, value)) {
+        signer.warnings.push(
+          issue(
+            `${prefix}_UNKNOWN_ADDITIONAL_ATTRIBUTE`,
+            `Unknown additional attribute 0x${id.toString(16)}`,
+          ),
+        );
+      }
+    } catch (err) {
+      if (!(err instanceof MalformedBlockError)) throw err;
+      signer.errors.push(
+        issue(
+          `${prefix}_MALFORMED_ADDITIONAL_ATTRIBUTE`,
+          `Malformed additional attribute #${count}`,
+        ),
+      );
+      return false;
+    }
+  }
+  return true;
+}

@@ -9,7 +9,7 @@ import { issue } from '../issues';
 import { ByteReader, MalformedBlockError } from './byte-reader';
 import {
   forEachSigner,
-  MAX_ADDITIONAL_ATTRIBUTES,
+  readAdditionalAttributes,
   readCertificatesAndDigests,
   verifySignedData,
 } from './parse-signer';
@@ -32,50 +32,21 @@ export interface V2Options {
 
 function readAttributes(attrs: ByteReader, signer: SchemeSigner, opts: V2Options): void {
   const expected = new Set<number>();
-  let count = 0;
-  while (attrs.hasRemaining()) {
-    if (count === MAX_ADDITIONAL_ATTRIBUTES) {
-      signer.errors.push(
+  const complete = readAdditionalAttributes(PREFIX, attrs, signer, (id, value) => {
+    if (id !== STRIPPING_PROTECTION_ATTR_ID) return false;
+    if (value.length < 4) throw new MalformedBlockError('stripping protection value too short');
+    const schemeId = value.readInt32LE(0);
+    if (opts.supportedSchemeIds.has(schemeId)) expected.add(schemeId);
+    else
+      signer.warnings.push(
         issue(
-          `${PREFIX}_MAX_ADDITIONAL_ATTRIBUTES_EXCEEDED`,
-          `More than ${MAX_ADDITIONAL_ATTRIBUTES} additional attributes`,
+          'V2_SIG_UNKNOWN_APK_SIG_SCHEME_ID',
+          `Unknown scheme ID ${schemeId} in stripping protection`,
         ),
       );
-      return;
-    }
-    count++;
-    try {
-      const attr = attrs.lengthPrefixedReader();
-      const id = attr.uint32();
-      const value = attr.rest();
-      signer.additionalAttributes.push({ id, value });
-      if (id === STRIPPING_PROTECTION_ATTR_ID) {
-        if (value.length < 4) throw new MalformedBlockError('stripping protection value too short');
-        const schemeId = value.readInt32LE(0);
-        if (opts.supportedSchemeIds.has(schemeId)) expected.add(schemeId);
-        else
-          signer.warnings.push(
-            issue(
-              'V2_SIG_UNKNOWN_APK_SIG_SCHEME_ID',
-              `Unknown scheme ID ${schemeId} in stripping protection`,
-            ),
-          );
-      } else {
-        signer.warnings.push(
-          issue(
-            'V2_SIG_UNKNOWN_ADDITIONAL_ATTRIBUTE',
-            `Unknown additional attribute 0x${id.toString(16)}`,
-          ),
-        );
-      }
-    } catch (err) {
-      if (!(err instanceof MalformedBlockError)) throw err;
-      signer.errors.push(
-        issue('V2_SIG_MALFORMED_ADDITIONAL_ATTRIBUTE', `Malformed additional attribute #${count}`),
-      );
-      return;
-    }
-  }
+    return true;
+  });
+  if (!complete) return;
   for (const id of expected) {
     if (!opts.foundSchemeIds.has(id)) {
       signer.errors.push(

@@ -9,7 +9,7 @@ import { issue } from '../issues';
 import { ByteReader, MalformedBlockError } from './byte-reader';
 import {
   forEachSigner,
-  MAX_ADDITIONAL_ATTRIBUTES,
+  readAdditionalAttributes,
   readCertificatesAndDigests,
   verifySignedData,
 } from './parse-signer';
@@ -65,72 +65,46 @@ function readLineage(value: Buffer, signer: SchemeSigner): void {
 }
 
 function readAttributes(attrs: ByteReader, signer: SchemeSigner, opts: V3Options): void {
-  let count = 0;
   let rotationAttrFound = false;
-  while (attrs.hasRemaining()) {
-    if (count === MAX_ADDITIONAL_ATTRIBUTES) {
-      signer.errors.push(
-        issue(
-          `${PREFIX}_MAX_ADDITIONAL_ATTRIBUTES_EXCEEDED`,
-          `More than ${MAX_ADDITIONAL_ATTRIBUTES} additional attributes`,
-        ),
-      );
-      return;
-    }
-    count++;
-    try {
-      const attr = attrs.lengthPrefixedReader();
-      const id = attr.uint32();
-      const value = attr.rest();
-      signer.additionalAttributes.push({ id, value });
-      if (id === PROOF_OF_ROTATION_ATTR_ID) {
-        readLineage(value, signer);
-      } else if (id === ROTATION_MIN_SDK_VERSION_ATTR_ID) {
-        rotationAttrFound = true;
-        if (opts.maxSdk >= MIN_SDK_WITH_V31_SUPPORT) {
-          if (value.length < 4) throw new MalformedBlockError('rotation-min-sdk-version too short');
-          const attrValue = value.readInt32LE(0);
-          if (opts.rotationMinSdk === undefined) {
-            signer.errors.push(
-              issue(
-                'V31_BLOCK_MISSING',
-                `v3 signer expects a v3.1 block rotating at SDK ${attrValue}`,
-              ),
-            );
-          } else if (attrValue !== opts.rotationMinSdk) {
-            signer.errors.push(
-              issue(
-                'V31_ROTATION_MIN_SDK_MISMATCH',
-                `rotation-min-sdk-version ${attrValue} differs from the v3.1 signers' ${opts.rotationMinSdk}`,
-              ),
-            );
-          }
-        }
-      } else if (id === ROTATION_ON_DEV_RELEASE_ATTR_ID) {
-        if (opts.scheme !== 'V31') {
-          signer.warnings.push(
+  const complete = readAdditionalAttributes(PREFIX, attrs, signer, (id, value) => {
+    if (id === PROOF_OF_ROTATION_ATTR_ID) {
+      readLineage(value, signer);
+    } else if (id === ROTATION_MIN_SDK_VERSION_ATTR_ID) {
+      rotationAttrFound = true;
+      if (opts.maxSdk >= MIN_SDK_WITH_V31_SUPPORT) {
+        if (value.length < 4) throw new MalformedBlockError('rotation-min-sdk-version too short');
+        const attrValue = value.readInt32LE(0);
+        if (opts.rotationMinSdk === undefined) {
+          signer.errors.push(
             issue(
-              'V31_ROTATION_TARGETS_DEV_RELEASE_ATTR_ON_V3_SIGNER',
-              'dev-release attribute on a v3.0 signer',
+              'V31_BLOCK_MISSING',
+              `v3 signer expects a v3.1 block rotating at SDK ${attrValue}`,
+            ),
+          );
+        } else if (attrValue !== opts.rotationMinSdk) {
+          signer.errors.push(
+            issue(
+              'V31_ROTATION_MIN_SDK_MISMATCH',
+              `rotation-min-sdk-version ${attrValue} differs from the v3.1 signers' ${opts.rotationMinSdk}`,
             ),
           );
         }
-      } else {
+      }
+    } else if (id === ROTATION_ON_DEV_RELEASE_ATTR_ID) {
+      if (opts.scheme !== 'V31') {
         signer.warnings.push(
           issue(
-            'V3_SIG_UNKNOWN_ADDITIONAL_ATTRIBUTE',
-            `Unknown additional attribute 0x${id.toString(16)}`,
+            'V31_ROTATION_TARGETS_DEV_RELEASE_ATTR_ON_V3_SIGNER',
+            'dev-release attribute on a v3.0 signer',
           ),
         );
       }
-    } catch (err) {
-      if (!(err instanceof MalformedBlockError)) throw err;
-      signer.errors.push(
-        issue('V3_SIG_MALFORMED_ADDITIONAL_ATTRIBUTE', `Malformed additional attribute #${count}`),
-      );
-      return;
+    } else {
+      return false;
     }
-  }
+    return true;
+  });
+  if (!complete) return;
   if (opts.rotationMinSdk !== undefined && !rotationAttrFound) {
     signer.warnings.push(
       issue('V31_ROTATION_MIN_SDK_ATTR_MISSING', 'v3.0 signer lacks rotation-min-sdk-version'),
