@@ -112,30 +112,39 @@ async function reusable(record: ServiceRecord | undefined): Promise<boolean> {
   return record !== undefined && isAlive(record.pid) && (await portAnswers(record.port));
 }
 
+/**
+ * redis-server's arguments for a private instance on loopback: durable enough for a queue (fsync
+ * every second), never evicting job data.
+ */
+export function redisServerArgs(dir: string, port: number): string[] {
+  return [
+    ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
+    ...['--appendonly', 'yes', '--appendfsync', 'everysec'],
+    ...['--maxmemory-policy', 'noeviction', '--daemonize', 'no', '--protected-mode', 'yes'],
+  ];
+}
+
+/** The MongoDB-protocol server's arguments (mongod, or FerretDB on SQLite) on loopback. */
+export function mongoServerArgs(kind: MongoKind, dir: string, port: number): string[] {
+  return kind === 'mongod'
+    ? ['--dbpath', dir, '--bind_ip', '127.0.0.1', '--port', String(port), '--quiet']
+    : [
+        '--handler=sqlite',
+        `--sqlite-url=file:${dir}/`,
+        `--listen-addr=127.0.0.1:${port}`,
+        `--state-dir=${dir}`,
+        '--telemetry=disable',
+        '--debug-addr=-',
+        '--log-level=warn',
+      ];
+}
+
 async function startRedis(dataDir: string, searchPath: string): Promise<ServiceRecord> {
   const bin = await ensureRedisServer(searchPath);
   const dir = path.join(dataDir, 'redis');
   await mkdir(dir, { recursive: true });
   const port = await freePort();
-  // Durable enough for a queue (fsync every second), never evicting job data.
-  const args = [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--dir',
-    dir,
-    '--appendonly',
-    'yes',
-    '--appendfsync',
-    'everysec',
-    '--maxmemory-policy',
-    'noeviction',
-    '--daemonize',
-    'no',
-    '--protected-mode',
-    'yes',
-  ];
+  const args = redisServerArgs(dir, port);
   const child = spawnService(bin, args, path.join(dir, 'redis.log'));
   await waitForPort(port, child, 15_000, 'redis-server');
   return { pid: child.pid!, port, url: `redis://127.0.0.1:${port}` };
@@ -149,18 +158,7 @@ async function startMongo(
   const dir = path.join(dataDir, kind);
   await mkdir(dir, { recursive: true });
   const port = await freePort();
-  const args =
-    kind === 'mongod'
-      ? ['--dbpath', dir, '--bind_ip', '127.0.0.1', '--port', String(port), '--quiet']
-      : [
-          '--handler=sqlite',
-          `--sqlite-url=file:${dir}/`,
-          `--listen-addr=127.0.0.1:${port}`,
-          `--state-dir=${dir}`,
-          '--telemetry=disable',
-          '--debug-addr=-',
-          '--log-level=warn',
-        ];
+  const args = mongoServerArgs(kind, dir, port);
   const child = spawnService(bin, args, path.join(dir, `${kind}.log`));
   await waitForPort(port, child, 30_000, kind);
   return { pid: child.pid!, port, url: `mongodb://127.0.0.1:${port}`, kind };

@@ -16,6 +16,7 @@ import {
   type MongoKind,
 } from '../../../ops/services/binaries';
 import { freePort, isAlive, spawnService, stopPid, waitForPort } from '../../../ops/services/child';
+import { mongoServerArgs, redisServerArgs } from '../../../ops/services/embedded';
 import { track } from '../../helpers/resources';
 import { startStack, type TestStack } from '../../helpers/stack';
 
@@ -60,12 +61,7 @@ export async function startPrivateServices(
     async startRedis() {
       redis = spawnService(
         redisBin,
-        [
-          ...['--port', String(redisPort), '--bind', '127.0.0.1', '--dir', redisDir],
-          // The settings of the embedded Redis (ops/services/embedded.ts).
-          ...['--appendonly', 'yes', '--appendfsync', 'everysec'],
-          ...['--maxmemory-policy', 'noeviction', '--daemonize', 'no'],
-        ],
+        redisServerArgs(redisDir, redisPort),
         path.join(root, 'redis.log'),
       );
       await waitForPort(redisPort, redis, 15_000, 'private redis-server');
@@ -82,19 +78,11 @@ export async function startPrivateServices(
       redis = undefined;
     },
     async startMongo() {
-      const args =
-        mongo.kind === 'mongod'
-          ? ['--dbpath', mongoDir, '--bind_ip', '127.0.0.1', '--port', String(mongoPort)]
-          : [
-              '--handler=sqlite',
-              `--sqlite-url=file:${mongoDir}/`,
-              `--listen-addr=127.0.0.1:${mongoPort}`,
-              `--state-dir=${mongoDir}`,
-              '--telemetry=disable',
-              '--debug-addr=-',
-              '--log-level=warn',
-            ];
-      mongod = spawnService(mongo.bin, args, path.join(root, `${mongo.kind}.log`));
+      mongod = spawnService(
+        mongo.bin,
+        mongoServerArgs(mongo.kind, mongoDir, mongoPort),
+        path.join(root, `${mongo.kind}.log`),
+      );
       await waitForPort(mongoPort, mongod, 30_000, `private ${mongo.kind}`);
     },
     async stopMongo() {
