@@ -6,6 +6,7 @@
  * this package. Relaying one device's event to another device of the same app tells it what the
  * server tells every device of that app.
  */
+import { createEventBuffer, type EventBuffer } from 'better-sse';
 import type { ApkDoc } from '../../shared/catalog/types';
 import { signEvent, type PushKeys } from '../../shared/devices/push-signing';
 
@@ -41,20 +42,35 @@ export function giveupEvent(ctx: EventContext, pkg: string, apk: ApkDoc | null, 
   });
 }
 
-/** The events of one sync, each signed the first time a stream needs it. */
+/**
+ * The events of one sync, each signed and written out as SSE text the first time a stream needs
+ * it. Streams are sent the ready text (better-sse's `session.batch(buffer)`), so a notice to
+ * 10,000 streams serialises and sanitises its event once, not once per stream.
+ */
 export class SignedOnce {
-  private version_: ReturnType<typeof versionEvent> | undefined;
-  private readonly giveups = new Map<string, ReturnType<typeof giveupEvent>>();
+  private version_: EventBuffer | undefined;
+  private readonly giveups = new Map<string, EventBuffer>();
 
-  constructor(private readonly ctx: EventContext) {}
+  /** `eventId`: the notice's id in the app's stream (what `Last-Event-ID` resumes from). */
+  constructor(
+    private readonly ctx: EventContext,
+    private readonly eventId: string,
+  ) {}
 
-  version(apk: ApkDoc): ReturnType<typeof versionEvent> {
-    return (this.version_ ??= versionEvent(this.ctx, apk));
+  version(apk: ApkDoc): EventBuffer {
+    return (this.version_ ??= this.text(versionEvent(this.ctx, apk), 'version'));
   }
 
-  giveup(pkg: string, apk: ApkDoc | null, apkId: string): ReturnType<typeof giveupEvent> {
+  giveup(pkg: string, apk: ApkDoc | null, apkId: string): EventBuffer {
     let event = this.giveups.get(apkId);
-    if (!event) this.giveups.set(apkId, (event = giveupEvent(this.ctx, pkg, apk, apkId)));
+    if (!event) {
+      event = this.text(giveupEvent(this.ctx, pkg, apk, apkId), 'giveup');
+      this.giveups.set(apkId, event);
+    }
     return event;
+  }
+
+  private text(data: unknown, name: string): EventBuffer {
+    return createEventBuffer().push(data, name, this.eventId);
   }
 }

@@ -7,7 +7,7 @@
  * channel), so one process at a time speaks for an installation and a give-up is sent once.
  */
 import { randomUUID } from 'node:crypto';
-import type { Session } from 'better-sse';
+import type { EventBuffer, Session } from 'better-sse';
 import { ObjectId, type Db } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { catalog } from '../../shared/catalog/collections';
@@ -20,6 +20,14 @@ import { closeRedis, createWorkerRedis, type Redis } from '../../shared/storage/
 import { TtlCache } from '../exceptions/ttl-cache';
 import { SignedOnce } from './events';
 import { StreamRegistry, type StreamConnection } from './stream-registry';
+
+/**
+ * Sends an event written out once for all streams. With a ready buffer `batch` writes at once and
+ * its promise is settled; a write to a stream that just closed only ends that stream.
+ */
+function send(session: Session, event: EventBuffer): void {
+  session.batch(event).catch(() => undefined);
+}
 
 /**
  * A client that stops reading is dropped once this much waits for it: events are a few hundred
@@ -206,7 +214,8 @@ export class PushHub {
       );
     const current = app.currentApkId ? await apk(app.currentApkId.toHexString()) : null;
     const eventId = await this.latestNoticeId(appId);
-    const events = new SignedOnce({ keys: this.o.keys, webUrl: this.o.webUrl, now: this.o.now() });
+    const ctx = { keys: this.o.keys, webUrl: this.o.webUrl, now: this.o.now() };
+    const events = new SignedOnce(ctx, eventId);
     const changed: Array<[string, OfferState]> = [];
     for (const id of ids) {
       const stream = group.streams.get(id);
@@ -224,13 +233,9 @@ export class PushHub {
         { installedMd5: stream.installedMd5, ...offer },
         offered?.md5 ?? null,
       );
-      if (d.giveup) {
-        stream.session.push(events.giveup(app.package, offered, d.giveup), 'giveup', eventId);
-      }
+      if (d.giveup) send(stream.session, events.giveup(app.package, offered, d.giveup));
       const repeat = quietOffer && d.version !== null && offer.offeredApkId === d.version.id;
-      if (d.version && current && !repeat) {
-        stream.session.push(events.version(current), 'version', eventId);
-      }
+      if (d.version && current && !repeat) send(stream.session, events.version(current));
       if (d.giveup || d.offeredApkId !== offer.offeredApkId) {
         stream.offer = {
           offeredApkId: d.offeredApkId,
