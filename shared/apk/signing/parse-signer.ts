@@ -51,20 +51,17 @@ export function verifySignedData(
   result: SchemeResult,
 ): boolean {
   const supported: SupportedSignature[] = [];
-  let count = 0;
-  while (records.signatures.hasRemaining()) {
-    if (count === MAX_SIGNATURE_RECORDS) {
-      signer.errors.push(
-        issue(
-          `${prefix}_MAX_SIGNATURE_RECORDS_EXCEEDED`,
-          `More than ${MAX_SIGNATURE_RECORDS} signature records`,
-        ),
-      );
-      return false;
-    }
-    count++;
-    try {
-      const sig = records.signatures.lengthPrefixedReader();
+  const read = readRecords(
+    prefix,
+    records.signatures,
+    signer,
+    {
+      max: MAX_SIGNATURE_RECORDS,
+      code: 'MAX_SIGNATURE_RECORDS_EXCEEDED',
+      what: 'signature records',
+    },
+    { code: 'MALFORMED_SIGNATURE', what: 'signature record' },
+    (sig) => {
       const id = sig.uint32();
       const bytes = sig.lengthPrefixed();
       signer.signatureAlgorithmIds.push(id);
@@ -76,17 +73,12 @@ export function verifySignedData(
             `Unknown signature algorithm: 0x${id.toString(16)}`,
           ),
         );
-        continue;
+        return;
       }
       supported.push({ algorithm, signature: bytes });
-    } catch (err) {
-      if (!(err instanceof MalformedBlockError)) throw err;
-      signer.errors.push(
-        issue(`${prefix}_MALFORMED_SIGNATURE`, `Malformed signature record #${count}`),
-      );
-      return false;
-    }
-  }
+    },
+  );
+  if (!read) return false;
   if (signer.signatureAlgorithmIds.length === 0) {
     signer.errors.push(issue(`${prefix}_NO_SIGNATURES`, 'No signatures'));
     return false;
@@ -262,20 +254,17 @@ export function readAdditionalAttributes(
   signer: SchemeSigner,
   known: (id: number, value: Buffer) => boolean,
 ): boolean {
-  let count = 0;
-  while (attrs.hasRemaining()) {
-    if (count === MAX_ADDITIONAL_ATTRIBUTES) {
-      signer.errors.push(
-        issue(
-          `${prefix}_MAX_ADDITIONAL_ATTRIBUTES_EXCEEDED`,
-          `More than ${MAX_ADDITIONAL_ATTRIBUTES} additional attributes`,
-        ),
-      );
-      return false;
-    }
-    count++;
-    try {
-      const attr = attrs.lengthPrefixedReader();
+  return readRecords(
+    prefix,
+    attrs,
+    signer,
+    {
+      max: MAX_ADDITIONAL_ATTRIBUTES,
+      code: 'MAX_ADDITIONAL_ATTRIBUTES_EXCEEDED',
+      what: 'additional attributes',
+    },
+    { code: 'MALFORMED_ADDITIONAL_ATTRIBUTE', what: 'additional attribute' },
+    (attr) => {
       const id = attr.uint32();
       const value = attr.rest();
       signer.additionalAttributes.push({ id, value });
@@ -287,13 +276,36 @@ export function readAdditionalAttributes(
           ),
         );
       }
+    },
+  );
+}
+
+/**
+ * Reads the length-prefixed records of `list` with `read`, at most `limit.max` of them; false
+ * after recording an error: `<prefix>_<limit.code>` for one record too many, or
+ * `<prefix>_<malformed.code>` for one that does not parse (records numbered from 1).
+ */
+function readRecords(
+  prefix: string,
+  list: ByteReader,
+  signer: SchemeSigner,
+  limit: { max: number; code: string; what: string },
+  malformed: { code: string; what: string },
+  read: (record: ByteReader) => void,
+): boolean {
+  let count = 0;
+  while (list.hasRemaining()) {
+    if (count === limit.max) {
+      signer.errors.push(issue(`${prefix}_${limit.code}`, `More than ${limit.max} ${limit.what}`));
+      return false;
+    }
+    count++;
+    try {
+      read(list.lengthPrefixedReader());
     } catch (err) {
       if (!(err instanceof MalformedBlockError)) throw err;
       signer.errors.push(
-        issue(
-          `${prefix}_MALFORMED_ADDITIONAL_ATTRIBUTE`,
-          `Malformed additional attribute #${count}`,
-        ),
+        issue(`${prefix}_${malformed.code}`, `Malformed ${malformed.what} #${count}`),
       );
       return false;
     }
