@@ -8,11 +8,11 @@
 import { issue } from '../issues';
 import { ByteReader, MalformedBlockError } from './byte-reader';
 import {
-  forEachSigner,
   readAdditionalAttributes,
   readCertificatesAndDigests,
   verifySignedData,
 } from './parse-signer';
+import { forEachSigner } from './for-each-signer';
 import { newSchemeResult, newSigner, type SchemeResult, type SchemeSigner } from './scheme-result';
 import {
   consolidateLineages,
