@@ -4,13 +4,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../../ops/services/child';
 import { request } from '../helpers/http';
-import { alive, cleanEnv, descendants, execFile } from '../helpers/processes';
+import { alive, descendants, execFile, freshInstall } from '../helpers/processes';
 
 const root = path.resolve(__dirname, '../..');
 jest.setTimeout(120_000);
@@ -42,16 +40,7 @@ async function waitReady(url: string, ca: () => Promise<string>): Promise<void> 
 }
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(os.tmpdir(), 'apkrelay-e2e-'));
-  const [port, webPort, pushPort] = [await freePort(), await freePort(), await freePort()];
-  env = cleanEnv({
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    WEB_PORT: String(webPort),
-    PUSH_PORT: String(pushPort),
-    LOG_LEVEL: 'warn',
-  });
-  adminUrl = `https://localhost:${port}`;
+  ({ dataDir, env, adminUrl } = await freshInstall('apkrelay-e2e-'));
   server = spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   server.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   server.stderr?.on('data', (d: Buffer) => (output += d.toString()));

@@ -1,7 +1,10 @@
 /** Process-tree helpers for end-to-end tests (Linux /proc). */
 import { execFile as execFileCb } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../../ops/services/child';
 
 export const execFile = promisify(execFileCb);
 
@@ -27,6 +30,37 @@ export async function descendants(pid: number): Promise<number[]> {
   return out;
 }
 
+/** The direct children of `pid` whose command line contains `command`. */
+export async function childrenRunning(pid: number, command: string): Promise<number[]> {
+  const out: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== pid) continue;
+    const cmdline = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.replace(/\0/g, ' ').includes(command)) out.push(Number(name));
+  }
+  return out;
+}
+
+/**
+ * Live processes whose command line or environment mentions `text` (a DATA_DIR: the services name
+ * it in their arguments, apkrelay's own processes in their environment). Zombies are gone already.
+ */
+export async function processesMentioning(text: string): Promise<number[]> {
+  const out: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
+    const [cmdline, environ] = await Promise.all(
+      ['cmdline', 'environ'].map((f) => readFile(`/proc/${name}/${f}`, 'utf8').catch(() => '')),
+    );
+    if (cmdline!.includes(text) || environ!.includes(text)) out.push(Number(name));
+  }
+  return out;
+}
+
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -43,6 +77,27 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     if (!(name in extra)) delete env[name];
   }
   return env;
+}
+
+/**
+ * A fresh install as `npm start` sees it: an empty DATA_DIR, free ports for the three hosts and
+ * no service URLs (embedded services, generated TLS certificate).
+ */
+export async function freshInstall(
+  prefix: string,
+  extra: Record<string, string> = {},
+): Promise<{ dataDir: string; env: NodeJS.ProcessEnv; adminUrl: string }> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  const [port, webPort, pushPort] = [await freePort(), await freePort(), await freePort()];
+  const env = cleanEnv({
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    WEB_PORT: String(webPort),
+    PUSH_PORT: String(pushPort),
+    LOG_LEVEL: 'warn',
+    ...extra,
+  });
+  return { dataDir, env, adminUrl: `https://localhost:${port}` };
 }
 
 /** Environment for a child apkrelay process sharing a test stack's services, database and keys. */
