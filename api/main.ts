@@ -85,6 +85,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   });
   ingestEvents.on('error', (err) => log.warn({ err: err.message }, 'queue events error'));
   const listeners: Listener[] = [];
+  const stopping = new AbortController();
   const pushKeys = derivePushKeys(options.masterKey);
   const limits = { ...options.limits, heartbeatSeconds: options.limits.heartbeatSeconds ?? 30 };
   const now = options.now ?? (() => new Date());
@@ -153,6 +154,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
         keys,
         queue: producers.get(apkIngestQueue.name),
         events: ingestEvents,
+        stopping: stopping.signal,
       }),
       publicUrls: options.publicUrls,
       limits,
@@ -192,7 +194,9 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
     ports: { admin: admin.port, web: web.port, push: push.port },
     close: (deadlineMs) =>
       (closing ??= (async () => {
-        // Open event streams would keep server.close() waiting: end them first.
+        // Uploads waiting for their verdict answer "still processing" now, and open event
+        // streams would keep server.close() waiting: end them first.
+        stopping.abort();
         await pushHub.close();
         await Promise.all(listeners.map((l) => l.close(deadlineMs)));
         await release();

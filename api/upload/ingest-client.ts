@@ -26,7 +26,7 @@ export interface IngestClient {
     file: ReceivedFile,
     options: { current: boolean; whatsnew: string | null; expectedPackage: string | null },
   ): Promise<string>;
-  /** The verdict, or null when none came within `timeoutMs`. */
+  /** The verdict, or null when none came within `timeoutMs` or the API began to stop. */
   waitForVerdict(uploadId: string, timeoutMs: number): Promise<Verdict | null>;
   find(accountId: string, uploadId: string): Promise<UploadDoc | null>;
 }
@@ -39,6 +39,11 @@ export function createIngestClient(deps: {
   keys: KeyRing;
   queue: Queue;
   events: QueueEvents;
+  /**
+   * Aborted when the API stops: waiters answer at once ("still processing", 202). Their uploads
+   * are acknowledged by then (queued in Redis), so the workers finish them, now or after a restart.
+   */
+  stopping?: AbortSignal;
 }): IngestClient {
   const { uploads } = catalog(deps.db);
   return {
@@ -90,6 +95,7 @@ export function createIngestClient(deps: {
         wake?.();
       };
       for (const name of finished) events.on(name, onFinished);
+      deps.stopping?.addEventListener('abort', onFinished);
       try {
         while (Date.now() < deadline) {
           // The upload is acknowledged (its job is queued): an outage while waiting must not turn
@@ -101,6 +107,7 @@ export function createIngestClient(deps: {
               throw err;
             });
           if (doc?.verdict) return doc.verdict;
+          if (deps.stopping?.aborted) return null;
           if (woken) {
             woken = false; // finished meanwhile: read the verdict again at once
             continue;
@@ -120,6 +127,7 @@ export function createIngestClient(deps: {
         return null;
       } finally {
         for (const name of finished) events.off(name, onFinished);
+        deps.stopping?.removeEventListener('abort', onFinished);
       }
     },
 

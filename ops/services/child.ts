@@ -77,22 +77,23 @@ export function isAlive(pid: number): boolean {
   }
 }
 
+/** Sends `signal` to `pid` if it is still there; false when it was already gone. */
+export function signalPid(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
 export async function stopPid(pid: number, graceMs: number): Promise<void> {
-  if (!isAlive(pid)) return;
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return;
-  }
+  if (!isAlive(pid) || !signalPid(pid, 'SIGTERM')) return;
   const deadline = Date.now() + graceMs;
   while (isAlive(pid) && Date.now() < deadline) await sleep(50);
   if (isAlive(pid)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      return;
-    }
+    if (!signalPid(pid, 'SIGKILL')) return;
     while (isAlive(pid)) await sleep(20);
   }
 }

@@ -10,7 +10,15 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../shared/config';
 import { ensureMongoServer, ensureRedisServer, type MongoKind } from './binaries';
-import { freePort, isAlive, portAnswers, spawnService, stopPid, waitForPort } from './child';
+import {
+  freePort,
+  isAlive,
+  portAnswers,
+  signalPid,
+  spawnService,
+  stopPid,
+  waitForPort,
+} from './child';
 
 interface ServiceRecord {
   pid: number;
@@ -27,6 +35,11 @@ export interface Services {
   readonly mongoUrl: string;
   /** Stops what this process started; leaves reused or external services alone. Idempotent. */
   stop(): Promise<void>;
+  /**
+   * Asks what this process started to stop, without waiting: for a forced exit, so that even then
+   * no service outlives its owner (each one finishes its own clean stop on SIGTERM).
+   */
+  signalStop(): void;
 }
 
 const STOP_GRACE_MS = 8_000;
@@ -35,7 +48,12 @@ export async function ensureServices(
   config: Pick<Config, 'redisUrl' | 'mongoUrl' | 'dataDir' | 'searchPath'>,
 ): Promise<Services> {
   if (config.redisUrl && config.mongoUrl) {
-    return { redisUrl: config.redisUrl, mongoUrl: config.mongoUrl, stop: async () => {} };
+    return {
+      redisUrl: config.redisUrl,
+      mongoUrl: config.mongoUrl,
+      stop: async () => {},
+      signalStop: () => {},
+    };
   }
   const runDir = path.join(config.dataDir, 'run');
   await mkdir(runDir, { recursive: true });
@@ -70,6 +88,7 @@ export async function ensureServices(
           await Promise.all(started.map((pid) => stopPid(pid, STOP_GRACE_MS)));
           if (started.length > 0) await rm(stateFile, { force: true });
         })()),
+      signalStop: () => started.forEach((pid) => signalPid(pid, 'SIGTERM')),
     };
   } catch (err) {
     await Promise.all(started.map((pid) => stopPid(pid, STOP_GRACE_MS)));

@@ -15,7 +15,7 @@ import { resolveTlsMaterial } from '../../../shared/crypto/tls';
 import type { Logger } from '../../../shared/log';
 import { startWorkers } from '../../../workers/main';
 import { installShutdown } from '../../process/shutdown';
-import { ensureServices } from '../../services/embedded';
+import { ensureServices, type Services } from '../../services/embedded';
 import { cliConfig, cliLogger } from '../context';
 
 type Role = 'api' | 'workers';
@@ -118,7 +118,7 @@ async function runRole(config: Config, role: Role): Promise<void> {
     });
     stop = () => workers.close();
   }
-  const shutdown = installShutdown(log, config.shutdownTimeoutMs, async () => {
+  const shutdown = installShutdown(log, { deadlineMs: config.shutdownTimeoutMs }, async () => {
     await stop();
     await services.stop();
     // The IPC channel to the supervisor would keep this process alive.
@@ -143,25 +143,31 @@ function printUrls(config: Config): void {
 
 async function supervise(config: Config): Promise<void> {
   const log = cliLogger(config, 'supervisor');
-  const services = await ensureServices(config);
-  // Generated once here, so the children only read them.
-  await resolveMasterKey(config.masterKey, config.dataDir, log);
-  if (config.tls) {
-    await resolveTlsMaterial({
-      certFile: config.tlsCert,
-      keyFile: config.tlsKey,
-      dataDir: config.dataDir,
-      hostnames: hostnames(config),
-    });
-  }
-  const entry = path.join(__dirname, '..', 'main.js');
   const children = new Map<Role, ChildProcess>();
+  let services: Services | undefined;
   let shuttingDown = false;
-  const shutdown = installShutdown(log, config.shutdownTimeoutMs, async () => {
-    shuttingDown = true;
-    await Promise.all([...children.values()].map((c) => stopChild(c, config.shutdownTimeoutMs)));
-    await services.stop();
-  });
+  // Installed before anything starts: a Ctrl-C while the services come up stops them too.
+  const shutdown = installShutdown(
+    log,
+    {
+      deadlineMs: config.shutdownTimeoutMs,
+      // Forced: nothing of the tree may outlive the supervisor, not even then.
+      onForce: () => {
+        for (const child of children.values()) child.kill('SIGKILL');
+        services?.signalStop();
+      },
+    },
+    async () => {
+      shuttingDown = true;
+      await starting.catch(() => undefined);
+      await Promise.all([...children.values()].map((c) => stopChild(c, config.shutdownTimeoutMs)));
+      await services?.stop();
+    },
+  );
+  const starting = prepareServices(config, log).then((ready) => (services = ready));
+  await starting;
+  if (shuttingDown) return;
+  const entry = path.join(__dirname, '..', 'main.js');
   const ready = (['api', 'workers'] as const).map((role) => {
     const child = fork(entry, ['start', '--only', role], { stdio: 'inherit' });
     children.set(role, child);
@@ -174,7 +180,27 @@ async function supervise(config: Config): Promise<void> {
     return waitReady(child, role, log);
   });
   await Promise.all(ready);
-  printUrls(config);
+  if (!shuttingDown) printUrls(config);
+}
+
+/** The embedded services, the master key and the TLS material, made once for the children. */
+async function prepareServices(config: Config, log: Logger): Promise<Services> {
+  const services = await ensureServices(config);
+  try {
+    await resolveMasterKey(config.masterKey, config.dataDir, log);
+    if (config.tls) {
+      await resolveTlsMaterial({
+        certFile: config.tlsCert,
+        keyFile: config.tlsKey,
+        dataDir: config.dataDir,
+        hostnames: hostnames(config),
+      });
+    }
+    return services;
+  } catch (err) {
+    await services.stop();
+    throw err;
+  }
 }
 
 function waitReady(child: ChildProcess, role: Role, log: Logger): Promise<void> {
