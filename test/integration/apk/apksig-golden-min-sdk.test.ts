@@ -4,12 +4,8 @@
  * but their v2/v3 signatures themselves (RSA PKCS#1 and PSS up to 16384 bits, ECDSA P-256/P-384,
  * DSA) must verify. This pins the cryptographic half of those cases.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { openFileSource, verifyApk } from '../../../shared/apk';
-
-const GOLDEN_DIR = path.resolve(__dirname, '../../../..', 'shared/apksig-golden');
-const present = existsSync(GOLDEN_DIR);
+import { describeWithGolden, goldenPath } from '../../helpers/golden-corpus';
 
 const V2_AT_N = [
   'v2-only-max-sized-eocd-comment.apk',
@@ -43,7 +39,7 @@ const BROKEN_AT_P: Array<[string, string]> = [
 ];
 
 async function verifyAt(file: string, minSdk: number) {
-  const source = await openFileSource(path.join(GOLDEN_DIR, file));
+  const source = await openFileSource(goldenPath(file));
   try {
     return await verifyApk(source, { minSdk });
   } finally {
@@ -51,7 +47,7 @@ async function verifyAt(file: string, minSdk: number) {
   }
 }
 
-(present ? describe : describe.skip)('apksig golden APKs with an explicit minSdkVersion', () => {
+describeWithGolden(__filename, 'apksig golden APKs with an explicit minSdkVersion', () => {
   test.each(V2_AT_N)('%s verifies for minSdk 24', async (file) => {
     const v = await verifyAt(file, 24);
     expect(v.errors).toEqual([]);

@@ -1,16 +1,13 @@
 /**
  * The main acceptance test: every APK of AOSP apksig's test corpus (a copy kept outside the repo,
- * see ../shared/apksig-golden/README.md) must get the verdict listed in expected.tsv.
+ * found by test/helpers/golden-corpus.ts; its README.md says where it comes from) must get the verdict listed in expected.tsv.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { inspectApk } from '../../../shared/apk';
-
-const GOLDEN_DIR = path.resolve(__dirname, '../../../..', 'shared/apksig-golden');
-const present = existsSync(path.join(GOLDEN_DIR, 'expected.tsv'));
+import { describeWithGolden, goldenPath, goldenPresent } from '../../helpers/golden-corpus';
 
 function expectations(): Array<[string, 'ACCEPT' | 'REJECT']> {
-  return readFileSync(path.join(GOLDEN_DIR, 'expected.tsv'), 'utf8')
+  return readFileSync(goldenPath('expected.tsv'), 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => {
@@ -22,19 +19,15 @@ function expectations(): Array<[string, 'ACCEPT' | 'REJECT']> {
     });
 }
 
-if (!present) {
-  console.warn(`apksig golden corpus not found at ${GOLDEN_DIR}; golden verdict tests skipped`);
-}
-
-(present ? describe : describe.skip)('apksig golden APKs', () => {
-  const rows = present ? expectations() : [];
+describeWithGolden(__filename, 'apksig golden APKs', () => {
+  const rows = goldenPresent ? expectations() : [];
 
   test('the corpus lists the APKs it ships', () => {
     expect(rows.length).toBeGreaterThanOrEqual(180);
   });
 
   test.each(rows)('%s → %s', async (file, verdict) => {
-    const report = await inspectApk(path.join(GOLDEN_DIR, file), file);
+    const report = await inspectApk(goldenPath(file), file);
     const got = report.valid ? 'ACCEPT' : 'REJECT';
     expect({
       file,

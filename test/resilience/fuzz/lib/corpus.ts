@@ -8,10 +8,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import forge from 'node-forge';
+import { GOLDEN_DIR, goldenPresent, goldenSkipReason } from '../../../helpers/golden-corpus';
 import { zipLayout, type ZipLayout } from './zip-layout';
 
 export const FIXTURE_DIR = path.resolve(__dirname, '../../../fixtures/apks');
-export const GOLDEN_DIR = '/work/shared/apksig-golden';
 const KEY_DIR = path.resolve(__dirname, '../../../fixtures/keys');
 const KEY_NAMES = ['fixture', 'second', 'rotation-old', 'rotation-new'];
 
@@ -74,6 +74,7 @@ function loadKeys(): Map<string, KeyObject> {
 }
 
 export function loadCorpus(opts: { keys: boolean }): Corpus {
+  if (!goldenPresent) process.stderr.write(`${goldenSkipReason('the golden fuzz seeds')}\n`);
   const files = [
     ...apkFiles(FIXTURE_DIR),
     ...apkFiles(path.join(FIXTURE_DIR, 'bulk')).slice(0, 2),

@@ -1,18 +1,15 @@
 /**
- * Access to Google's apksig test APKs (read in place from `../shared/apksig-golden`, never
- * copied) and the facts the JAR verifier needs about each: the manifest's minSdkVersion (via
+ * Access to Google's apksig test APKs (read in place where test/helpers/golden-corpus.ts finds
+ * them, never copied) and the facts the JAR verifier needs about each: the manifest's minSdkVersion (via
  * Debian's `aapt`, independent of our own manifest reader) and which APK Signing Block
  * schemes are present (a minimal scan, independent of our signing-block reader).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { GOLDEN_DIR, goldenPath } from '../../../helpers/golden-corpus';
 
-export const GOLDEN_DIR = path.resolve(__dirname, '../../../../../shared/apksig-golden');
-
-export function goldenPath(name: string): string {
-  return path.join(GOLDEN_DIR, name);
-}
+export { goldenPath };
 
 export function goldenFiles(): string[] {
   return readdirSync(GOLDEN_DIR).filter((f) => f.endsWith('.apk'));

@@ -14,7 +14,7 @@ import {
 import { parseSignedData } from '../../../../shared/apk/v1/pkcs7-signed-data';
 import { parseCertificate } from '../../../../shared/apk/v1/x509-certificate';
 import { canonicalName, namesEqual } from '../../../../shared/apk/v1/x500-name';
-import { goldenPath } from './golden-apks';
+import { describeWithGolden, goldenPath } from '../../../helpers/golden-corpus';
 import { makeSigner, oid, seq } from './jar-signing-kit';
 
 function entryOf(apk: string, name: string): Buffer {
@@ -30,46 +30,50 @@ const BLOCKS: Array<[apk: string, entry: string]> = [
   ['v1-only-pkcs7-cert-bag-first-cert-not-used.apk', 'META-INF/CERT.RSA'],
 ];
 
-describe('parseSignedData + parseCertificate on golden signature blocks', () => {
-  it.each(BLOCKS)('%s %s agrees with node:crypto X509Certificate', (apk, entry) => {
-    const signedData = parseSignedData(entryOf(apk, entry));
-    expect(signedData.encapContentType).toBe('1.2.840.113549.1.7.1');
-    expect(signedData.signerInfos.length).toBeGreaterThan(0);
-    expect(signedData.certificates.length).toBeGreaterThan(0);
-    for (const der of signedData.certificates) {
-      const ours = parseCertificate(der);
-      const node = new NodeX509(der);
-      expect(ours.der.equals(node.raw)).toBe(true);
-      expect(ours.serialNumber).toBe(BigInt(`0x${node.serialNumber}`));
-      const ourKey = createPublicKey({
-        key: ours.subjectPublicKeyInfo,
-        format: 'der',
-        type: 'spki',
-      });
-      expect(ourKey.equals(node.publicKey)).toBe(true);
-      expect(ours.hasUnsupportedCriticalExtension).toBe(false);
-    }
-    const [signerInfo] = signedData.signerInfos;
-    const signer = signedData.certificates
-      .map(parseCertificate)
-      .find((c) => c.serialNumber === signerInfo?.issuerAndSerialNumber?.serialNumber);
-    expect(signer).toBeDefined();
-    expect(
-      namesEqual(signer?.issuer as Buffer, signerInfo?.issuerAndSerialNumber?.issuer as Buffer),
-    ).toBe(true);
-  });
+describeWithGolden(
+  __filename,
+  'parseSignedData + parseCertificate on golden signature blocks',
+  () => {
+    it.each(BLOCKS)('%s %s agrees with node:crypto X509Certificate', (apk, entry) => {
+      const signedData = parseSignedData(entryOf(apk, entry));
+      expect(signedData.encapContentType).toBe('1.2.840.113549.1.7.1');
+      expect(signedData.signerInfos.length).toBeGreaterThan(0);
+      expect(signedData.certificates.length).toBeGreaterThan(0);
+      for (const der of signedData.certificates) {
+        const ours = parseCertificate(der);
+        const node = new NodeX509(der);
+        expect(ours.der.equals(node.raw)).toBe(true);
+        expect(ours.serialNumber).toBe(BigInt(`0x${node.serialNumber}`));
+        const ourKey = createPublicKey({
+          key: ours.subjectPublicKeyInfo,
+          format: 'der',
+          type: 'spki',
+        });
+        expect(ourKey.equals(node.publicKey)).toBe(true);
+        expect(ours.hasUnsupportedCriticalExtension).toBe(false);
+      }
+      const [signerInfo] = signedData.signerInfos;
+      const signer = signedData.certificates
+        .map(parseCertificate)
+        .find((c) => c.serialNumber === signerInfo?.issuerAndSerialNumber?.serialNumber);
+      expect(signer).toBeDefined();
+      expect(
+        namesEqual(signer?.issuer as Buffer, signerInfo?.issuerAndSerialNumber?.issuer as Buffer),
+      ).toBe(true);
+    });
 
-  it('repairs a negative RSA modulus so node:crypto accepts the key', () => {
-    const block = entryOf('v1v2v3-rsa-2048-negmod-in-cert.apk', 'META-INF/RSA-2048.RSA');
-    const [der] = parseSignedData(block).certificates;
-    const cert = parseCertificate(der as Buffer);
-    const key = createPublicKey({ key: cert.subjectPublicKeyInfo, format: 'der', type: 'spki' });
-    expect(key.asymmetricKeyType).toBe('rsa');
-    expect(key.asymmetricKeyDetails?.modulusLength).toBe(2048);
-    // The stored certificate itself is untouched.
-    expect(block.includes(cert.der)).toBe(true);
-  });
-});
+    it('repairs a negative RSA modulus so node:crypto accepts the key', () => {
+      const block = entryOf('v1v2v3-rsa-2048-negmod-in-cert.apk', 'META-INF/RSA-2048.RSA');
+      const [der] = parseSignedData(block).certificates;
+      const cert = parseCertificate(der as Buffer);
+      const key = createPublicKey({ key: cert.subjectPublicKeyInfo, format: 'der', type: 'spki' });
+      expect(key.asymmetricKeyType).toBe('rsa');
+      expect(key.asymmetricKeyDetails?.modulusLength).toBe(2048);
+      // The stored certificate itself is untouched.
+      expect(block.includes(cert.der)).toBe(true);
+    });
+  },
+);
 
 describe('BER walker', () => {
   it('reads definite and indefinite lengths with offsets', () => {
@@ -120,7 +124,7 @@ describe('BER walker', () => {
   });
 });
 
-describe('parseSignedData on hostile input', () => {
+describeWithGolden(__filename, 'parseSignedData on hostile input', () => {
   const good = entryOf('v1-only-with-rsa-2048.apk', 'META-INF/RSA-2048.RSA');
 
   it('throws only BerError for every truncation', () => {
