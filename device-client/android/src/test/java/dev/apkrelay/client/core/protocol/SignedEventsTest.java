@@ -18,10 +18,10 @@ import org.junit.jupiter.api.Test;
  * as literals: the Java side must accept exactly these bytes. The versionName carries a quote, a
  * non-ASCII letter, an astral character, a newline and a control character to pin escaping.
  */
-class SignedEventsTest {
-  static final String KEY = "MCowBQYDK2VwAyEAkCCKLGe7i4i8Go05/OH+3rkJIY6wbq5oqrurqN0UIxg=";
-  static final String VERSION = "{\"type\":\"version\",\"package\":\"dev.apkrelay.demo\",\"apkId\":\"6745a1b2c3d4e5f601234567\",\"md5\":\"0123456789abcdef0123456789abcdef\",\"sha256\":\"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\",\"versionCode\":2,\"versionName\":\"Zwei \u2013 \\\"\u00fc\\\" / \ud83d\ude80\\n\\u0001\",\"size\":1048576,\"url\":\"https://push.example/download?package=dev.apkrelay.demo&apk=6745a1b2c3d4e5f601234567\",\"issuedAt\":\"2026-11-25T16:00:00.000Z\",\"signature\":\"FFI+9n7TYpjVXI5UfzfPzpb16Z5OEFK3wwvesg3gqF59RaO1QfwOQ37KaGEstykq4ZQllm7E7FCOZZsaa1iUDg==\"}";
-  static final String GIVEUP = "{\"type\":\"giveup\",\"package\":\"dev.apkrelay.demo\",\"apkId\":\"6745a1b2c3d4e5f601234567\",\"md5\":\"0123456789abcdef0123456789abcdef\",\"issuedAt\":\"2026-11-25T17:00:00.000Z\",\"signature\":\"YDhIXijTqCUr6BKk7o4LFUBYV7VCjAvi5iOj6Lc41oyHAGvmbsG+dty1TdYpoh/wo0tfIPhO+jox9+7jsAVCCg==\"}";
+public class SignedEventsTest {
+  public static final String KEY = "MCowBQYDK2VwAyEAkCCKLGe7i4i8Go05/OH+3rkJIY6wbq5oqrurqN0UIxg=";
+  public static final String VERSION = "{\"type\":\"version\",\"package\":\"dev.apkrelay.demo\",\"apkId\":\"6745a1b2c3d4e5f601234567\",\"md5\":\"0123456789abcdef0123456789abcdef\",\"sha256\":\"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\",\"versionCode\":2,\"versionName\":\"Zwei \u2013 \\\"\u00fc\\\" / \ud83d\ude80\\n\\u0001\",\"size\":1048576,\"url\":\"https://push.example/download?package=dev.apkrelay.demo&apk=6745a1b2c3d4e5f601234567\",\"issuedAt\":\"2026-11-25T16:00:00.000Z\",\"signature\":\"FFI+9n7TYpjVXI5UfzfPzpb16Z5OEFK3wwvesg3gqF59RaO1QfwOQ37KaGEstykq4ZQllm7E7FCOZZsaa1iUDg==\"}";
+  public static final String GIVEUP = "{\"type\":\"giveup\",\"package\":\"dev.apkrelay.demo\",\"apkId\":\"6745a1b2c3d4e5f601234567\",\"md5\":\"0123456789abcdef0123456789abcdef\",\"issuedAt\":\"2026-11-25T17:00:00.000Z\",\"signature\":\"YDhIXijTqCUr6BKk7o4LFUBYV7VCjAvi5iOj6Lc41oyHAGvmbsG+dty1TdYpoh/wo0tfIPhO+jox9+7jsAVCCg==\"}";
 
   @Test
   void acceptsTheServersSignedVersionAndGiveup() {
