@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.apkrelay.client.core.TestHttp;
 import dev.apkrelay.client.core.crypto.PushKey;
 import dev.apkrelay.client.core.json.Json;
 import dev.apkrelay.client.core.ports.Clock;
@@ -43,11 +44,11 @@ class PushSessionTest {
   @BeforeEach
   void start() throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-    server.createContext("/api/v2/push-key", ex -> reply(ex, 200, "{\"algorithm\":\"Ed25519\",\"publicKey\":\"" + SignedEventsTest.KEY + "\"}"));
+    server.createContext("/api/v2/push-key", ex -> TestHttp.reply(ex, 200, "{\"algorithm\":\"Ed25519\",\"publicKey\":\"" + SignedEventsTest.KEY + "\"}"));
     server.createContext("/api/v2/installations", ex -> {
       requests.add("register " + new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
       if (registrationStatus != 200) ex.getResponseHeaders().add("Retry-After", "120");
-      reply(ex, registrationStatus, registrationReply);
+      TestHttp.reply(ex, registrationStatus, registrationReply);
     });
     server.createContext("/api/v2/stream", ex -> {
       requests.add("stream " + ex.getRequestURI().getRawQuery() + " last-event-id=" + ex.getRequestHeaders().getFirst("last-event-id")
@@ -55,28 +56,17 @@ class PushSessionTest {
       String body = streams.remove(0);
       if (body.equals("503")) {
         ex.getResponseHeaders().add("Retry-After", "30");
-        reply(ex, 503, "");
+        TestHttp.reply(ex, 503, "");
       } else {
         ex.getResponseHeaders().add("Content-Type", "text/event-stream");
-        reply(ex, 200, body);
+        TestHttp.reply(ex, 200, body);
       }
     });
     server.createContext("/api/v2/heartbeat", ex -> {
       requests.add("heartbeat " + new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-      reply(ex, 200, "{\"status\":\"disabled\"}");
+      TestHttp.reply(ex, 200, "{\"status\":\"disabled\"}");
     });
     server.start();
-  }
-
-  static void reply(HttpExchange ex, int status, String body) throws IOException {
-    byte[] b = body.getBytes(StandardCharsets.UTF_8);
-    ex.sendResponseHeaders(status, b.length == 0 ? -1 : b.length);
-    if (b.length > 0) {
-      try (OutputStream out = ex.getResponseBody()) {
-        out.write(b);
-      }
-    }
-    ex.close();
   }
 
   @AfterEach
