@@ -34,8 +34,7 @@ status=0
 mvn -B -ntp -Dstyle.color=never clean verify >"$log" 2>&1 || status=$?
 mkdir -p target && cp "$log" target/build.log
 # Per-class and total test lines, Animal Sniffer and D8/dexdump lines, and Maven's verdict.
-grep -E '(Tests run:|Animal Sniffer|animal-sniffer|dexdump:|classes\.dex|BUILD (SUCCESS|FAILURE))' "$log" \
-  | grep -v 'Download' || true
+grep -a -E '(Tests run:|animal-sniffer|dexdump:|classes\.dex|BUILD (SUCCESS|FAILURE))' "$log" || true
 if ((status != 0)); then
   echo "---- last 60 lines of the Maven log (all of it: device-client/android/target/build.log)"
   tail -n 60 "$log"
