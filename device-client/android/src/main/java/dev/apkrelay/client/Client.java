@@ -54,6 +54,8 @@ public final class Client {
   private static volatile Engine engine;
   private static volatile Engine.Config config;
   private static volatile boolean idle = true;
+  /** Set by start's worker once the running APK's MD5 is known; reports wait for it. */
+  private static volatile boolean ready;
   private static volatile boolean capture = true;
   private static volatile int maxQueue = 50;
   private static volatile WeakReference<Activity> activity = new WeakReference<>(null);
@@ -112,10 +114,13 @@ public final class Client {
     executor.execute(() -> {
       c.installedMd5 = md5(apk);
       e.start();
+      List<Object[]> early;
       synchronized (EARLY) {
-        for (Object[] r : EARLY) report((Throwable) r[0], (Boolean) r[1], castMap(r[2]), false);
+        ready = true;
+        early = new ArrayList<>(EARLY);
         EARLY.clear();
       }
+      for (Object[] r : early) report((Throwable) r[0], (Boolean) r[1], castMap(r[2]), false);
     });
     if (capture) enableExceptionNotification();
   }
@@ -210,22 +215,23 @@ public final class Client {
   private static void report(Throwable error, boolean handled, Map<String, String> extra, boolean sync) {
     Engine e = engine;
     Engine.Config c = config;
-    if (e == null || c == null) {
+    if (e == null || c == null || (!ready && !sync)) {
       synchronized (EARLY) {
-        EARLY.add(new Object[] {error, handled, extra}); // before start: sent once started
-      }
-      return;
-    }
-    if (c.installedMd5 == null && !sync) {
-      synchronized (EARLY) {
-        if (c.installedMd5 == null) { // start's worker sets it, then drains EARLY under this lock
+        if (!ready) { // before start, or before start's worker knows the APK's MD5
           EARLY.add(new Object[] {error, handled, extra});
           return;
         }
       }
+      e = engine; // ready was set meanwhile: start has run
+      c = config;
     }
-    Map<String, String> all = new LinkedHashMap<>(METADATA);
-    all.putAll(EXCEPTION_METADATA);
+    Map<String, String> all;
+    synchronized (METADATA) {
+      all = new LinkedHashMap<>(METADATA);
+    }
+    synchronized (EXCEPTION_METADATA) {
+      all.putAll(EXCEPTION_METADATA);
+    }
     ExceptionReport r = ExceptionReport.of(ExceptionReport.stackLines(error), handled,
         Engine.pairs(extra == null ? Collections.<String, String>emptyMap() : extra), Engine.pairs(all),
         c.packageName, c.deviceId, c.installedMd5);
