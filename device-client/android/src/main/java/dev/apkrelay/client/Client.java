@@ -1,0 +1,264 @@
+package dev.apkrelay.client;
+
+import android.app.Activity;
+import android.content.Context;
+import android.content.pm.ApplicationInfo;
+import android.content.pm.PackageManager;
+import android.os.Build;
+import android.os.Bundle;
+import android.os.Looper;
+import android.util.Log;
+import dev.apkrelay.client.android.AndroidLogger;
+import dev.apkrelay.client.android.LoggingPresenter;
+import dev.apkrelay.client.core.Engine;
+import dev.apkrelay.client.core.StartParams;
+import dev.apkrelay.client.core.json.Json;
+import dev.apkrelay.client.core.ports.Clock;
+import dev.apkrelay.client.core.ports.FileStorage;
+import dev.apkrelay.client.core.ports.UrlConnectionTransport;
+import dev.apkrelay.client.core.queue.ChainingUncaughtHandler;
+import dev.apkrelay.client.core.queue.ExceptionReport;
+import dev.apkrelay.client.strategy.Strategies;
+import dev.apkrelay.client.strategy.Strategy;
+import java.io.File;
+import java.io.FileInputStream;
+import java.io.InputStream;
+import java.lang.ref.WeakReference;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The library's API, spec section 4.4: {@code Client.start} in {@code Application.onCreate} on the
+ * main thread, then strategies, idle, metadata and exceptions. Everything but {@code start} may be
+ * called before it. Disk and network run on the library's own threads.
+ */
+public final class Client {
+  private Client() {}
+
+  public static final String TAG = AndroidLogger.TAG;
+  /** Manifest meta-data read by the four-argument start. */
+  public static final String META_PUSH_URL = "dev.apkrelay.PUSH_URL";
+  public static final String META_BASE_URL = "dev.apkrelay.BASE_URL";
+  public static final String META_PUSH_KEY = "dev.apkrelay.PUSH_KEY";
+
+  private static final Strategies STRATEGIES = new Strategies();
+  private static final Map<String, String> METADATA = Collections.synchronizedMap(new LinkedHashMap<>());
+  private static final Map<String, String> EXCEPTION_METADATA = Collections.synchronizedMap(new LinkedHashMap<>());
+  private static final List<Object[]> EARLY = new ArrayList<>();
+  private static volatile Engine engine;
+  private static volatile Engine.Config config;
+  private static volatile boolean idle = true;
+  /** Set by start's worker once the running APK's MD5 is known; reports wait for it. */
+  private static volatile boolean ready;
+  private static volatile boolean capture = true;
+  private static volatile int maxQueue = 50;
+  private static volatile WeakReference<Activity> activity = new WeakReference<>(null);
+  private static volatile ChainingUncaughtHandler handler;
+
+  /** The spec's start: push and base URLs (and optionally the push key) from manifest meta-data. */
+  public static void start(Context context, int launcherIconResId, String apiKey, String deviceId) {
+    Bundle meta = context == null ? null : metaData(context);
+    start(context, launcherIconResId, apiKey, deviceId,
+        meta == null ? null : meta.getString(META_PUSH_URL),
+        meta == null ? null : meta.getString(META_BASE_URL),
+        meta == null ? null : meta.getString(META_PUSH_KEY));
+  }
+
+  /**
+   * Starts the library. Refused off the main thread; a second call is logged and ignored; missing
+   * or empty arguments are all named in one {@link StartParams.StartParamsException}.
+   *
+   * @param pushPublicKey the server's push-signing key (SPKI DER, base64) to pin; null: the first
+   *     key fetched from the push host is pinned (trust on first use)
+   */
+  public static synchronized void start(Context context, int launcherIconResId, String apiKey,
+      String deviceId, String pushUrl, String baseUrl, String pushPublicKey) {
+    if (Looper.myLooper() != Looper.getMainLooper()) {
+      throw new IllegalStateException("Client.start must run on the main thread, in Application.onCreate:"
+          + " Can't create handler inside thread " + Thread.currentThread().getName()
+          + " that has not called Looper.prepare()");
+    }
+    if (engine != null) {
+      Log.w(TAG, "Client.start was already called in this process: this call is ignored");
+      return;
+    }
+    StartParams.require("context", context, "launcherIconResId", launcherIconResId, "apiKey", apiKey,
+        "deviceId", deviceId, "pushUrl", pushUrl, "baseUrl", baseUrl);
+    Context app = context.getApplicationContext() != null ? context.getApplicationContext() : context;
+    Engine.Config c = new Engine.Config();
+    c.packageName = app.getPackageName();
+    c.apiKey = apiKey;
+    c.deviceId = deviceId;
+    c.pushUrl = pushUrl;
+    c.baseUrl = baseUrl;
+    c.pushKeySpki = pushPublicKey;
+    c.maxExceptionQueue = maxQueue;
+    ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "apkrelay");
+      t.setDaemon(true);
+      return t;
+    });
+    File dir = new File(app.getNoBackupFilesDir(), "apkrelay");
+    Engine e = new Engine(c, new UrlConnectionTransport(), new FileStorage(dir), Clock.SYSTEM,
+        new AndroidLogger(), new LoggingPresenter(), executor, Client::registration);
+    config = c;
+    engine = e;
+    e.idle(idle);
+    String apk = app.getApplicationInfo().sourceDir;
+    executor.execute(() -> {
+      c.installedMd5 = md5(apk);
+      e.start();
+      List<Object[]> early;
+      synchronized (EARLY) {
+        ready = true;
+        early = new ArrayList<>(EARLY);
+        EARLY.clear();
+      }
+      for (Object[] r : early) report((Throwable) r[0], (Boolean) r[1], castMap(r[2]), false);
+    });
+    if (capture) enableExceptionNotification();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, String> castMap(Object o) {
+    return (Map<String, String>) o;
+  }
+
+  private static Bundle metaData(Context context) {
+    try {
+      ApplicationInfo info = context.getPackageManager()
+          .getApplicationInfo(context.getPackageName(), PackageManager.GET_META_DATA);
+      return info.metaData;
+    } catch (PackageManager.NameNotFoundException e) {
+      return null;
+    }
+  }
+
+  private static Map<String, Object> registration() {
+    Engine.Config c = config;
+    Map<String, Object> body = Json.object("package", c.packageName, "deviceId", c.deviceId,
+        "installedMd5", c.installedMd5, "lastDownloadedMd5", null, "strategy", STRATEGIES.name().name(),
+        "device", Json.object("brand", Build.BRAND, "model", Build.MODEL,
+            "osVersion", Build.VERSION.RELEASE, "sdkInt", Build.VERSION.SDK_INT));
+    synchronized (METADATA) {
+      body.put("metadata", Engine.pairs(METADATA));
+    }
+    return body;
+  }
+
+  private static String md5(String path) {
+    try (InputStream in = new FileInputStream(path)) {
+      MessageDigest md = MessageDigest.getInstance("MD5");
+      byte[] buf = new byte[64 * 1024];
+      int n;
+      while ((n = in.read(buf)) > 0) md.update(buf, 0, n);
+      StringBuilder hex = new StringBuilder();
+      for (byte b : md.digest()) hex.append(String.format("%02x", b & 0xff));
+      return hex.toString();
+    } catch (Exception e) {
+      Log.w(TAG, "MD5 of the running APK unknown: " + e.getMessage());
+      return null;
+    }
+  }
+
+  public static void setCurrentStrategy(Strategy strategy) {
+    STRATEGIES.set(strategy);
+  }
+
+  /** The current strategy's object: StatusBarStrategy, FriendlyPopUpStrategy, AnnoyingPopUpStrategy or CustomStrategy. */
+  public static Object getCurrentStrategy() {
+    return STRATEGIES.current();
+  }
+
+  /** Call in each Activity's onResume that may show a popup. */
+  public static void setCurrentActivity(Activity current) {
+    activity = new WeakReference<>(current);
+  }
+
+  /** See spec "Idle flag": false → nothing is shown, broadcast or installed until it is true again. */
+  public static void idle(boolean value) {
+    idle = value;
+    Engine e = engine;
+    if (e != null) e.idle(value);
+  }
+
+  /** Whether an update is downloaded but not applied; notifies the user again (respecting idle). */
+  public static boolean hasPendingUpdate() {
+    Engine e = engine;
+    return e != null && e.hasPendingUpdate();
+  }
+
+  public static void addMetadata(String key, String value) {
+    METADATA.put(StartParams.checkKey(key), String.valueOf(value));
+  }
+
+  public static void addExceptionMetadata(String key, String value) {
+    EXCEPTION_METADATA.put(StartParams.checkKey(key), String.valueOf(value));
+  }
+
+  public static void sendAsyncException(Throwable error) {
+    sendAsyncException(error, null);
+  }
+
+  /** A handled exception, delivered in the background with guaranteed delivery; not logged. */
+  public static void sendAsyncException(Throwable error, Map<String, String> extra) {
+    if (error == null) throw new IllegalArgumentException("sendAsyncException needs a Throwable");
+    report(error, true, extra, false);
+  }
+
+  private static void report(Throwable error, boolean handled, Map<String, String> extra, boolean sync) {
+    Engine e = engine;
+    Engine.Config c = config;
+    if (e == null || c == null || (!ready && !sync)) {
+      synchronized (EARLY) {
+        if (!ready) { // before start, or before start's worker knows the APK's MD5
+          EARLY.add(new Object[] {error, handled, extra});
+          return;
+        }
+      }
+      e = engine; // ready was set meanwhile: start has run
+      c = config;
+    }
+    Map<String, String> all;
+    synchronized (METADATA) {
+      all = new LinkedHashMap<>(METADATA);
+    }
+    synchronized (EXCEPTION_METADATA) {
+      all.putAll(EXCEPTION_METADATA);
+    }
+    ExceptionReport r = ExceptionReport.of(ExceptionReport.stackLines(error), handled,
+        Engine.pairs(extra == null ? Collections.<String, String>emptyMap() : extra), Engine.pairs(all),
+        c.packageName, c.deviceId, c.installedMd5);
+    e.report(r, sync);
+  }
+
+  public static synchronized void enableExceptionNotification() {
+    capture = true;
+    if (engine == null) return;
+    if (handler == null) handler = ChainingUncaughtHandler.install((thread, error) -> report(error, false, null, true));
+    handler.setEnabled(true);
+  }
+
+  public static synchronized void disableExceptionNotification() {
+    capture = false;
+    if (handler != null) handler.setEnabled(false);
+  }
+
+  public static void setMaxExceptionQueueSize(int size) {
+    if (size < 1) throw new IllegalArgumentException("the exception queue size must be at least 1");
+    maxQueue = size;
+    Engine e = engine;
+    if (e != null) e.setMaxExceptionQueueSize(size);
+  }
+
+  /** The Activity last given to {@link #setCurrentActivity}, if it is still alive. */
+  static Activity currentActivity() {
+    return activity.get();
+  }
+}

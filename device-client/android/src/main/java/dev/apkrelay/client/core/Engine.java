@@ -1,0 +1,318 @@
+package dev.apkrelay.client.core;
+
+import dev.apkrelay.client.core.crypto.PushKey;
+import dev.apkrelay.client.core.download.DownloadResult;
+import dev.apkrelay.client.core.download.Downloader;
+import dev.apkrelay.client.core.json.Json;
+import dev.apkrelay.client.core.ports.Clock;
+import dev.apkrelay.client.core.ports.HttpTransport;
+import dev.apkrelay.client.core.ports.Logger;
+import dev.apkrelay.client.core.ports.Logger.Level;
+import dev.apkrelay.client.core.ports.Storage;
+import dev.apkrelay.client.core.protocol.RoutedEvent;
+import dev.apkrelay.client.core.protocol.VersionEvent;
+import dev.apkrelay.client.core.push.PushSession;
+import dev.apkrelay.client.core.queue.ExceptionQueue;
+import dev.apkrelay.client.core.queue.ExceptionReport;
+import dev.apkrelay.client.core.sse.Backoff;
+import dev.apkrelay.client.core.sse.SseEvent;
+import dev.apkrelay.client.core.update.PendingUpdate;
+import dev.apkrelay.client.core.update.PendingUpdate.Action;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The running client without its platform: the push session on its own thread, and on one
+ * scheduled executor the heartbeat, downloads (resumed with backoff), the pending-update decisions
+ * and exception delivery. What the user sees and the OS installs goes through {@link Presenter}.
+ */
+public final class Engine {
+  /** The glue's side: strategies' UI and broadcasts, and the installer. Called on worker threads. */
+  public interface Presenter {
+    /** A verified update is downloaded, not applied, and idle is true: act per strategy. */
+    void present(VersionEvent event, String location);
+
+    /** Withdraw notification and popups, stop APPLY; {@code gaveUp}: send GIVEUP once (CUSTOM). */
+    void withdraw(boolean gaveUp);
+
+    /** Hand the verified file to the OS; throw with the OS's status and message on failure. */
+    void install(VersionEvent event, String location) throws Exception;
+  }
+
+  /** What start knows: credentials, hosts, the running APK's MD5 (nullable), the pinned key (nullable). */
+  public static final class Config {
+    public String packageName;
+    public String apiKey;
+    public String deviceId;
+    public String pushUrl;
+    public String baseUrl;
+    public String pushKeySpki;
+    public String installedMd5;
+    public int maxExceptionQueue = 50;
+    public int maxTamperedDownloads = 3;
+  }
+
+  private final Config config;
+  private final HttpTransport transport;
+  private final Storage storage;
+  private final Clock clock;
+  private final Logger logger;
+  private final Presenter presenter;
+  private final ScheduledExecutorService executor;
+  private final Supplier<Map<String, Object>> registration;
+  private final PushSession push;
+  private final Downloader downloader;
+  private final Backoff downloadBackoff = Backoff.reconnectDefault();
+  private volatile PendingUpdate pending;
+  private volatile ExceptionQueue exceptions;
+  private volatile boolean idle = true;
+  private volatile boolean stopped;
+  private volatile String status;
+  private volatile String lastDownloadedMd5;
+  private int downloadAttempt;
+  private boolean delivering;
+
+  /** @param registration the body of POST /api/v2/installations, read afresh for each use */
+  public Engine(Config config, HttpTransport transport, Storage storage, Clock clock, Logger logger,
+      Presenter presenter, ScheduledExecutorService executor, Supplier<Map<String, Object>> registration) {
+    this.config = config;
+    this.transport = transport;
+    this.storage = storage;
+    this.clock = clock;
+    this.logger = logger;
+    this.presenter = presenter;
+    this.executor = executor;
+    this.registration = registration;
+    this.downloader = new Downloader(transport, storage);
+    this.push = new PushSession(transport, storage, clock, logger, Backoff.reconnectDefault(), config.pushUrl,
+        config.apiKey, config.pushKeySpki, new PushSession.Listener() {
+          @Override
+          public void onEvent(SseEvent event, PushKey key) throws IOException {
+            route(RoutedEvent.route(event, config.packageName, key));
+          }
+
+          @Override
+          public void onStatus(String s) {
+            status = s;
+          }
+        });
+  }
+
+  /** Reads the saved state and starts the push thread and exception delivery; off the main thread. */
+  public void start() {
+    executor.execute(() -> {
+      try {
+        exceptions = new ExceptionQueue(storage, transport, clock, logger, Backoff.exceptionDefault(),
+            config.baseUrl, config.apiKey, config.maxExceptionQueue);
+        pending = new PendingUpdate(storage, logger, config.installedMd5, config.maxTamperedDownloads);
+        act(pending.load());
+        deliverExceptions();
+      } catch (IOException | RuntimeException e) {
+        logger.log(Level.ERROR, "start failed: " + e.getMessage());
+        return;
+      }
+      Thread t = new Thread(this::pushLoop, "apkrelay-push");
+      t.setDaemon(true);
+      t.start();
+      scheduleHeartbeat();
+    });
+  }
+
+  public void stop() {
+    stopped = true;
+    push.stop();
+    executor.shutdownNow();
+  }
+
+  private void pushLoop() {
+    while (!stopped) {
+      long wait = push.connectOnce(registrationBody());
+      try {
+        Thread.sleep(wait);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  private Map<String, Object> registrationBody() {
+    Map<String, Object> body = registration.get();
+    body.put("lastDownloadedMd5", lastDownloadedMd5);
+    return body;
+  }
+
+  private void scheduleHeartbeat() {
+    if (stopped) return;
+    executor.schedule(() -> {
+      push.heartbeat(registrationBody());
+      scheduleHeartbeat();
+    }, push.heartbeatMs(), TimeUnit.MILLISECONDS);
+  }
+
+  private void route(RoutedEvent r) throws IOException {
+    switch (r.kind) {
+      case STATUS:
+        status = r.status;
+        return;
+      case REFUSED:
+        logger.log(Level.ERROR, "push: event refused (" + r.reason + ")");
+        return;
+      case VERSION:
+        if (!"enabled".equals(status)) {
+          logger.log(Level.WARN, "push: version event ignored: this installation is not enabled");
+          return;
+        }
+        act(pending.onVersion(r.version));
+        return;
+      case GIVEUP:
+        if (pending.onGiveup(r.giveup)) presenter.withdraw(true);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private void act(Action action) {
+    switch (action) {
+      case DOWNLOAD:
+        presenter.withdraw(false);
+        downloadAttempt = 0;
+        executor.execute(this::download);
+        return;
+      case PRESENT:
+        present();
+        return;
+      default:
+        return;
+    }
+  }
+
+  private void download() {
+    PendingUpdate p = pending;
+    VersionEvent e = p.event();
+    if (e == null || p.state() != PendingUpdate.State.DOWNLOADING) return;
+    try {
+      DownloadResult result = downloader.download(e, p.fileName(), config.apiKey, config.deviceId,
+          () -> stopped || p.event() != e);
+      Action next = p.onDownloaded(e, result);
+      if (next == Action.PRESENT) {
+        lastDownloadedMd5 = e.md5;
+        present();
+      } else if (next == Action.RETRY) {
+        executor.schedule(this::download, downloadBackoff.delay(downloadAttempt++, clock.random()), TimeUnit.MILLISECONDS);
+      }
+    } catch (IOException | RuntimeException ex) {
+      logger.log(Level.ERROR, "download of " + e.md5 + " failed: " + ex.getMessage());
+    }
+  }
+
+  private void present() {
+    PendingUpdate p = pending;
+    if (p != null && idle && p.hasPendingUpdate()) presenter.present(p.event(), storage.location(p.fileName()));
+  }
+
+  /** Spec "Idle flag": false withdraws everything; true presents a pending update again. */
+  public void idle(boolean value) {
+    idle = value;
+    if (pending == null) return;
+    executor.execute(() -> {
+      if (value) present();
+      else presenter.withdraw(false);
+    });
+  }
+
+  /** Spec: downloaded but not applied; notifies again (respecting idle). */
+  public boolean hasPendingUpdate() {
+    PendingUpdate p = pending;
+    if (p == null || !p.hasPendingUpdate()) return false;
+    executor.execute(this::present);
+    return true;
+  }
+
+  /** The user accepted (notification, Update) or custom code applies: hash again, then install. */
+  public void apply() {
+    executor.execute(() -> {
+      PendingUpdate p = pending;
+      if (p == null || p.apply(idle) != Action.INSTALL) return;
+      VersionEvent e = p.event();
+      try {
+        DownloadResult check = downloader.verifyFile(e, p.fileName());
+        if (check.kind != DownloadResult.Kind.VERIFIED) {
+          p.refusedBeforeInstall(check.reason);
+          presenter.withdraw(false);
+          return;
+        }
+        presenter.withdraw(false);
+        p.installing();
+        presenter.install(e, storage.location(p.fileName()));
+        logger.log(Level.INFO, "update " + e.md5 + " handed to the OS installer");
+      } catch (Exception ex) {
+        try {
+          p.installFailed(String.valueOf(ex.getMessage()));
+        } catch (IOException ignored) {
+          // the state stays installing; the next start turns it back into downloaded
+        }
+      }
+    });
+  }
+
+  /** Queues a report (synchronously persisted when {@code sync}) and delivers it in the background. */
+  public void report(ExceptionReport report, boolean sync) {
+    Runnable add = () -> {
+      try {
+        exceptions.enqueue(report);
+      } catch (IOException e) {
+        logger.log(Level.ERROR, "exception queue not saved: " + e.getMessage());
+      }
+      deliverExceptions();
+    };
+    if (sync && exceptions != null) add.run();
+    else executor.execute(add);
+  }
+
+  public void setMaxExceptionQueueSize(int size) {
+    config.maxExceptionQueue = size;
+    executor.execute(() -> {
+      try {
+        if (exceptions != null) exceptions.setMaxSize(size);
+      } catch (IOException e) {
+        logger.log(Level.ERROR, "exception queue not saved: " + e.getMessage());
+      }
+    });
+  }
+
+  private synchronized void deliverExceptions() {
+    if (delivering || stopped || exceptions == null) return;
+    delivering = true;
+    executor.execute(() -> {
+      long wait;
+      try {
+        wait = exceptions.deliver();
+      } catch (IOException e) {
+        wait = 60_000;
+      }
+      synchronized (this) {
+        delivering = false;
+      }
+      if (wait != ExceptionQueue.EMPTY && !stopped) {
+        executor.schedule(this::deliverExceptions, wait, TimeUnit.MILLISECONDS);
+      }
+    });
+  }
+
+  /** Pairs for the registration body and reports, as the TS client sends them. */
+  public static List<Map<String, Object>> pairs(Map<String, String> map) {
+    List<Map<String, Object>> out = new java.util.ArrayList<>();
+    for (Map.Entry<String, String> e : map.entrySet()) out.add(Json.object("key", e.getKey(), "value", e.getValue()));
+    return out;
+  }
+
+  /** The status the server last gave: "enabled", "disabled", or null before registration. */
+  public String status() {
+    return status;
+  }
+}

@@ -1,0 +1,217 @@
+package dev.apkrelay.client.core.update;
+
+import dev.apkrelay.client.core.download.DownloadResult;
+import dev.apkrelay.client.core.json.Json;
+import dev.apkrelay.client.core.ports.Logger;
+import dev.apkrelay.client.core.ports.Logger.Level;
+import dev.apkrelay.client.core.ports.Storage;
+import dev.apkrelay.client.core.protocol.GiveupEvent;
+import dev.apkrelay.client.core.protocol.VersionEvent;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The pending update of spec section 3, as device-client/core/pending-update.ts decides it, without
+ * its timers and UI: each method changes the persisted state and answers what the caller (the
+ * update driver in the glue) must do next. States: none → downloading → downloaded, not applied →
+ * installing; a verified give-up of the pending APK goes back to none. Thread-safe.
+ */
+public final class PendingUpdate {
+  public enum State { NONE, DOWNLOADING, DOWNLOADED, INSTALLING }
+
+  /** What the caller does next. */
+  public enum Action {
+    /** Nothing to do (already installed, already downloading, nothing pending). */
+    NOTHING,
+    /** Start (or resume) downloading {@link #fileName()}; an older pending file was deleted. */
+    DOWNLOAD,
+    /** Download again after the backoff. */
+    RETRY,
+    /** Downloaded and verified: present it per strategy (if idle is true). */
+    PRESENT,
+    /** Refused downloads in a row reached the cap: the update waits for a new event. */
+    ABANDONED,
+    /** Idle is false: nothing is shown, broadcast or installed. */
+    IDLE_FALSE,
+    /** Hash the file again, then hand it to the installer. */
+    INSTALL
+  }
+
+  static final String PENDING_KEY = "pending-update";
+  static final String GAVE_UP_KEY = "gave-up";
+  static final int GAVE_UP_KEPT = 50;
+
+  private final Storage storage;
+  private final Logger logger;
+  private final String installedMd5;
+  private final int maxTamperedDownloads;
+  private VersionEvent event;
+  private State state = State.NONE;
+  private long remindAt;
+  private int tampered;
+  private final List<String> gaveUp = new ArrayList<>();
+
+  /** @param installedMd5 the running APK's MD5; null when unknown */
+  public PendingUpdate(Storage storage, Logger logger, String installedMd5, int maxTamperedDownloads) {
+    this.storage = storage;
+    this.logger = logger;
+    this.installedMd5 = installedMd5;
+    this.maxTamperedDownloads = maxTamperedDownloads;
+  }
+
+  /** Restores the last run's state: an installed update is cleared, an unfinished install is downloaded. */
+  @SuppressWarnings("unchecked")
+  public synchronized Action load() throws IOException {
+    String g = storage.read(GAVE_UP_KEY);
+    if (g != null && !g.isEmpty()) {
+      for (Object o : (List<Object>) Json.parse(g)) gaveUp.add((String) o);
+    }
+    String raw = storage.read(PENDING_KEY);
+    if (raw == null || raw.isEmpty()) return Action.NOTHING;
+    Map<String, Object> saved = Json.parseObject(raw);
+    VersionEvent e = VersionEvent.fromJson((Map<String, Object>) saved.get("event"));
+    if (e == null) return Action.NOTHING;
+    if (e.md5.equals(installedMd5)) {
+      logger.log(Level.INFO, "update " + e.md5 + " is installed");
+      storage.removeFile(fileName(e));
+      save(null, State.NONE);
+      return Action.NOTHING;
+    }
+    State s = State.valueOf((String) saved.get("state"));
+    Long at = Json.asLong(saved.get("remindAt"));
+    remindAt = at == null ? 0 : at;
+    save(e, s == State.INSTALLING ? State.DOWNLOADED : s);
+    return state == State.DOWNLOADING ? Action.DOWNLOAD : Action.PRESENT;
+  }
+
+  public synchronized State state() {
+    return state;
+  }
+
+  /** Nullable. */
+  public synchronized VersionEvent event() {
+    return event;
+  }
+
+  /** The file of the pending update; null when none. */
+  public synchronized String fileName() {
+    return event == null ? null : fileName(event);
+  }
+
+  static String fileName(VersionEvent e) {
+    return "update-" + e.md5 + ".apk";
+  }
+
+  /** A verified version event addressed to this installation. */
+  public synchronized Action onVersion(VersionEvent e) throws IOException {
+    if (e.md5.equals(installedMd5)) return Action.NOTHING;
+    if (event != null && event.md5.equals(e.md5)) {
+      return state == State.DOWNLOADED ? Action.PRESENT : Action.NOTHING;
+    }
+    discard();
+    tampered = 0;
+    remindAt = 0;
+    save(e, State.DOWNLOADING);
+    return Action.DOWNLOAD;
+  }
+
+  /** The outcome of one download attempt of the pending event. */
+  public synchronized Action onDownloaded(VersionEvent e, DownloadResult result) throws IOException {
+    if (event == null || !event.md5.equals(e.md5) || state != State.DOWNLOADING) return Action.NOTHING;
+    switch (result.kind) {
+      case VERIFIED:
+        logger.log(Level.INFO, "update " + e.md5 + " (versionCode " + e.versionCode + ") downloaded and verified");
+        save(e, State.DOWNLOADED);
+        return Action.PRESENT;
+      case TAMPERED:
+        logger.log(Level.ERROR, "update " + e.md5 + " refused: " + result.reason + "; the file was deleted");
+        if (++tampered >= maxTamperedDownloads) {
+          logger.log(Level.ERROR, "update " + e.md5 + " abandoned: " + result.reason);
+          save(null, State.NONE);
+          return Action.ABANDONED;
+        }
+        return Action.RETRY;
+      default:
+        logger.log(Level.WARN, "download of " + e.md5 + " interrupted (" + result.reason + "); will resume");
+        return Action.RETRY;
+    }
+  }
+
+  /**
+   * A verified give-up: true when it withdrew the pending update (file deleted; the caller clears
+   * the notification and popups and, with CUSTOM, sends GIVEUP). Each apkId is given up once.
+   */
+  public synchronized boolean onGiveup(GiveupEvent g) throws IOException {
+    if (gaveUp.contains(g.apkId)) return false;
+    if (event == null || !event.apkId.equals(g.apkId) || state == State.INSTALLING) {
+      logger.log(Level.INFO, "give-up of " + g.apkId + ": no such pending update");
+      return false;
+    }
+    gaveUp.add(g.apkId);
+    while (gaveUp.size() > GAVE_UP_KEPT) gaveUp.remove(0);
+    storage.write(GAVE_UP_KEY, Json.stringify(gaveUp));
+    logger.log(Level.INFO, "update " + event.md5 + " given up by the administrator");
+    discard();
+    return true;
+  }
+
+  /** Spec: an update is downloaded but not applied. */
+  public synchronized boolean hasPendingUpdate() {
+    return state == State.DOWNLOADED;
+  }
+
+  /** The user accepted or custom code applies: INSTALL only when downloaded and idle is true. */
+  public synchronized Action apply(boolean idle) {
+    if (state != State.DOWNLOADED) return Action.NOTHING;
+    if (!idle) {
+      logger.log(Level.WARN, "update not applied: idle is false");
+      return Action.IDLE_FALSE;
+    }
+    return Action.INSTALL;
+  }
+
+  /** The file was hashed again and matched: it goes to the installer now. */
+  public synchronized void installing() throws IOException {
+    if (state == State.DOWNLOADED) save(event, State.INSTALLING);
+  }
+
+  /** The OS refused or the session failed: the update is downloaded, not applied, again. */
+  public synchronized void installFailed(String why) throws IOException {
+    if (state != State.INSTALLING) return;
+    logger.log(Level.ERROR, "installation of " + event.md5 + " failed: " + why);
+    save(event, State.DOWNLOADED);
+  }
+
+  /** The file failed its check right before the install: deleted, back to none. */
+  public synchronized void refusedBeforeInstall(String reason) throws IOException {
+    if (event == null) return;
+    logger.log(Level.ERROR, "update " + event.md5 + " refused before install: " + reason);
+    discard();
+  }
+
+  /** FRIENDLY_POPUP's Not Now: ask again after the reminder time. */
+  public synchronized void notNow(long nowMs, int reminderSeconds) throws IOException {
+    remindAt = nowMs + reminderSeconds * 1000L;
+    save(event, state);
+  }
+
+  /** Whether the friendly popup may show now (not within a Not Now's reminder time). */
+  public synchronized boolean popupDue(long nowMs) {
+    return state == State.DOWNLOADED && nowMs >= remindAt;
+  }
+
+  private void discard() throws IOException {
+    VersionEvent old = event;
+    save(null, State.NONE);
+    if (old != null) storage.removeFile(fileName(old));
+  }
+
+  private void save(VersionEvent e, State s) throws IOException {
+    event = e;
+    state = e == null ? State.NONE : s;
+    storage.write(PENDING_KEY, e == null ? ""
+        : Json.stringify(Json.object("event", e.toJson(), "state", state.name(), "remindAt", remindAt)));
+  }
+}
