@@ -1,6 +1,7 @@
 // Type-aware lint: floating promises, type-only imports, no stray `any`.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import boundaries from './eslint.boundaries.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'test-output/**'] },
@@ -27,6 +28,7 @@ export default tseslint.config(
       ],
     },
   },
+  ...boundaries,
   {
     files: ['shared/config.ts', 'test/**/*.ts', 'test/**/*.js'],
     rules: { 'no-restricted-properties': 'off' },

@@ -1,0 +1,41 @@
+// Which top-level folder may import which: the house's layering (ops -> api/workers -> shared),
+// with the device client apart from the server. Used by eslint.config.mjs and checked by
+// test/unit/eslint-boundaries.test.ts.
+const restrict = (folders, why) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          group: folders.flatMap((f) => [`**/${f}`, `**/${f}/**`]),
+          message: why,
+        },
+      ],
+    },
+  ],
+});
+
+module.exports = [
+  {
+    files: ['device-client/**/*.ts'],
+    rules: restrict(
+      ['shared', 'api', 'workers', 'ops'],
+      'The device client runs on devices: it imports nothing of the server.',
+    ),
+  },
+  {
+    files: ['shared/**/*.ts'],
+    rules: restrict(
+      ['api', 'workers', 'ops'],
+      'shared/ is the layer below api/, workers/ and ops/: it imports none of them.',
+    ),
+  },
+  {
+    files: ['workers/**/*.ts'],
+    rules: restrict(['api', 'ops'], 'Workers do not depend on the HTTP edge nor on ops/.'),
+  },
+  {
+    files: ['api/**/*.ts'],
+    rules: restrict(['workers', 'ops'], 'The API does not depend on workers/ nor on ops/.'),
+  },
+];

@@ -1,0 +1,47 @@
+/**
+ * The folder boundaries are lint errors (eslint.boundaries.js): a device-client file importing the
+ * server's config, a shared file importing the API, a worker importing the API are each refused;
+ * the imports the layering allows pass.
+ */
+import path from 'node:path';
+import { Linter } from 'eslint';
+import tseslint from 'typescript-eslint';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const boundaries = require('../../eslint.boundaries.js') as Linter.Config[];
+const root = path.resolve(__dirname, '../..');
+
+function errorsOf(file: string, source: string): string[] {
+  const linter = new Linter({ cwd: root });
+  const config: Linter.Config[] = [
+    { files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } },
+    ...boundaries,
+  ];
+  return linter
+    .verify(source, config, path.join(root, file))
+    .map((m) => `${m.ruleId ?? 'parse'}: ${m.message}`);
+}
+
+test.each([
+  ['device-client/core/client.ts', "import { loadConfig } from '../../shared/config';"],
+  ['device-client/node/transport.ts', "import type { Route } from '../../api/route-table';"],
+  ['shared/devices/seats.ts', "import { sendText } from '../../api/text-reply';"],
+  ['shared/config.ts', "import { startApi } from '../api/main';"],
+  ['shared/backup/archive.ts', "import { ensureServices } from '../../ops/services/embedded';"],
+  ['workers/processors/backup.ts', "import { allRoutes } from '../../api/routes';"],
+  ['api/main.ts', "import { startWorkers } from '../workers/main';"],
+])('%s may not: %s', (file, source) => {
+  const errors = errorsOf(file, source);
+  expect(errors).toHaveLength(1);
+  expect(errors[0]).toMatch(/^no-restricted-imports: /);
+});
+
+test.each([
+  ['device-client/core/client.ts', "import { parseSse } from './sse-parser';"],
+  ['shared/devices/seats.ts', "import { AppError } from '../errors';"],
+  ['workers/processors/backup.ts', "import { loadConfig } from '../../shared/config';"],
+  ['api/main.ts', "import { loadConfig } from '../shared/config';"],
+  ['ops/cli/main.ts', "import { startApi } from '../../api/main';"],
+])('%s may: %s', (file, source) => {
+  expect(errorsOf(file, source)).toEqual([]);
+});
