@@ -2,7 +2,7 @@
  * Benchmark: `inspect` throughput on a ~100 MB signed APK, against one plain SHA-256 pass over
  * the same bytes and against `apksigner verify`, measured in the same run.
  *
- *   npm run bench:inspect        (or: npm run build && node dist/ops/bench/inspect.js)
+ *   npm run bench:inspect        (or: npm run build:bench && node dist/ops/bench/inspect.js)
  *
  * The APK is built once (ops/bench/lib/signed-apk.ts: aapt with a large stored asset, zipalign,
  * apksigner with the fixture key) and cached under the OS temporary directory.
