@@ -21,7 +21,7 @@ export const DEFAULT_TEXTS = {
   statusBarDescription: 'Click to Update',
   friendlyMessage: (appName: string) =>
     `A new version of ${appName} is available. Do you want to update now?`,
-  notNow: 'Not now',
+  notNow: 'Not Now',
   update: 'Update',
   annoyingMessage: (appName: string) =>
     `${appName} needs to be updated for security reasons. Please update now.`,
@@ -62,7 +62,7 @@ export class FriendlyPopUpStrategy {
     this.message = text(message, 'popup message');
   }
   setNotNowButton(label: string): void {
-    this.notNow = text(label, 'Not now button');
+    this.notNow = text(label, 'Not Now button');
   }
   setUpdateButton(label: string): void {
     this.update = text(label, 'Update button');

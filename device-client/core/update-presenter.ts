@@ -1,7 +1,7 @@
 /**
  * What each strategy shows for a downloaded update (spec 4.4 "Strategy behaviour"), and its
  * withdrawal: STATUS_BAR posts a notification that stays until installation; FRIENDLY_POPUP asks
- * with "Not now"/"Update" and asks again after the reminder time; ANNOYING_POPUP has one Update
+ * with "Not Now"/"Update" and asks again after the reminder time; ANNOYING_POPUP has one Update
  * button; CUSTOM displays nothing and broadcasts `<package>.svc.APPLY` (extra `uri`) now and
  * every `applyIntervalMs` until the update is applied, given up or idle turns false.
  */

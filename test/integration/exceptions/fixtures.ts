@@ -120,11 +120,17 @@ export function postForm(baseUrl: string, ca: string, body: string): Promise<Rep
   });
 }
 
-/** Waits until `count()` reaches `expected` (the worker stores asynchronously), then returns it. */
+/**
+ * Waits until `count()` reaches `expected` (the worker stores asynchronously), then returns it;
+ * throws when it has not within 60 s, so a test waiting on it cannot pass by timing out.
+ */
 export async function eventually(count: () => Promise<number>, expected: number): Promise<number> {
   const deadline = Date.now() + 60_000;
   let value = await count();
-  while (value < expected && Date.now() < deadline) {
+  while (value < expected) {
+    if (Date.now() > deadline) {
+      throw new Error(`eventually: still ${value} after 60 s, waiting for ${expected}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
     value = await count();
   }

@@ -99,7 +99,7 @@ describe('strategies', () => {
     expect(s.getStatusBarTitle('Kiosk')).toBe('New version of Kiosk');
     expect(s.getStatusBarDescription()).toBe('Click to Update');
     const f = new FriendlyPopUpStrategy();
-    expect([f.getNotNowButton(), f.getUpdateButton()]).toEqual(['Not now', 'Update']);
+    expect([f.getNotNowButton(), f.getUpdateButton()]).toEqual(['Not Now', 'Update']);
     expect(f.getReminderTimeInSeconds()).toBe(10_800);
     expect(DEFAULT_TEXTS.friendlyReminderSeconds).toBe(3 * 3600);
     expect(new AnnoyingPopUpStrategy().getPopUpMessage('Kiosk')).toMatch(/security reasons/);
