@@ -32,7 +32,7 @@ beforeAll(async () => {
 afterAll(() => stack.close());
 
 test('logs of a full run contain request and job ids, and no secret', async () => {
-  const { apiKey, email, id } = await newAccount(stack);
+  const { apiKey, id } = await newAccount(stack);
   const password = 'password-123'; // what newAccount signs up with
   const other = await request(`${stack.urls.admin}/api/v2/accounts`, {
     method: 'POST',
@@ -132,5 +132,4 @@ test('logs of a full run contain request and job ids, and no secret', async () =
   expect(lines.filter((l) => typeof l.requestId === 'string').length).toBeGreaterThan(10);
   expect(lines.some((l) => l.jobId !== undefined && l.queue === 'apk-ingest')).toBe(true);
   expect(lines.some((l) => l.msg === 'request' && l.path === '/download')).toBe(true);
-  expect(email).toMatch(/@example\.com$/);
 });
