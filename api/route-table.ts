@@ -6,6 +6,14 @@
 import type { RequestHandler } from 'express';
 
 export type Host = 'admin' | 'web' | 'push';
+/**
+ * The hosts of a route devices call (registration, heartbeat, push key, download, metadata,
+ * exception reports). A fleet behind a firewall may reach only port 443 of the web and push hosts
+ * (spec section 8; PushLink's SDK sends downloads and exceptions to one HTTP host), so each of
+ * these is on both, and on admin as before. The push stream stays on the push host alone: it is
+ * the push channel, and registration names it (`streamUrl`).
+ */
+export const DEVICE_HOSTS: readonly Host[] = ['admin', 'web', 'push'];
 export type Method = 'get' | 'post' | 'put' | 'delete';
 /**
  * Who may call a route: anyone, an account authenticated by its API key, an account with the

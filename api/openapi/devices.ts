@@ -1,4 +1,4 @@
-import { errorResponse, json, text } from './common';
+import { errorResponse, json, onDeviceHosts, onHosts, text } from './common';
 
 const bearer = [{ apiKey: [] }];
 const pathParam = (name: string) => ({
@@ -62,7 +62,8 @@ export const deviceSchemas = {
 export const devicePaths = {
   '/api/v2/installations': {
     post: {
-      summary: `Register an installation (push host; also admin). ${deviceAuth} The first N installations of the account (N = plan) are enabled, later ones disabled.`,
+      summary: `Register an installation (admin, web and push hosts). ${deviceAuth} The first N installations of the account (N = plan) are enabled, later ones disabled. streamUrl is on the push host.`,
+      ...onDeviceHosts,
       requestBody: {
         required: true,
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Registration' } } },
@@ -79,7 +80,8 @@ export const devicePaths = {
   },
   '/api/v2/heartbeat': {
     post: {
-      summary: `Heartbeat (every heartbeatSeconds), with changed metadata and hashes. ${deviceAuth}`,
+      summary: `Heartbeat (every heartbeatSeconds), with changed metadata and hashes (admin, web and push hosts). ${deviceAuth}`,
+      ...onDeviceHosts,
       requestBody: {
         required: true,
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Registration' } } },
@@ -93,8 +95,9 @@ export const devicePaths = {
   },
   '/api/v2/stream': {
     get: {
+      ...onHosts('push'),
       summary:
-        'Push stream (server-sent events, push host): `status` on connect, then `version` (offer) and `giveup` ' +
+        'Push stream (server-sent events; push host only, the push channel): `status` on connect, then `version` (offer) and `giveup` ' +
         'events, each signed (Ed25519, see /api/v2/push-key). Event ids are notice ids: send Last-Event-ID to resume.',
       parameters: [
         { name: 'package', in: 'query', required: true, schema: { type: 'string' } },
@@ -117,7 +120,8 @@ export const devicePaths = {
   '/api/v2/push-key': {
     get: {
       summary:
-        'The public key that signs push events: {algorithm: "Ed25519", publicKey (SPKI DER, base64), publicKeyPem}.',
+        'The public key that signs push events: {algorithm: "Ed25519", publicKey (SPKI DER, base64), publicKeyPem}. On the admin, web and push hosts.',
+      ...onDeviceHosts,
       responses: { '200': { description: 'The key.' } },
     },
   },

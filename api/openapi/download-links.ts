@@ -1,4 +1,4 @@
-import { errorResponse, json, text } from './common';
+import { errorResponse, json, onHosts, text } from './common';
 import { apkResponses, pathParam, selector } from './downloads';
 
 const bearer = [{ apiKey: [] }];
@@ -82,7 +82,9 @@ export const downloadLinkPaths = {
   },
   '/d/{token}': {
     get: {
-      summary: 'Download through a hashed link (no credential; web host). Resumable with Range.',
+      summary:
+        'Download through a hashed link (no credential; web host, also admin). Resumable with Range.',
+      ...onHosts('web', 'admin'),
       parameters: [pathParam('token')],
       responses: {
         ...apkResponses,
@@ -94,6 +96,7 @@ export const downloadLinkPaths = {
   '/d/{token}/qr.svg': {
     get: {
       summary: 'QR code of the link, as SVG.',
+      ...onHosts('web', 'admin'),
       parameters: [pathParam('token')],
       responses: {
         '200': { description: 'image/svg+xml' },
@@ -105,6 +108,7 @@ export const downloadLinkPaths = {
   '/d/{token}/qr.png': {
     get: {
       summary: 'QR code of the link, as PNG.',
+      ...onHosts('web', 'admin'),
       parameters: [pathParam('token')],
       responses: {
         '200': { description: 'image/png' },

@@ -1,4 +1,4 @@
-import { errorResponse, json, text } from './common';
+import { errorResponse, json, onDeviceHosts, text } from './common';
 
 const bearer = [{ apiKey: [] }];
 export const pathParam = (name: string) => ({
@@ -103,7 +103,8 @@ export const downloadSchemas = {
 export const downloadPaths = {
   '/download': {
     get: {
-      summary: 'The current APK (PushLink-compatible; also served on the web host).',
+      summary: 'The current APK (PushLink-compatible; on the admin, web and push hosts).',
+      ...onDeviceHosts,
       parameters: [
         query('package', true, 'Package name.'),
         query('api_key', true, 'API key of the account.'),
@@ -135,7 +136,9 @@ export const downloadPaths = {
   },
   '/apps/api_list_json': {
     get: {
-      summary: 'The app, every APK and optionally one installation (PushLink-compatible metadata).',
+      summary:
+        'The app, every APK and optionally one installation (PushLink-compatible metadata; on the admin, web and push hosts).',
+      ...onDeviceHosts,
       parameters: [
         query('packageName', true, 'Package name.'),
         query('apiKey', true, 'API key of the account.'),

@@ -1,4 +1,4 @@
-import { errorResponse, text } from './common';
+import { errorResponse, onDeviceHosts, text } from './common';
 
 const budget = {
   type: ['object', 'null'],
@@ -133,7 +133,8 @@ export const exceptionPaths = {
       summary:
         'PushLink-compatible exception report. Always HTTP 200 with a plain-text verdict (503 when ' +
         'the service cannot take it; the device keeps it and retries; 429 after too many failed API ' +
-        'keys). Budget in X-Exception-* headers.',
+        'keys). Budget in X-Exception-* headers. On the admin, web and push hosts.',
+      ...onDeviceHosts,
       requestBody: {
         required: true,
         content: {
@@ -174,7 +175,9 @@ export const exceptionPaths = {
   },
   '/api/v2/exceptions': {
     post: {
-      summary: 'Report an exception; answers REGISTERED (202) or LOST with the reason’s status.',
+      summary:
+        'Report an exception; answers REGISTERED (202) or LOST with the reason’s status. On the admin, web and push hosts.',
+      ...onDeviceHosts,
       security: [{ apiKey: [] }],
       requestBody: {
         required: true,

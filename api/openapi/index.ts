@@ -12,8 +12,12 @@ import { downloadPaths, downloadSchemas } from './downloads';
 import { operationPaths } from './operations';
 import { uploadPaths, uploadSchemas } from './uploads';
 import { webPaths, webSecuritySchemes } from './web';
+import type { Host } from '../route-table';
 
-export function openApiDocument(serverUrl: string) {
+/** The public URL of each host (PUBLIC_BASE_URL is the admin host's). */
+export type HostUrls = Readonly<Record<'base' | 'web' | 'push', string>>;
+
+export function openApiDocument(urls: HostUrls) {
   return {
     openapi: '3.1.0',
     info: {
@@ -25,7 +29,8 @@ export function openApiDocument(serverUrl: string) {
         '`{"error":{"code","message"}}` with a stable code. The PushLink-compatible endpoints ' +
         '(`/apps/...`, `/download`, `/exception`) keep their parameter names and plain-text replies.',
     },
-    servers: [{ url: serverUrl }],
+    // The admin host; an operation served elsewhere lists its own servers.
+    servers: [{ url: urls.base, description: HOST_DESCRIPTION.admin }],
     components: {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer' },
@@ -42,42 +47,79 @@ export function openApiDocument(serverUrl: string) {
         ...exceptionSchemas,
       },
     },
-    paths: withAuthThrottle({
-      ...accountPaths,
-      ...uploadPaths,
-      ...downloadPaths,
-      ...downloadLinkPaths,
-      ...devicePaths,
-      ...exceptionPaths,
-      ...operationPaths,
-      ...webPaths,
-    }),
+    paths: withServers(
+      urls,
+      withAuthThrottle({
+        ...accountPaths,
+        ...uploadPaths,
+        ...downloadPaths,
+        ...downloadLinkPaths,
+        ...devicePaths,
+        ...exceptionPaths,
+        ...operationPaths,
+        ...webPaths,
+      }),
+    ),
   };
 }
 
-type Paths = Record<string, Record<string, { responses: Record<string, unknown> }>>;
+interface Operation {
+  readonly responses: Record<string, unknown>;
+  /** The hosts it is served on (common.ts `onHosts`); absent: the admin host alone. */
+  readonly hosts?: readonly Host[];
+}
+type Paths = Record<string, Record<string, Operation>>;
+
+/** The same paths, each operation replaced by `change(operation)`. */
+function eachOperation<T extends object>(paths: T, change: (operation: Operation) => object): T {
+  const out: Record<string, Record<string, object>> = {};
+  for (const [path, operations] of Object.entries(paths as Paths)) {
+    out[path] = {};
+    for (const [method, operation] of Object.entries(operations)) {
+      out[path][method] = change(operation);
+    }
+  }
+  return out as T;
+}
 
 /**
  * Every operation that refuses a wrong key (it documents a 401) also answers 429 once failures
  * from the client or with the key pass their limits (api/auth.ts), in the 401's dialect.
  */
 function withAuthThrottle<T extends object>(paths: T): T {
-  const out: Paths = {};
-  for (const [path, operations] of Object.entries(paths as Paths)) {
-    out[path] = {};
-    for (const [method, operation] of Object.entries(operations)) {
-      const refusal = operation.responses['401'] as { content?: object } | undefined;
-      const responses = { ...operation.responses };
-      if (refusal && !responses['429']) {
-        const description =
-          'AUTH_RATE_LIMITED: too many failed API-key authentications from this client or with this key; Retry-After says when to try again.';
-        responses['429'] =
-          refusal.content && 'text/plain' in refusal.content
-            ? text(description)
-            : errorResponse(description);
-      }
-      out[path][method] = { ...operation, responses };
+  return eachOperation(paths, (operation) => {
+    const refusal = operation.responses['401'] as { content?: object } | undefined;
+    const responses = { ...operation.responses };
+    if (refusal && !responses['429']) {
+      const description =
+        'AUTH_RATE_LIMITED: too many failed API-key authentications from this client or with this key; Retry-After says when to try again.';
+      responses['429'] =
+        refusal.content && 'text/plain' in refusal.content
+          ? text(description)
+          : errorResponse(description);
     }
-  }
-  return out as T;
+    return { ...operation, responses };
+  });
+}
+
+const HOST_DESCRIPTION: Record<Host, string> = {
+  admin: 'admin host (PUBLIC_BASE_URL)',
+  web: 'web host (PUBLIC_WEB_URL)',
+  push: 'push host (PUBLIC_PUSH_URL)',
+};
+
+/**
+ * An operation marked with the hosts it is served on gets them as its `servers`, and loses the
+ * mark; the others stay on the document's server, the admin host.
+ */
+function withServers<T extends object>(urls: HostUrls, paths: T): T {
+  const urlOf: Record<Host, string> = { admin: urls.base, web: urls.web, push: urls.push };
+  return eachOperation(paths, ({ hosts, ...operation }) =>
+    hosts
+      ? {
+          ...operation,
+          servers: hosts.map((h) => ({ url: urlOf[h], description: HOST_DESCRIPTION[h] })),
+        }
+      : operation,
+  );
 }

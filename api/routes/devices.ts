@@ -18,7 +18,7 @@ import { publicKeyInfo } from '../../shared/devices/push-signing';
 import { AppError } from '../../shared/errors';
 import { apiKeyAccount, bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
-import type { Route } from '../route-table';
+import { DEVICE_HOSTS, type Route } from '../route-table';
 import { deviceLookups } from '../push/device-lookups';
 import { STREAM_PATH, streamEndpoint } from '../push/stream-endpoint';
 import {
@@ -100,7 +100,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
     {
       method: 'post',
       path: '/api/v2/installations',
-      hosts: ['push', 'admin'],
+      hosts: DEVICE_HOSTS,
       access: 'apiKey',
       summary:
         'Register an installation (device id + package); answers its status and where to stream.',
@@ -109,7 +109,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
     {
       method: 'post',
       path: '/api/v2/heartbeat',
-      hosts: ['push', 'admin'],
+      hosts: DEVICE_HOSTS,
       access: 'apiKey',
       summary: 'Heartbeat of a registered installation, with changed metadata and downloaded hash.',
       handlers: [heartbeat],
@@ -119,14 +119,17 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       path: STREAM_PATH,
       hosts: ['push'],
       access: 'apiKey',
-      summary: "The installation's push stream (server-sent events: status, version, giveup).",
+      summary:
+        "The installation's push stream (server-sent events: status, version, giveup); push host only: it is the push channel, and registration answers its URL (streamUrl).",
       // The push listener serves it before Express (api/push/stream-endpoint.ts).
+      // Not on web nor admin: a device reaches push_url for push (spec section 8), and
+      // registration, on any device host, answers the stream's URL on the push host.
       handlers: [(req, res) => stream(req, res, req)],
     },
     {
       method: 'get',
       path: '/api/v2/push-key',
-      hosts: ['push', 'admin'],
+      hosts: DEVICE_HOSTS,
       access: 'public',
       summary: 'The Ed25519 public key that signs version and giveup events (pin it on devices).',
       handlers: [(_req, res) => void res.json(publicKeyInfo(deps.pushKeys))],

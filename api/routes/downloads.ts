@@ -1,5 +1,5 @@
 /**
- * PushLink-compatible reads: `GET /download` (admin and web hosts) streams the current APK;
+ * PushLink-compatible reads (on every host devices reach): `GET /download` streams the current APK;
  * `GET /apps/api_list_json` describes the app, its APKs and optionally one installation.
  * Errors are short plain text (download; legacy clients log the body) or the JSON error shape.
  */
@@ -17,7 +17,7 @@ import { apiKeyAccount, isAuthRateLimited } from '../auth';
 import type { ApiDeps } from '../deps';
 import { sendApk } from '../download/send-apk';
 import { installationCard, writeInstallation } from '../push/installation-cards';
-import type { Route } from '../route-table';
+import { DEVICE_HOSTS, type Route } from '../route-table';
 import { sendText } from '../text-reply';
 
 /** A query parameter, with an empty value counting as absent (PushLink clients send `x=`). */
@@ -117,7 +117,7 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
     {
       method: 'get',
       path: '/download',
-      hosts: ['admin', 'web'],
+      hosts: DEVICE_HOSTS,
       access: 'apiKey',
       summary: 'The current APK (PushLink-compatible): package, api_key; resumable with Range.',
       handlers: [download],
@@ -125,7 +125,7 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
     {
       method: 'get',
       path: '/apps/api_list_json',
-      hosts: ['admin'],
+      hosts: DEVICE_HOSTS,
       access: 'apiKey',
       summary:
         'The app, every APK and optionally one installation (packageName, apiKey, deviceId).',

@@ -1,7 +1,8 @@
 /**
  * Exceptions: the PushLink-compatible `POST /exception` (form; plain-text verdicts, HTTP 200), the
  * JSON `POST /api/v2/exceptions` (Bearer API key; `{status, reason, message, budget}` with the
- * reason's status), and the owner's views: grouped issues, one report, its screenshot.
+ * reason's status), both on every host devices reach (admin, web, push), and the owner's views
+ * (admin host): grouped issues, one report, its screenshot.
  */
 import { isUtf8 } from 'node:buffer';
 import type { Request, Response } from 'express';
@@ -23,7 +24,7 @@ import { jsonReportFields } from '../exceptions/json-report';
 import { readBody } from '../exceptions/read-body';
 import { isDependencyOutage } from '../http-errors';
 import { cardInstallationLookup } from '../push/installation-cards';
-import type { Route } from '../route-table';
+import { DEVICE_HOSTS, type Route } from '../route-table';
 import { sendText } from '../text-reply';
 
 export const DEFAULT_MAX_EXCEPTION_BYTES = 2 * 1024 * 1024;
@@ -251,7 +252,7 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
     {
       method: 'post',
       path: '/exception',
-      hosts: ['admin'],
+      hosts: DEVICE_HOSTS,
       access: 'apiKey',
       summary:
         'PushLink-compatible exception report (form: package, api_key, hash, deviceId, st[], lc[], userInfo<i>[], screen, handled); plain-text verdict.',
@@ -260,7 +261,7 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
     {
       method: 'post',
       path: '/api/v2/exceptions',
-      hosts: ['admin'],
+      hosts: DEVICE_HOSTS,
       access: 'apiKey',
       summary:
         'Report an exception (JSON, Bearer API key); answers REGISTERED or LOST with the budget.',

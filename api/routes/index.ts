@@ -14,7 +14,7 @@ import { webRoutes } from './web';
 
 /** Every route of every host. */
 export function allRoutes(deps: ApiDeps): Route[] {
-  const document = openApiDocument(deps.publicUrls.base);
+  const document = openApiDocument(deps.publicUrls);
   return [
     ...healthRoutes(deps),
     {

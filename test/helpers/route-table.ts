@@ -12,14 +12,21 @@ function inert(): unknown {
   });
 }
 
-export function routeTable(): Route[] {
+/** Dependencies to build routes and host apps with, never to serve a request. */
+export function inertDeps(overrides: Record<string, unknown> = {}): ApiDeps {
   const known: Record<string, unknown> = {
+    ...overrides,
     publicUrls: { base: 'https://admin.test', web: 'https://web.test', push: 'https://push.test' },
     limits: { maxApkBytes: 1, uploadWaitTimeoutMs: 1, maxExceptionBytes: 1, heartbeatSeconds: 30 },
+    trustProxy: false,
   };
   const deps = new Proxy(known, {
     get: (target, prop): unknown =>
       typeof prop === 'string' && prop in target ? target[prop] : inert(),
   });
-  return allRoutes(deps as unknown as ApiDeps);
+  return deps as unknown as ApiDeps;
+}
+
+export function routeTable(): Route[] {
+  return allRoutes(inertDeps());
 }

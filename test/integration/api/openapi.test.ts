@@ -1,4 +1,4 @@
-import { toOpenApiPath } from '../../../api/route-table';
+import { toOpenApiPath, type Host } from '../../../api/route-table';
 import { request } from '../../helpers/http';
 import { routeTable } from '../../helpers/route-table';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -11,7 +11,11 @@ afterAll(() => stack.close());
 
 interface Doc {
   openapi: string;
-  paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+  servers: Array<{ url: string }>;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, unknown>; servers?: Array<{ url: string }> }>
+  >;
 }
 
 test('the served OpenAPI document lists exactly the routes of the route table', async () => {
@@ -26,6 +30,28 @@ test('the served OpenAPI document lists exactly the routes of the route table', 
     .flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`))
     .sort();
   expect(fromDoc).toEqual(fromTable);
+});
+
+test('every operation is documented on exactly the hosts the route table mounts it on', async () => {
+  const doc = (
+    await request(`${stack.urls.admin}/api/v2/openapi.json`, { ca: stack.ca })
+  ).json<Doc>();
+  const hostOf = new Map(Object.entries(stack.urls).map(([h, url]) => [url, h as Host]));
+  const hosts = (servers: Array<{ url: string }>) =>
+    servers.map((s) => hostOf.get(s.url) ?? s.url).sort();
+  const fromDoc = Object.entries(doc.paths).flatMap(([p, methods]) =>
+    Object.entries(methods).map(
+      ([m, op]) => `${m.toUpperCase()} ${p} @${hosts(op.servers ?? doc.servers).join(',')}`,
+    ),
+  );
+  const fromTable = routeTable().map(
+    (r) => `${r.method.toUpperCase()} ${toOpenApiPath(r.path)} @${[...r.hosts].sort().join(',')}`,
+  );
+  expect(fromDoc.sort()).toEqual(fromTable.sort());
+  // The device routes are on the web and push hosts (spec section 8: devices reach only those).
+  for (const op of ['POST /exception', 'POST /api/v2/exceptions', 'GET /download']) {
+    expect(fromDoc).toContain(`${op} @admin,push,web`);
+  }
 });
 
 test('every documented status of sign-up is one the server really produces', async () => {

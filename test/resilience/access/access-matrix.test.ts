@@ -159,7 +159,10 @@ describe('against the real stack', () => {
         const ctx: CaseContext = { w, role: 'ownerA', host, pkg: w.a.package };
         const reply = await send(urls[host], w.stack.ca, await entry.call(ctx));
         checks += 1;
-        if (jsonJudge(reply) !== 'notFound') {
+        const got = jsonJudge(reply);
+        const note = `${reply.status} ${reply.text.slice(0, 120).replace(/\s+/g, ' ')}`;
+        rows.push([route.key, host, 'ownerA', 'not mounted', 'notFound', got, note].join('\t'));
+        if (got !== 'notFound') {
           unexpectedAllows.push(
             `${route.key} @${host} (not mounted there): got ${reply.status} ${reply.text.slice(0, 80)}`,
           );

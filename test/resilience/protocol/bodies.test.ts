@@ -2,8 +2,10 @@
  * Oversized and malformed small bodies on raw sockets: JSON API bodies (too large, endless,
  * invalid JSON, invalid UTF-8), web administration forms (too large, endless, field floods,
  * invalid UTF-8) and the legacy exception form (too large, endless: the device library's text,
- * HTTP 200 as PushLink answers). Each ends in its refusal and a released connection.
+ * HTTP 200 as PushLink answers). Each ends in its refusal and a released connection. The two
+ * exception routes are on every host devices reach (admin, web, push): their cases run on each.
  */
+import type { Host } from '../../../api/route-table';
 import { newAccount } from '../../helpers/accounts';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { abuseCounter, probeEachTest } from './abuse-kit';
@@ -11,6 +13,7 @@ import { expectClosedByServer, expectReleased, openRaw, type RawResponse } from 
 
 const MAX_EXCEPTION_BYTES = 64 * 1024;
 const counter = abuseCounter('bodies');
+const DEVICE_HOSTS: readonly Host[] = ['admin', 'web', 'push'];
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -28,8 +31,8 @@ function head(path: string, type: string, framing: string, extra = ''): Buffer {
   );
 }
 
-async function send(path: string, type: string, body: Buffer, extra = '') {
-  const connection = await openRaw(stack.urls.admin, stack.ca);
+async function send(path: string, type: string, body: Buffer, extra = '', host: Host = 'admin') {
+  const connection = await openRaw(stack.urls[host], stack.ca);
   counter.add();
   await connection.write(
     Buffer.concat([head(path, type, `Content-Length: ${body.length}`, extra), body]),
@@ -39,8 +42,8 @@ async function send(path: string, type: string, body: Buffer, extra = '') {
 }
 
 /** A chunked body that never ends; the reply must come, then the server must close. */
-async function endless(path: string, type: string, prefix: string) {
-  const connection = await openRaw(stack.urls.admin, stack.ca);
+async function endless(path: string, type: string, prefix: string, host: Host = 'admin') {
+  const connection = await openRaw(stack.urls[host], stack.ca);
   counter.add();
   await connection.write(head(path, type, 'Transfer-Encoding: chunked'));
   const frame = (b: Buffer) =>
@@ -72,12 +75,15 @@ describe('JSON API', () => {
   });
 
   test.each([
-    ['/api/v2/accounts', '{"email":"a@b.c","password":"'],
-    ['/api/v2/exceptions', '{"package":"dev.x","stack":["'],
-  ])('an endless chunked body on %s: 413 at once, then closed', async (path, prefix) => {
-    const response = await endless(path, 'application/json', prefix);
-    expect([response.status, code(response)]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
-  });
+    ['/api/v2/accounts', 'admin', '{"email":"a@b.c","password":"'],
+    ...DEVICE_HOSTS.map((h) => ['/api/v2/exceptions', h, '{"package":"dev.x","stack":["']),
+  ] as Array<[string, Host, string]>)(
+    'an endless chunked body on %s @%s: 413 at once, then closed',
+    async (path, host, prefix) => {
+      const response = await endless(path, 'application/json', prefix, host);
+      expect([response.status, code(response)]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
+    },
+  );
 
   test.each([
     ['truncated', '{"email":"a@b.c",'],
@@ -153,13 +159,16 @@ describe('legacy exception form', () => {
   const type = 'application/x-www-form-urlencoded; charset=UTF-8';
   const tooLarge = `Exception sent but rejected: Invalid report. The report is larger than ${MAX_EXCEPTION_BYTES} bytes.`;
 
-  test('past MAX_EXCEPTION_BYTES (declared): the spec-style text, connection closed', async () => {
-    const { apiKey } = await newAccount(stack);
-    const body = Buffer.from(`api_key=${apiKey}&st%5B%5D=${'x'.repeat(MAX_EXCEPTION_BYTES)}`);
-    const { response, released } = await send('/exception', type, body);
-    expect([response.status, response.text]).toEqual([200, tooLarge]);
-    expect(released).toBe('closed');
-  });
+  test.each(DEVICE_HOSTS)(
+    'past MAX_EXCEPTION_BYTES (declared) @%s: the spec-style text, connection closed',
+    async (host) => {
+      const { apiKey } = await newAccount(stack);
+      const body = Buffer.from(`api_key=${apiKey}&st%5B%5D=${'x'.repeat(MAX_EXCEPTION_BYTES)}`);
+      const { response, released } = await send('/exception', type, body, '', host);
+      expect([response.status, response.text]).toEqual([200, tooLarge]);
+      expect(released).toBe('closed');
+    },
+  );
 
   test.each([
     ['a raw byte', Buffer.from([0x78, 0xff, 0x78])],
@@ -182,8 +191,11 @@ describe('legacy exception form', () => {
     },
   );
 
-  test('an endless chunked report: the same text at once, then closed', async () => {
-    const response = await endless('/exception', type, 'package=dev.x&st%5B%5D=');
-    expect([response.status, response.text]).toEqual([200, tooLarge]);
-  });
+  test.each(DEVICE_HOSTS)(
+    'an endless chunked report @%s: the same text at once, then closed',
+    async (host) => {
+      const response = await endless('/exception', type, 'package=dev.x&st%5B%5D=', host);
+      expect([response.status, response.text]).toEqual([200, tooLarge]);
+    },
+  );
 });
