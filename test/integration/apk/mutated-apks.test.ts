@@ -32,12 +32,42 @@ function mutations(count: number, seed: number): Buffer[] {
   });
 }
 
-test('mutated APKs always yield a report with error codes when rejected', async () => {
-  for (const apk of mutations(600, 4242)) {
+/** [start, end) of the APK Signing Block: the bytes no v2/v3 digest covers. */
+function signingBlock(apk: Buffer): [number, number] {
+  const magic = apk.lastIndexOf(Buffer.from('APK Sig Block 42', 'latin1'));
+  const end = magic + 16;
+  return [end - Number(apk.readBigUInt64LE(magic - 8)) - 8, end];
+}
+
+/**
+ * Whether APK signing itself forbids accepting `mutated`: it was cut short, or a byte changed
+ * outside the signing block (entries, central directory and EOCD are all covered by the v2/v3
+ * digests, so such a change must fail verification whatever the verifier's design).
+ */
+function mustReject(mutated: Buffer, base: Buffer): boolean {
+  if (mutated.length !== base.length) return true;
+  const [start, end] = signingBlock(base);
+  for (let i = 0; i < base.length; i++) {
+    if (mutated[i] !== base[i] && (i < start || i >= end)) return true;
+  }
+  return false;
+}
+
+test('mutated APKs yield a report with error codes when rejected, and are rejected', async () => {
+  let required = 0;
+  let rejected = 0;
+  for (const [i, apk] of mutations(600, 4242).entries()) {
     const report = await inspectApk(bufferSource(apk));
     if (!report.valid) expect(report.errors.length).toBeGreaterThan(0);
     else expect(report.errors).toEqual([]);
+    if (mustReject(apk, BASES[i % BASES.length]!)) {
+      required += 1;
+      if (!report.valid) rejected += 1;
+    }
   }
+  // Hundreds of mutations touch signed bytes; every one of those must have been refused.
+  expect(required).toBeGreaterThan(200);
+  expect(rejected).toBe(required);
 });
 
 (existsSync('/usr/bin/apksigner') ? test : test.skip)(
