@@ -69,15 +69,21 @@ test('SIGKILL mid-ingest, restart: all uploads decided, no orphan blobs, no dupl
     'uploads',
   );
 
-  // Kill as soon as a job is being processed and others are still waiting.
-  for (let i = 0; i < 600; i++) {
-    if ((await uploads.countDocuments({ accountId: id, status: 'processing' })) > 0) break;
+  // Kill as soon as a job is being processed and others are still waiting: the test proves
+  // nothing unless an ingest really was under way, so not seeing one within 60 s fails it.
+  const processing = { accountId: id, status: 'processing' };
+  const deadline = Date.now() + 60_000;
+  while ((await uploads.countDocuments(processing)) === 0) {
+    if (Date.now() > deadline) throw new Error('no ingest was ever seen processing');
     await sleep(5);
   }
-  const decidedAtKill = await uploads.countDocuments({ accountId: id, verdict: { $ne: null } });
   worker.kill('SIGKILL');
   await once(worker, 'exit');
-  expect(decidedAtKill).toBeLessThan(files.length);
+  // Read after the kill: nothing can change these any more until the restart.
+  expect(await uploads.countDocuments(processing)).toBeGreaterThan(0);
+  expect(await uploads.countDocuments({ accountId: id, verdict: { $ne: null } })).toBeLessThan(
+    files.length,
+  );
 
   worker = startWorkerProcess();
   for (let i = 0; i < 1200; i++) {
