@@ -20,6 +20,7 @@ import {
 import type { BlobStore } from '../../shared/storage/blob-store';
 import type { Logger } from '../../shared/log';
 import { sendText } from '../text-reply';
+import { attachmentDisposition } from './content-disposition';
 import { decideRange } from './range';
 
 export const APK_CONTENT_TYPE = 'application/vnd.android.package-archive';
@@ -62,7 +63,7 @@ export async function sendApk(
   const rangeHeader = ifRange && ifRange !== etag ? undefined : req.header('range');
   const range = decideRange(rangeHeader, size);
   res.setHeader('Content-Type', APK_CONTENT_TYPE);
-  res.setHeader('Content-Disposition', `attachment;filename=${apk.package}.apk`);
+  res.setHeader('Content-Disposition', attachmentDisposition(`${apk.package}.apk`));
   res.setHeader('ETag', etag);
   res.setHeader('Accept-Ranges', 'bytes');
   res.setHeader('Cache-Control', 'private, no-transform');
