@@ -141,7 +141,9 @@ export function downloadLinkRoutes(deps: ApiDeps): Route[] {
    * - HEAD sends no byte and counts nothing, but is refused exactly as the GET would be.
    * An expired or revoked link serves nothing in any shape. A continuation is not bound to the
    * client that began the download: while one is unfinished, whoever holds the URL may continue
-   * it (as that client could hand on the bytes).
+   * it (as that client could hand on the bytes). "Sent" means handed to the connection: a
+   * transfer that breaks while its last bytes sit in socket buffers counts as delivered, and on a
+   * used-up link its client needs a new link.
    */
   async function use(req: Request, res: Response): Promise<void> {
     const link = await knownLink(req, res);
