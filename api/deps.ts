@@ -3,6 +3,7 @@ import type { AccountsService } from '../shared/accounts/service';
 import type { AuthThrottle } from '../shared/accounts/auth-throttle';
 import type { SignupThrottle } from '../shared/accounts/signup-throttle';
 import type { KeyRing } from '../shared/crypto/keys';
+import type { LoginThrottle } from '../shared/accounts/login-throttle';
 import type { PushKeys } from '../shared/devices/push-signing';
 import type { LiveState } from '../shared/devices/live-state';
 import type { PushHub } from './push/hub';
@@ -28,6 +29,8 @@ export interface ApiDeps {
   readonly accounts: AccountsService;
   /** Counts failed API-key authentications; past its limits they are answered 429. */
   readonly authThrottle: AuthThrottle;
+  /** Counts web login attempts per address and per email from an address; past a limit: 429. */
+  readonly loginThrottle: LoginThrottle;
   /** Public sign-up: open or closed (SIGNUP), and its per-address throttle (SIGNUPS_PER_ADDRESS). */
   readonly signups: { readonly open: boolean; readonly throttle: SignupThrottle };
   /** Proxies believed about the client address (TRUST_PROXY); unset: none. */

@@ -6,6 +6,7 @@
 import { QueueEvents } from 'bullmq';
 import { redisAuthThrottle, type AuthFailureLimits } from '../shared/accounts/auth-throttle';
 import { createAccountsService } from '../shared/accounts/service';
+import { redisLoginThrottle } from '../shared/accounts/login-throttle';
 import { redisSignupThrottle } from '../shared/accounts/signup-throttle';
 import { redisKeys } from '../shared/redis-keys';
 import { createKeyRing } from '../shared/crypto/keys';
@@ -131,6 +132,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
         redisKeys(options.queuePrefix),
         options.authFailureLimits,
       ),
+      loginThrottle: redisLoginThrottle(redis, redisKeys(options.queuePrefix)),
       signups: {
         open: options.signups?.open ?? true,
         throttle: redisSignupThrottle(

@@ -34,6 +34,11 @@ export const ERRORS = {
     status: 422,
     message: "The APK's package name is not the one in the request path.",
   },
+  APK_PACKAGE_NAME_INVALID: {
+    status: 422,
+    message:
+      "The APK's package name is not a valid Android package name (dot-separated segments of letters, digits and underscores, each starting with a letter).",
+  },
   UPLOAD_FAILED: { status: 500, message: 'The upload could not be processed.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   EXCEPTION_API_KEY_INVALID: { status: 401, message: 'Exception rejected: invalid API key.' },

@@ -27,6 +27,12 @@ export function redisKeys(prefix: string) {
     /** Sliding window of failed API-key authentications of one client address or presented key. */
     authFailures: (kind: 'address' | 'key', bucket: string) =>
       `${prefix}:auth-failures:${kind}:${bucket}`,
+    /**
+     * Sliding window of web login attempts of one client address bucket, or of one email (a
+     * digest, never the address itself) from one client address bucket.
+     */
+    loginAttempts: (kind: 'address' | 'email', bucket: string) =>
+      `${prefix}:logins:${kind}:${bucket}`,
     /** Sliding window of sign-up attempts of one client address bucket. */
     signupAttempts: (bucket: string) => `${prefix}:signups:address:${bucket}`,
   } as const;

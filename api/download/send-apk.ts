@@ -20,7 +20,8 @@ import {
 import type { BlobStore } from '../../shared/storage/blob-store';
 import type { Logger } from '../../shared/log';
 import { sendText } from '../text-reply';
-import { decideRange } from './range';
+import { attachmentDisposition } from './content-disposition';
+import { decideRange, type RangeDecision } from './range';
 
 export const APK_CONTENT_TYPE = 'application/vnd.android.package-archive';
 
@@ -49,32 +50,52 @@ export interface SendApkDeps {
   readonly metrics?: { readonly bytesDownloaded: { inc(bytes: number): void } };
 }
 
-/** Sends `apk`; resolves to the number of body bytes sent. */
+const etagOf = (apk: ApkDoc) => `"${apk.sha256}"`;
+
+/**
+ * What the reply to `req` will hold of `apk`: its Range, unless an If-Range other than the ETag
+ * voids it (then the whole file). Pure.
+ */
+export function requestedRange(req: Request, apk: ApkDoc): RangeDecision {
+  const ifRange = req.header('if-range');
+  const rangeHeader = ifRange && ifRange !== etagOf(apk) ? undefined : req.header('range');
+  return decideRange(rangeHeader, apk.size);
+}
+
+export interface SentApk {
+  /** Body bytes sent. */
+  readonly bytes: number;
+  /**
+   * The reply handed the file's last byte to the connection (or the client already had it all: a
+   * range starting at the size). False for HEAD, 416 and aborted transfers.
+   */
+  readonly reachedEnd: boolean;
+}
+
+/** Sends `apk` as `req` asks (Range, If-Range, HEAD). */
 export async function sendApk(
   req: Request,
   res: Response,
   apk: ApkDoc,
   deps: SendApkDeps,
-): Promise<number> {
+): Promise<SentApk> {
   const size = apk.size;
-  const etag = `"${apk.sha256}"`;
-  const ifRange = req.header('if-range');
-  const rangeHeader = ifRange && ifRange !== etag ? undefined : req.header('range');
-  const range = decideRange(rangeHeader, size);
+  const etag = etagOf(apk);
+  const range = requestedRange(req, apk);
   res.setHeader('Content-Type', APK_CONTENT_TYPE);
-  res.setHeader('Content-Disposition', `attachment;filename=${apk.package}.apk`);
+  res.setHeader('Content-Disposition', attachmentDisposition(`${apk.package}.apk`));
   res.setHeader('ETag', etag);
   res.setHeader('Accept-Ranges', 'bytes');
   res.setHeader('Cache-Control', 'private, no-transform');
   if (range.kind === 'unsatisfiable') {
     res.setHeader('Content-Range', `bytes */${size}`);
     sendText(res, 416, 'Requested range not satisfiable');
-    return 0;
+    return { bytes: 0, reachedEnd: false };
   }
   if (range.kind === 'empty') {
     res.status(200).setHeader('Content-Length', '0');
     res.end();
-    return 0;
+    return { bytes: 0, reachedEnd: req.method !== 'HEAD' };
   }
   const start = range.kind === 'partial' ? range.start : 0;
   const end = range.kind === 'partial' ? range.end : size - 1;
@@ -84,7 +105,7 @@ export async function sendApk(
   res.setHeader('Content-Length', String(length));
   if (req.method === 'HEAD' || length === 0) {
     res.end();
-    return 0;
+    return { bytes: 0, reachedEnd: req.method !== 'HEAD' };
   }
   const segments = segmentsForRange(start, end, size);
   const key = unwrapDataKey(deps.keys, apk.wrappedKey, apk.blobId);
@@ -110,8 +131,8 @@ export async function sendApk(
       await deps.blobs.discardCopy?.(apk.blobId).catch(() => undefined);
     }
     res.destroy();
-    return 0;
+    return { bytes: 0, reachedEnd: false };
   }
   deps.metrics?.bytesDownloaded.inc(length);
-  return length;
+  return { bytes: length, reachedEnd: end === size - 1 };
 }

@@ -84,6 +84,11 @@ export const downloadLinkPaths = {
     get: {
       summary:
         'Download through a hashed link (no credential; web host, also admin). Resumable with Range.',
+      description:
+        'Each download is counted against maxDownloads. A Range after byte 0 (with no If-Range, ' +
+        'or one equal to the ETag) continues a counted download uncounted until a reply has sent ' +
+        "the file's last byte; any other request is a new download. HEAD counts nothing. An " +
+        'expired, revoked or used-up link answers 410 to every request shape.',
       ...onHosts('web', 'admin'),
       parameters: [pathParam('token')],
       responses: {

@@ -20,7 +20,7 @@ const apkBinary = (description: string) => ({
   headers: {
     'Content-Disposition': {
       schema: { type: 'string' },
-      description: 'attachment;filename=<package>.apk',
+      description: `attachment; filename="<package>.apk"; filename*=UTF-8''<package>.apk (RFC 6266)`,
     },
     ETag: { schema: { type: 'string' }, description: 'The SHA-256 of the APK, quoted.' },
     'Accept-Ranges': { schema: { type: 'string' } },

@@ -8,10 +8,12 @@ import QRCode from 'qrcode';
 import {
   countDownload,
   downloadLinks,
+  finishDownload,
   linkState,
   linkToken,
   verifyLinkToken,
   type DownloadLinkDoc,
+  type LinkState,
 } from '../../shared/catalog/download-links';
 import { presentApk } from '../../shared/catalog/present';
 import { apkById, apksOf, currentApkOf } from '../../shared/catalog/queries';
@@ -19,7 +21,7 @@ import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { AppError } from '../../shared/errors';
 import { bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
-import { sendApk } from '../download/send-apk';
+import { requestedRange, sendApk } from '../download/send-apk';
 import type { Route } from '../route-table';
 import { sendText } from '../text-reply';
 import { appOf, pickApk, isObjectId } from './apps';
@@ -45,6 +47,7 @@ export async function insertDownloadLink(
     expiresAt: new Date(now.getTime() + ttlSeconds * 1000),
     maxDownloads,
     downloads: 0,
+    unfinished: 0,
     revokedAt: null,
   };
   await downloadLinks(deps.db).insertOne(link);
@@ -70,24 +73,25 @@ export function downloadLinkRoutes(deps: ApiDeps): Route[] {
     };
   }
 
-  /** The link of a genuine, live token, or a reply (404 unknown, 410 expired/revoked/used up). */
-  async function liveLink(
-    req: Request,
-    res: Response,
-    fresh = true,
-  ): Promise<DownloadLinkDoc | null> {
+  /** The link of a genuine token, or a 404 reply. */
+  async function knownLink(req: Request, res: Response): Promise<DownloadLinkDoc | null> {
     const id = verifyLinkToken(deps.keys, String(req.params.token));
     const link = id ? await links.findOne({ _id: id }) : null;
-    if (!link) {
-      sendText(res, 404, 'Unknown download link.');
-      return null;
-    }
-    const state = linkState(link, deps.now(), fresh);
-    if (state !== 'ok') {
-      sendText(res, 410, `This download link is ${state === 'exhausted' ? 'used up' : state}.`);
-      return null;
-    }
+    if (!link) sendText(res, 404, 'Unknown download link.');
     return link;
+  }
+
+  /** True when the state allows the request; else replies 410 (expired, revoked, used up). */
+  function allowed(res: Response, state: LinkState): boolean {
+    if (state === 'ok') return true;
+    sendText(res, 410, `This download link is ${state === 'exhausted' ? 'used up' : state}.`);
+    return false;
+  }
+
+  /** The link of a genuine, live token, or a reply (404 unknown, 410 expired/revoked/used up). */
+  async function liveLink(req: Request, res: Response): Promise<DownloadLinkDoc | null> {
+    const link = await knownLink(req, res);
+    return link && allowed(res, linkState(link, deps.now())) ? link : null;
   }
 
   async function create(req: Request, res: Response): Promise<void> {
@@ -125,18 +129,38 @@ export function downloadLinkRoutes(deps: ApiDeps): Route[] {
     res.status(204).end();
   }
 
+  /**
+   * GET or HEAD /d/{token}. A request is either a new download or the continuation of one:
+   * - A continuation asks for a Range the reply honours (no If-Range, or one equal to the ETag)
+   *   that starts after byte 0. It is served uncounted while one of the link's counted downloads
+   *   is unfinished, that is, no reply has yet sent its last byte (an aborted transfer, or one
+   *   fetched in parts). Once a reply has sent the last byte, that download is over.
+   * - Anything else is a new download: a plain GET, a Range from byte 0, a Range that If-Range
+   *   voids (the reply is the whole file), and a continuation on a link without an unfinished
+   *   download. It is counted against maxDownloads first; a used-up link answers 410.
+   * - HEAD sends no byte and counts nothing, but is refused exactly as the GET would be.
+   * An expired or revoked link serves nothing in any shape. A continuation is not bound to the
+   * client that began the download: while one is unfinished, whoever holds the URL may continue
+   * it (as that client could hand on the bytes). "Sent" means handed to the connection: a
+   * transfer that breaks while its last bytes sit in socket buffers counts as delivered, and on a
+   * used-up link its client needs a new link.
+   */
   async function use(req: Request, res: Response): Promise<void> {
-    // A resumed download (Range from a later byte) is the same download, not another one.
-    const fresh = !/^\s*bytes\s*=\s*[1-9]/i.test(req.header('range') ?? '');
-    const link = await liveLink(req, res, fresh);
+    const link = await knownLink(req, res);
     if (!link) return;
     const apk = await apkById(deps.db, link.accountId, link.apkId);
+    const range = apk ? requestedRange(req, apk) : null;
+    const continuing = (range?.kind === 'partial' && range.start > 0) || range?.kind === 'empty';
+    if (!allowed(res, linkState(link, deps.now(), continuing))) return;
     if (!apk)
       return sendText(res, 410, 'This download link points to an APK that no longer exists.');
-    if (fresh && !(await countDownload(deps.db, link, deps.now()))) {
-      return sendText(res, 410, 'This download link is used up.');
+    const resumed = continuing && (link.unfinished ?? 0) > 0;
+    if (req.method !== 'HEAD' && !resumed) {
+      if (!(await countDownload(deps.db, link, deps.now())))
+        return sendText(res, 410, 'This download link is used up.');
     }
-    await sendApk(req, res, apk, deps);
+    const sent = await sendApk(req, res, apk, deps);
+    if (sent.reachedEnd) await finishDownload(deps.db, link);
   }
 
   const qr =

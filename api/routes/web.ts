@@ -4,6 +4,7 @@
  * CSRF token; every page sends a strict Content-Security-Policy (only 'self' resources).
  */
 import type { Request, RequestHandler, Response } from 'express';
+import { clientAddress } from '../auth';
 import { formBody } from '../body-parsers';
 import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
@@ -15,8 +16,6 @@ import {
   cookieOf,
   csrfCheck,
   endSession,
-  loginThrottled,
-  recordLogin,
   sameToken,
   sessionAuth,
   startSession,
@@ -57,22 +56,27 @@ export function webRoutes(deps: ApiDeps): Route[] {
     const { email, password } = credentialFields(req);
     const csrf = anonymousCsrf(req, res);
     const open = deps.signups.open;
-    if (await loginThrottled(deps, req, email)) {
-      res.setHeader('Retry-After', '900');
-      sendPage(
-        res,
-        429,
-        credentialsPage('login', csrf, 'Too many failed attempts; wait 15 minutes.', email, open),
-      );
+    // Counted before the password is checked, in one atomic step, per address and per email from
+    // that address (see login-throttle.ts): no race past the limit, no lockout of the owner.
+    const attempt = await deps.loginThrottle.attempt(
+      email,
+      clientAddress(req),
+      deps.now().getTime(),
+    );
+    if (attempt.waitMs > 0) {
+      res.setHeader('Retry-After', String(Math.ceil(attempt.waitMs / 1000)));
+      const minutes = Math.ceil(attempt.waitMs / 60_000);
+      const problem = `Too many failed attempts; wait ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+      sendPage(res, 429, credentialsPage('login', csrf, problem, email, open));
       return;
     }
     const account = await deps.accounts.verifyLogin(email, password);
-    await recordLogin(deps, req, email, account !== null);
     if (!account) {
       const problem = 'Wrong email or password.';
       sendPage(res, 401, credentialsPage('login', csrf, problem, email, open));
       return;
     }
+    await attempt.succeeded();
     await startSession(deps, res, account);
     res.redirect(303, '/ui/apps');
   }

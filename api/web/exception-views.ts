@@ -106,7 +106,7 @@ export function exceptionsTab(
     (g) =>
       html`<tr>
         <td>
-          <a href="${base}/${g.lastReportId}"><code>${g.title}</code></a>
+          <a href="${base}/${encodeURIComponent(g.lastReportId)}"><code>${g.title}</code></a>
         </td>
         <td>${g.count}</td>
         <td>${g.handledCount} handled / ${g.unhandledCount} unhandled</td>

@@ -2,21 +2,17 @@
  * Web sessions: a random 256-bit id in a `__Host-` cookie (Secure, HttpOnly, SameSite=Lax, Path=/);
  * the server keeps only its SHA-256 in MongoDB with the account, the CSRF token of the session's
  * forms and the expiry. Before sign-in, forms carry a double-submit token whose cookie is also
- * `__Host-`. Login failures are counted per email and per client address (throttling).
+ * `__Host-`. Login attempts are throttled in Redis (shared/accounts/login-throttle.ts).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Db } from 'mongodb';
-import { addressBucket } from '../../shared/accounts/auth-throttle';
 import type { Account } from '../../shared/accounts/types';
-import { clientAddress } from '../auth';
 import type { ApiDeps } from '../deps';
 
 export const SESSION_COOKIE = '__Host-apkrelay_session';
 export const ANON_CSRF_COOKIE = '__Host-apkrelay_csrf';
 const SESSION_MS = 12 * 3600 * 1000;
-const THROTTLE_WINDOW_MS = 15 * 60 * 1000;
-const MAX_FAILURES = { email: 5, ip: 50 } as const;
 
 interface SessionDoc {
   _id: string;
@@ -27,19 +23,12 @@ interface SessionDoc {
   expiresAt: Date;
 }
 
-interface AttemptDoc {
-  _id: string;
-  failures: number;
-  windowStart: Date;
-}
-
 export interface WebSession {
   readonly account: Account;
   readonly csrf: string;
 }
 
 const sessions = (db: Db) => db.collection<SessionDoc>('web_sessions');
-const attempts = (db: Db) => db.collection<AttemptDoc>('web_login_attempts');
 const hashId = (id: string) => createHash('sha256').update(id).digest('hex');
 const token = () => randomBytes(32).toString('base64url');
 
@@ -137,50 +126,3 @@ export const csrfCheck: RequestHandler = (req, res, next) => {
   }
   next();
 };
-
-function throttleKeys(req: Request, email: string): Array<[string, number]> {
-  return [
-    [`email:${email.trim().toLowerCase()}`, MAX_FAILURES.email],
-    // The client address as the other throttles see it: TRUST_PROXY applied, IPv6 by its /64
-    // (one host holds a whole /64, so counting single IPv6 addresses counts nothing).
-    [`ip:${addressBucket(clientAddress(req))}`, MAX_FAILURES.ip],
-  ];
-}
-
-/** True when too many logins failed lately for this email or this client address. */
-export async function loginThrottled(deps: ApiDeps, req: Request, email: string): Promise<boolean> {
-  const since = deps.now().getTime() - THROTTLE_WINDOW_MS;
-  for (const [key, max] of throttleKeys(req, email)) {
-    const doc = await attempts(deps.db).findOne({ _id: key });
-    if (doc && doc.windowStart.getTime() > since && doc.failures >= max) return true;
-  }
-  return false;
-}
-
-export async function recordLogin(
-  deps: ApiDeps,
-  req: Request,
-  email: string,
-  ok: boolean,
-): Promise<void> {
-  const now = deps.now();
-  const [emailKey] = throttleKeys(req, email);
-  if (ok) {
-    if (emailKey) await attempts(deps.db).deleteOne({ _id: emailKey[0] });
-    return;
-  }
-  for (const [key] of throttleKeys(req, email)) {
-    const doc = await attempts(deps.db).findOne({ _id: key });
-    const fresh = !doc || doc.windowStart.getTime() <= now.getTime() - THROTTLE_WINDOW_MS;
-    await attempts(deps.db).updateOne(
-      { _id: key },
-      {
-        $set: {
-          failures: fresh ? 1 : doc.failures + 1,
-          windowStart: fresh ? now : doc.windowStart,
-        },
-      },
-      { upsert: true },
-    );
-  }
-}

@@ -122,7 +122,7 @@ export function appsPage(viewer: Viewer, apps: readonly AppRow[], exceptionLimit
   const rows = apps.map(
     (a) =>
       html`<tr>
-        <td><a href="/ui/apps/${a.package}">${a.package}</a></td>
+        <td><a href="/ui/apps/${encodeURIComponent(a.package)}">${a.package}</a></td>
         <td>${a.currentVersion ?? '—'}</td>
         <td>
           ${a.online} online / ${a.enabled} enabled / plan ${viewer.account.plan.installations}

@@ -43,18 +43,24 @@ end
 return wait
 `;
 
+/** A unique name for one attempt at `nowMs` (what `withdrawAttempt` takes back). */
+export function attemptMember(nowMs: number): string {
+  return `${Math.floor(nowMs)}-${randomBytes(6).toString('hex')}`;
+}
+
 /**
  * Records one attempt at `nowMs` in `windows` (in order); answers how long (ms) until the client is
  * under every limit again: 0 when this attempt is within them, else it is over a limit.
+ * Counting and checking are one Lua call, so parallel attempts cannot all pass the check.
  */
 export async function recordAttempt(
   redis: Redis,
   windows: readonly AttemptWindow[],
   nowMs: number,
   windowMs: number,
+  member: string = attemptMember(nowMs),
 ): Promise<number> {
   if (windows.length === 0) return 0;
-  const member = `${Math.floor(nowMs)}-${randomBytes(6).toString('hex')}`;
   const wait = await redis.eval(
     ATTEMPT_LUA,
     windows.length,
@@ -65,4 +71,16 @@ export async function recordAttempt(
     ...windows.map(([, limit]) => String(limit)),
   );
   return Number(wait);
+}
+
+/** Takes a recorded attempt (`member`) back out of the windows `keys`: it turned out not to count. */
+export async function withdrawAttempt(
+  redis: Redis,
+  keys: readonly string[],
+  member: string,
+): Promise<void> {
+  if (keys.length === 0) return;
+  const multi = redis.multi();
+  for (const key of keys) multi.zrem(key, member);
+  await multi.exec();
 }

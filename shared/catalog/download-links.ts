@@ -19,6 +19,11 @@ export interface DownloadLinkDoc {
   /** null: unlimited. */
   maxDownloads: number | null;
   downloads: number;
+  /**
+   * Counted downloads whose last byte no reply has sent yet (absent on links made before it was
+   * kept: none). While it is above 0 a continuation (a Range after byte 0) is served uncounted.
+   */
+  unfinished?: number;
   revokedAt: Date | null;
 }
 
@@ -50,16 +55,30 @@ export function verifyLinkToken(keys: KeyRing, token: string): ObjectId | null {
 
 export type LinkState = 'ok' | 'expired' | 'revoked' | 'exhausted';
 
-/** A resumed download (`fresh` false) continues one already counted, so a used-up link allows it. */
-export function linkState(link: DownloadLinkDoc, now: Date, fresh = true): LinkState {
+/**
+ * `continuing`: the request continues a download (a Range after byte 0). A used-up link allows it
+ * only while one of its counted downloads is unfinished; an expired or revoked one never.
+ */
+export function linkState(link: DownloadLinkDoc, now: Date, continuing = false): LinkState {
   if (link.revokedAt) return 'revoked';
   if (link.expiresAt.getTime() <= now.getTime()) return 'expired';
-  if (fresh && link.maxDownloads !== null && link.downloads >= link.maxDownloads)
-    return 'exhausted';
+  if (continuing && (link.unfinished ?? 0) > 0) return 'ok';
+  if (link.maxDownloads !== null && link.downloads >= link.maxDownloads) return 'exhausted';
   return 'ok';
 }
 
-/** Counts one download atomically; false when the link was used up (or revoked) meanwhile. */
+/** A counted download's last byte was sent: it can no longer be continued. */
+export async function finishDownload(db: Db, link: DownloadLinkDoc): Promise<void> {
+  await downloadLinks(db).updateOne(
+    { _id: link._id, unfinished: { $gt: 0 } },
+    { $inc: { unfinished: -1 } },
+  );
+}
+
+/**
+ * Counts one download atomically (unfinished until its last byte is sent); false when the link was
+ * used up (or revoked) meanwhile.
+ */
 export async function countDownload(db: Db, link: DownloadLinkDoc, now: Date): Promise<boolean> {
   const filter =
     link.maxDownloads === null
@@ -70,6 +89,8 @@ export async function countDownload(db: Db, link: DownloadLinkDoc, now: Date): P
           expiresAt: { $gt: now },
           downloads: { $lt: link.maxDownloads },
         };
-  const result = await downloadLinks(db).updateOne(filter, { $inc: { downloads: 1 } });
+  const result = await downloadLinks(db).updateOne(filter, {
+    $inc: { downloads: 1, unfinished: 1 },
+  });
   return result.modifiedCount === 1;
 }

@@ -3,6 +3,7 @@
  * app it belongs to (signer continuity)?
  */
 import type { InspectReport } from '../apk/inspect-apk';
+import { isAndroidPackageName } from '../apk/package-name';
 import { rejection, type Verdict } from './verdicts';
 
 export interface AcceptableApk {
@@ -40,6 +41,16 @@ export function judgeApk(
     return {
       ok: false,
       verdict: rejection('APK_INVALID', 'The manifest lacks a package name or versionCode.'),
+    };
+  }
+  // Android would not install it, and the name ends up in headers, paths and pages.
+  if (!isAndroidPackageName(pkg)) {
+    return {
+      ok: false,
+      verdict: rejection(
+        'APK_PACKAGE_NAME_INVALID',
+        `${JSON.stringify(pkg.slice(0, 300))} is not a valid Android package name (dot-separated segments of letters, digits and underscores, each starting with a letter; at most 223 characters).`,
+      ),
     };
   }
   if (report.signers.length === 0) {

@@ -12,6 +12,7 @@ export type RejectionCode = Extract<
   | 'APK_SIGNER_MISMATCH'
   | 'APK_TOO_LARGE'
   | 'APK_PACKAGE_MISMATCH'
+  | 'APK_PACKAGE_NAME_INVALID'
   | 'UPLOAD_FAILED'
 >;
 
@@ -38,6 +39,7 @@ export function legacyReply(
   switch (outcome.code) {
     case 'APK_INVALID':
     case 'APK_PACKAGE_MISMATCH':
+    case 'APK_PACKAGE_NAME_INVALID':
       return { status: 422, text: LEGACY_TEXT.APK_INVALID };
     case 'APK_DUPLICATE':
       return { status: 409, text: LEGACY_TEXT.APK_DUPLICATE };

@@ -246,7 +246,7 @@ test('the web login throttle counts per forwarded client address when the proxy 
       ca,
     });
   };
-  // 50 failed logins per client address in 15 minutes (api/web/sessions.ts), each another email.
+  // 50 failed logins per client address in 15 minutes (login-throttle.ts), each another email.
   for (let i = 0; i < 50; i++) expect((await login('192.0.2.200', i)).status).toBe(401);
   expect((await login('192.0.2.200', 50)).status).toBe(429);
   // Another client behind the same proxy is not locked out.

@@ -39,6 +39,14 @@ async function loginForm(): Promise<{ csrf: string; cookie: string; reply: Reply
   return { csrf: csrfIn(reply), cookie, reply };
 }
 
+/** Signs `email` up (password `password-123`); the login form's token and cookie. */
+async function signedUp(email: string): Promise<{ csrf: string; cookie: string }> {
+  const { csrf, cookie } = await loginForm();
+  const reply = await form('/ui/signup', { email, password: 'password-123', _csrf: csrf }, cookie);
+  expect(reply.status).toBe(303);
+  return { csrf, cookie };
+}
+
 test('pages carry a strict CSP; cookies are __Host-, Secure, HttpOnly, SameSite=Lax', async () => {
   const { reply, csrf, cookie } = await loginForm();
   expect(reply.status).toBe(200);
@@ -83,11 +91,8 @@ test('sign-up and login forms need the double-submit token', async () => {
 });
 
 test('logins are throttled after 5 failures for an email, even with the right password', async () => {
-  const { csrf, cookie } = await loginForm();
   const email = 'throttle@example.com';
-  expect(
-    (await form('/ui/signup', { email, password: 'password-123', _csrf: csrf }, cookie)).status,
-  ).toBe(303);
+  const { csrf, cookie } = await signedUp(email);
   for (let i = 0; i < 5; i++) {
     const wrong = await form(
       '/ui/login',
@@ -120,4 +125,22 @@ test('the per-address login throttle counts an IPv6 client by its /64, as the ot
     expect((await from(`2001:db8:1:2::${(i + 1).toString(16)}`, i)).status).toBe(401);
   expect((await from('2001:db8:1:2:ffff:ffff:ffff:fffe', 50)).status).toBe(429);
   expect((await from('2001:db8:1:3::1', 51)).status).toBe(401);
+});
+
+test('30 parallel wrong logins for one email: at most 5 get 401, the rest 429 (issue 24 #3)', async () => {
+  const email = 'race@example.com';
+  const { csrf, cookie } = await signedUp(email);
+  const from = (address: string, password: string) =>
+    form('/ui/login', { email, password, _csrf: csrf }, cookie, { 'x-forwarded-for': address });
+  const replies = await Promise.all(
+    Array.from({ length: 30 }, () => from('198.51.100.7', 'wrong-password')),
+  );
+  const statuses = replies.map((r) => r.status);
+  const unauthorized = statuses.filter((s) => s === 401).length;
+  expect(unauthorized).toBeLessThanOrEqual(5);
+  expect(statuses.filter((s) => s === 429).length).toBe(30 - unauthorized);
+  // The guessing address stays locked out, even with the right password...
+  expect((await from('198.51.100.7', 'password-123')).status).toBe(429);
+  // ...but the owner, typing the right password from another address, is not.
+  expect((await from('203.0.113.9', 'password-123')).status).toBe(303);
 });

@@ -22,6 +22,7 @@ const certs = new Map(tsv('keys/certs.tsv').map(([key, sha256]) => [key!, sha256
 
 /** Which key signed each accepted fixture (make-apks.sh's build lines, written out by hand). */
 const SIGNED_BY: Record<string, string> = {
+  'bad-package-name.apk': 'fixture',
   'debuggable.apk': 'fixture',
   'large.apk': 'fixture',
   'other-package.apk': 'fixture',
@@ -40,7 +41,7 @@ const SIGNED_BY: Record<string, string> = {
 };
 
 test('the records cover the fixtures and the four keys', () => {
-  expect(verdicts.length).toBe(22);
+  expect(verdicts.length).toBe(23);
   expect([...certs.keys()].sort()).toEqual(['fixture', 'rotation-new', 'rotation-old', 'second']);
   for (const sha of certs.values()) expect(sha).toMatch(/^[0-9a-f]{64}$/);
   const accepted = verdicts.filter(([, v]) => v === 'ACCEPT').map(([f]) => f);

@@ -50,7 +50,9 @@ test('a link downloads without credentials until it expires, and never carries t
   const got = await request(link.url, { ca: stack.ca });
   expect(got.status).toBe(200);
   expect(sha256(got.body)).toBe(sha256(await fixture('version-1.apk')));
-  expect(got.headers['content-disposition']).toBe('attachment;filename=dev.apkrelay.sample.apk');
+  expect(got.headers['content-disposition']).toBe(
+    `attachment; filename="dev.apkrelay.sample.apk"; filename*=UTF-8''dev.apkrelay.sample.apk`,
+  );
 
   const svg = await request(link.qrSvgUrl, { ca: stack.ca });
   expect(svg.status).toBe(200);
@@ -114,6 +116,100 @@ test('maxDownloads counts fresh downloads, not resumes; a link is bound to one A
     sha256(await fixture('large.apk')),
   );
   expect((await request(link.url, { ca: stack.ca })).status).toBe(410);
+});
+
+/** A one-time link to large.apk; `get` sends a request to it with the given headers. */
+async function oneTimeLink(apiKey: string) {
+  const link = (
+    await api('/api/v2/apps/dev.apkrelay.large/download-links', apiKey, {
+      method: 'POST',
+      json: { ttlSeconds: 600, maxDownloads: 1 },
+    })
+  ).json<Link>();
+  const get = (headers: Record<string, string> = {}, method = 'GET') =>
+    request(link.url, { ca: stack.ca, headers, method });
+  const downloads = async () =>
+    (await api('/api/v2/apps/dev.apkrelay.large/download-links', apiKey))
+      .json<{ links: Array<{ id: string; downloads: number }> }>()
+      .links.find((l) => l.id === link.id)?.downloads;
+  return { link, get, downloads };
+}
+
+/** Every request shape a client may send (issue 24 #2: none may get a byte of a dead link). */
+const SHAPES = (etag: string): Array<[string, Record<string, string>, string]> => [
+  ['plain GET', {}, 'GET'],
+  ['HEAD', {}, 'HEAD'],
+  ['Range from 0', { range: 'bytes=0-' }, 'GET'],
+  ['Range from 1', { range: 'bytes=1-' }, 'GET'],
+  ['Range from 100000', { range: 'bytes=100000-' }, 'GET'],
+  ['suffix Range', { range: 'bytes=-1000' }, 'GET'],
+  ['Range + If-Range not matching', { range: 'bytes=1-', 'if-range': '"nope"' }, 'GET'],
+  ['Range + If-Range matching', { range: 'bytes=1-', 'if-range': etag }, 'GET'],
+  ['HEAD + Range', { range: 'bytes=1-' }, 'HEAD'],
+];
+
+test('a used-up link serves no byte in any request shape, and counts nothing more', async () => {
+  const { apiKey } = await newAccount(stack);
+  await uploadFixture(stack, apiKey, 'large.apk');
+  const large = await fixture('large.apk');
+  const { get, downloads } = await oneTimeLink(apiKey);
+  const first = await get();
+  expect(first.status).toBe(200);
+  expect(sha256(first.body)).toBe(sha256(large));
+  const etag = `"${sha256(large)}"`;
+  for (const [name, headers, method] of SHAPES(etag)) {
+    const reply = await get(headers, method);
+    expect({ name, status: reply.status }).toEqual({ name, status: 410 });
+    expect(reply.headers['content-type']).toMatch(/^text\/plain/);
+    expect(reply.body.includes(large.subarray(1000, 1032))).toBe(false);
+  }
+  expect(await downloads()).toBe(1);
+});
+
+test('an expired link serves no byte, not even the rest of a counted download', async () => {
+  const { apiKey } = await newAccount(stack);
+  await uploadFixture(stack, apiKey, 'large.apk');
+  const large = await fixture('large.apk');
+  const { get } = await oneTimeLink(apiKey);
+  expect((await get({ range: 'bytes=0-99999' })).status).toBe(206);
+  clock += 600_000 + 1;
+  for (const [name, headers, method] of SHAPES(`"${sha256(large)}"`)) {
+    const reply = await get(headers, method);
+    expect({ name, status: reply.status }).toEqual({ name, status: 410 });
+    expect(reply.body.includes(large.subarray(100000, 100032))).toBe(false);
+  }
+});
+
+test('a counted download resumes (with or without If-Range) until its last byte was sent', async () => {
+  const { apiKey } = await newAccount(stack);
+  await uploadFixture(stack, apiKey, 'large.apk');
+  const large = await fixture('large.apk');
+  const { get, downloads } = await oneTimeLink(apiKey);
+  const first = await get({ range: 'bytes=0-99999' });
+  expect(first.status).toBe(206);
+  const etag = String(first.headers.etag);
+  const second = await get({ range: 'bytes=100000-199999', 'if-range': etag });
+  expect(second.status).toBe(206);
+  const third = await get({ range: 'bytes=200000-' });
+  expect(third.status).toBe(206);
+  expect(sha256(Buffer.concat([first.body, second.body, third.body]))).toBe(sha256(large));
+  expect(await downloads()).toBe(1);
+  // Delivered to the end: that download is over, and the link is used up.
+  expect((await get({ range: 'bytes=200000-' })).status).toBe(410);
+  expect((await get({ range: 'bytes=1-', 'if-range': etag })).status).toBe(410);
+});
+
+test('HEAD shows a live link without using it up', async () => {
+  const { apiKey } = await newAccount(stack);
+  await uploadFixture(stack, apiKey, 'large.apk');
+  const large = await fixture('large.apk');
+  const { get, downloads } = await oneTimeLink(apiKey);
+  const head = await get({}, 'HEAD');
+  expect(head.status).toBe(200);
+  expect(head.headers['content-length']).toBe(String(large.length));
+  expect(await downloads()).toBe(0);
+  expect((await get()).status).toBe(200);
+  expect((await get({}, 'HEAD')).status).toBe(410);
 });
 
 test('api_list_json lists exactly the account’s APKs of the package; the current flag moves', async () => {
