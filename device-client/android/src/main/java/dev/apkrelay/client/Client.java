@@ -9,7 +9,10 @@ import android.os.Bundle;
 import android.os.Looper;
 import android.util.Log;
 import dev.apkrelay.client.android.AndroidLogger;
-import dev.apkrelay.client.android.LoggingPresenter;
+import dev.apkrelay.client.android.AndroidUi;
+import dev.apkrelay.client.android.ApkProvider;
+import dev.apkrelay.client.android.Running;
+import dev.apkrelay.client.android.SessionInstaller;
 import dev.apkrelay.client.core.Engine;
 import dev.apkrelay.client.core.StartParams;
 import dev.apkrelay.client.core.json.Json;
@@ -17,13 +20,14 @@ import dev.apkrelay.client.core.ports.Clock;
 import dev.apkrelay.client.core.ports.FileStorage;
 import dev.apkrelay.client.core.ports.UrlConnectionTransport;
 import dev.apkrelay.client.core.queue.ChainingUncaughtHandler;
+import dev.apkrelay.client.core.protocol.VersionEvent;
 import dev.apkrelay.client.core.queue.ExceptionReport;
+import dev.apkrelay.client.core.update.StrategyPresenter;
 import dev.apkrelay.client.strategy.Strategies;
 import dev.apkrelay.client.strategy.Strategy;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.InputStream;
-import java.lang.ref.WeakReference;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -58,7 +62,7 @@ public final class Client {
   private static volatile boolean ready;
   private static volatile boolean capture = true;
   private static volatile int maxQueue = 50;
-  private static volatile WeakReference<Activity> activity = new WeakReference<>(null);
+  private static volatile StrategyPresenter presenter;
   private static volatile ChainingUncaughtHandler handler;
 
   /** The spec's start: push and base URLs (and optionally the push key) from manifest meta-data. */
@@ -104,11 +108,25 @@ public final class Client {
       t.setDaemon(true);
       return t;
     });
-    File dir = new File(app.getNoBackupFilesDir(), "apkrelay");
+    File dir = ApkProvider.directory(app.getNoBackupFilesDir());
+    AndroidLogger logger = new AndroidLogger();
+    StrategyPresenter[] p = new StrategyPresenter[1];
+    Engine.Presenter late = new Engine.Presenter() { // the presenter needs the engine's scheduler
+      @Override public void present(VersionEvent ev, String at) { p[0].present(ev, at); }
+      @Override public void withdraw(boolean gaveUp) { p[0].withdraw(gaveUp); }
+      @Override public void install(VersionEvent ev, String at) throws Exception { p[0].install(ev, at); }
+    };
     Engine e = new Engine(c, new UrlConnectionTransport(), new FileStorage(dir), Clock.SYSTEM,
-        new AndroidLogger(), new LoggingPresenter(), executor, Client::registration);
+        logger, late, executor, Client::registration);
+    AndroidUi ui = new AndroidUi(app, launcherIconResId, logger, e::post, new SessionInstaller(app, logger));
+    p[0] = new StrategyPresenter(STRATEGIES, ui, e.scheduler(), logger, c.packageName,
+        String.valueOf(app.getApplicationInfo().loadLabel(app.getPackageManager())));
+    p[0].onAccept(e::apply);
+    p[0].reminder(e.reminder());
+    presenter = p[0];
     config = c;
     engine = e;
+    Running.engine(e);
     e.idle(idle);
     String apk = app.getApplicationInfo().sourceDir;
     executor.execute(() -> {
@@ -178,7 +196,10 @@ public final class Client {
 
   /** Call in each Activity's onResume that may show a popup. */
   public static void setCurrentActivity(Activity current) {
-    activity = new WeakReference<>(current);
+    Running.activity(current);
+    Engine e = engine;
+    StrategyPresenter p = presenter;
+    if (e != null && p != null && current != null) e.post(p::activityChanged);
   }
 
   /** See spec "Idle flag": false → nothing is shown, broadcast or installed until it is true again. */
@@ -259,6 +280,16 @@ public final class Client {
 
   /** The Activity last given to {@link #setCurrentActivity}, if it is still alive. */
   static Activity currentActivity() {
-    return activity.get();
+    return Running.activity();
+  }
+
+  /**
+   * The last installation's outcome as JSON ({@code md5, versionCode, success, status, message};
+   * {@code status} is PackageInstaller's, -1 when the library failed before the OS answered), or
+   * null. Kept in the library's storage; apkrelay's heartbeat has no field for it yet.
+   */
+  public static String lastInstallOutcome() {
+    Engine e = engine;
+    return e == null ? null : e.installOutcome();
   }
 }

@@ -8,6 +8,7 @@ import dev.apkrelay.client.core.ports.Clock;
 import dev.apkrelay.client.core.ports.HttpTransport;
 import dev.apkrelay.client.core.ports.Logger;
 import dev.apkrelay.client.core.ports.Logger.Level;
+import dev.apkrelay.client.core.ports.Scheduler;
 import dev.apkrelay.client.core.ports.Storage;
 import dev.apkrelay.client.core.protocol.RoutedEvent;
 import dev.apkrelay.client.core.protocol.VersionEvent;
@@ -18,10 +19,12 @@ import dev.apkrelay.client.core.sse.Backoff;
 import dev.apkrelay.client.core.sse.SseEvent;
 import dev.apkrelay.client.core.update.PendingUpdate;
 import dev.apkrelay.client.core.update.PendingUpdate.Action;
+import dev.apkrelay.client.core.update.StrategyPresenter;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -251,13 +254,80 @@ public final class Engine {
         presenter.install(e, storage.location(p.fileName()));
         logger.log(Level.INFO, "update " + e.md5 + " handed to the OS installer");
       } catch (Exception ex) {
-        try {
-          p.installFailed(String.valueOf(ex.getMessage()));
-        } catch (IOException ignored) {
-          // the state stays installing; the next start turns it back into downloaded
-        }
+        failed(p, -1, String.valueOf(ex.getMessage()));
       }
     });
+  }
+
+  /**
+   * The OS's answer to a committed session (the installer's status receiver). Success of a
+   * self-update is normally never heard (the process is replaced) and is recorded at the next start
+   * instead; a failure makes the update pending again and presents it again.
+   */
+  public void installResult(String md5, boolean success, int status, String message) {
+    executor.execute(() -> {
+      PendingUpdate p = pending;
+      if (p == null || p.event() == null || !p.event().md5.equals(md5)) return; // stale or duplicate
+      if (success) {
+        logger.log(Level.INFO, "update " + md5 + " installed: status " + status);
+        return;
+      }
+      failed(p, status, message);
+    });
+  }
+
+  private void failed(PendingUpdate p, int status, String message) {
+    try {
+      p.installFailed(status, message);
+    } catch (IOException ignored) {
+      // the state stays installing; the next start turns it back into downloaded
+    }
+    present();
+  }
+
+  /** The last installation's outcome (JSON), or null; apkrelay's heartbeat has no field for it yet. */
+  public String installOutcome() {
+    PendingUpdate p = pending;
+    try {
+      return p == null ? null : p.installOutcome();
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /** FRIENDLY_POPUP's Not Now kept in the pending update's record (survives a restart). */
+  public StrategyPresenter.Reminder reminder() {
+    return new StrategyPresenter.Reminder() {
+      @Override
+      public void notNow(int seconds) {
+        PendingUpdate p = pending;
+        if (p == null) return;
+        try {
+          p.notNow(clock.now(), seconds);
+        } catch (IOException e) {
+          logger.log(Level.WARN, "Not Now not saved: " + e.getMessage());
+        }
+      }
+
+      @Override
+      public long msUntilDue() {
+        PendingUpdate p = pending;
+        return p == null ? 0 : p.msUntilPopupDue(clock.now());
+      }
+    };
+  }
+
+  /** The engine's executor as the presenter's {@link Scheduler}: the presenter stays on one thread. */
+  public Scheduler scheduler() {
+    return (task, delayMs) -> {
+      ScheduledFuture<?> f = executor.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+      return () -> f.cancel(false);
+    };
+  }
+
+  /** Runs {@code task} on the engine's thread (the presenter's callbacks from the UI thread). */
+  public void post(Runnable task) {
+    executor.execute(task);
   }
 
   /** Queues a report (synchronously persisted when {@code sync}) and delivers it in the background. */

@@ -41,6 +41,8 @@ public final class PendingUpdate {
 
   static final String PENDING_KEY = "pending-update";
   static final String GAVE_UP_KEY = "gave-up";
+  /** The last installation's outcome, kept for the heartbeat (see {@link #installOutcome()}). */
+  static final String OUTCOME_KEY = "install-outcome";
   static final int GAVE_UP_KEPT = 50;
 
   private final Storage storage;
@@ -75,6 +77,7 @@ public final class PendingUpdate {
     if (e == null) return Action.NOTHING;
     if (e.md5.equals(installedMd5)) {
       logger.log(Level.INFO, "update " + e.md5 + " is installed");
+      recordOutcome(e, true, 0, "installed");
       storage.removeFile(fileName(e));
       save(null, State.NONE);
       return Action.NOTHING;
@@ -179,9 +182,32 @@ public final class PendingUpdate {
 
   /** The OS refused or the session failed: the update is downloaded, not applied, again. */
   public synchronized void installFailed(String why) throws IOException {
+    installFailed(-1, why);
+  }
+
+  /**
+   * The OS refused or the session failed, with the OS's status (PackageInstaller.STATUS_*, -1 when
+   * the library failed before the OS answered) and message: downloaded, not applied, again.
+   */
+  public synchronized void installFailed(int status, String why) throws IOException {
     if (state != State.INSTALLING) return;
-    logger.log(Level.ERROR, "installation of " + event.md5 + " failed: " + why);
+    logger.log(Level.ERROR, "installation of " + event.md5 + " failed: status " + status + ": " + why);
+    recordOutcome(event, false, status, why);
     save(event, State.DOWNLOADED);
+  }
+
+  /**
+   * The last installation's outcome as JSON ({@code md5, versionCode, success, status, message}),
+   * or null. Kept until the next outcome replaces it; apkrelay's heartbeat has no field for it yet.
+   */
+  public String installOutcome() throws IOException {
+    String raw = storage.read(OUTCOME_KEY);
+    return raw == null || raw.isEmpty() ? null : raw;
+  }
+
+  private void recordOutcome(VersionEvent e, boolean success, int status, String message) throws IOException {
+    storage.write(OUTCOME_KEY, Json.stringify(Json.object("md5", e.md5, "versionCode", e.versionCode,
+        "success", success, "status", status, "message", message)));
   }
 
   /** The file failed its check right before the install: deleted, back to none. */
@@ -195,6 +221,11 @@ public final class PendingUpdate {
   public synchronized void notNow(long nowMs, int reminderSeconds) throws IOException {
     remindAt = nowMs + reminderSeconds * 1000L;
     save(event, state);
+  }
+
+  /** Milliseconds until the friendly popup may show again (0 or less: now). */
+  public synchronized long msUntilPopupDue(long nowMs) {
+    return remindAt - nowMs;
   }
 
   /** Whether the friendly popup may show now (not within a Not Now's reminder time). */

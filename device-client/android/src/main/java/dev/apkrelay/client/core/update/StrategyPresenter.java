@@ -30,6 +30,7 @@ public final class StrategyPresenter implements Engine.Presenter {
   private final String packageName;
   private final String appName;
   private Runnable accept = () -> { };
+  private Reminder reminder = Reminder.IN_MEMORY;
   private VersionEvent shown;
   private String location;
   private boolean notification;
@@ -44,6 +45,30 @@ public final class StrategyPresenter implements Engine.Presenter {
     this.logger = logger;
     this.packageName = packageName;
     this.appName = appName;
+  }
+
+  /** Where FRIENDLY_POPUP's Not Now is kept, so that a restart does not ask again too early. */
+  public interface Reminder {
+    /** Not Now was pressed: ask again in {@code seconds}. */
+    void notNow(int seconds);
+
+    /** Milliseconds until the friendly popup may show again; 0 or less: now. */
+    long msUntilDue();
+
+    Reminder IN_MEMORY = new Reminder() {
+      @Override
+      public void notNow(int seconds) { }
+
+      @Override
+      public long msUntilDue() {
+        return 0;
+      }
+    };
+  }
+
+  /** Persists Not Now (the engine's PendingUpdate); by default it is only held in memory. */
+  public void reminder(Reminder reminder) {
+    this.reminder = reminder;
   }
 
   /** What a click on the notification or the Update button does (the engine's apply). */
@@ -65,8 +90,15 @@ public final class StrategyPresenter implements Engine.Presenter {
       }
       case FRIENDLY_POPUP: {
         FriendlyPopUpStrategy f = strategies.friendlyPopUp();
+        long wait = reminder.msUntilDue();
+        if (wait > 0) { // a Not Now from before a restart still holds
+          if (timer != null) timer.cancel();
+          timer = scheduler.schedule(this::again, wait);
+          return;
+        }
         showPopup(f.getPopUpMessage(appName), f.getNotNowButton(), f.getUpdateButton(), () -> {
           popup = false;
+          reminder.notNow(f.getReminderTimeInSeconds());
           timer = scheduler.schedule(this::again, f.getReminderTimeInSeconds() * 1000L);
         });
         return;

@@ -75,6 +75,30 @@ class PendingUpdateTest {
   }
 
   @Test
+  void theInstallOutcomeIsKeptForTheNextHeartbeat() throws IOException {
+    PendingUpdate u = update(INSTALLED);
+    u.onVersion(V2);
+    u.onDownloaded(V2, DownloadResultFactory.verified());
+    u.installing();
+    u.installFailed(4, "INSTALL_FAILED_UPDATE_INCOMPATIBLE: signatures do not match");
+    assertEquals("{\"md5\":\"" + V2.md5 + "\",\"versionCode\":2,\"success\":false,\"status\":4,"
+        + "\"message\":\"INSTALL_FAILED_UPDATE_INCOMPATIBLE: signatures do not match\"}", u.installOutcome());
+    u.installing();
+    PendingUpdate after = update(V2.md5); // the OS replaced the process with V2
+    assertEquals("{\"md5\":\"" + V2.md5 + "\",\"versionCode\":2,\"success\":true,\"status\":0,"
+        + "\"message\":\"installed\"}", after.installOutcome());
+  }
+
+  @Test
+  void notNowIsKeptAcrossARestart() throws IOException {
+    PendingUpdate u = update(INSTALLED);
+    u.onVersion(V2);
+    u.onDownloaded(V2, DownloadResultFactory.verified());
+    u.notNow(1_000, 10_800);
+    assertEquals(10_801_000 - 2_000, update(INSTALLED).msUntilPopupDue(2_000));
+  }
+
+  @Test
   void aNewerVersionReplacesThePendingOneAndItsFile() throws IOException {
     PendingUpdate u = update(INSTALLED);
     u.onVersion(V2);

@@ -100,6 +100,28 @@ class StrategyPresenterTest {
   }
 
   @Test
+  void friendlyPopupKeepsNotNowInItsReminderAcrossARestart() {
+    long[] remindAt = {0};
+    StrategyPresenter.Reminder kept = new StrategyPresenter.Reminder() {
+      @Override public void notNow(int seconds) { remindAt[0] = now + seconds * 1000L; }
+      @Override public long msUntilDue() { return remindAt[0] - now; }
+    };
+    StrategyPresenter p = presenter(Strategy.FRIENDLY_POPUP);
+    p.reminder(kept);
+    p.present(V2, "update.apk");
+    notNow.run();
+    assertEquals(3 * 60 * 60 * 1000L, remindAt[0]);
+    advance(60 * 60 * 1000L);
+    StrategyPresenter restarted = presenter(Strategy.FRIENDLY_POPUP); // a new process, same record
+    restarted.reminder(kept);
+    due.clear();
+    restarted.present(V2, "update.apk");
+    assertEquals(2, ui.size()); // not asked again before the 3 h are over
+    advance(2 * 60 * 60 * 1000L);
+    assertEquals(ui.get(0), ui.get(2));
+  }
+
+  @Test
   void annoyingPopupHasOneButtonAndWaitsForAnActivity() {
     StrategyPresenter p = presenter(Strategy.ANNOYING_POPUP);
     activity = false;
