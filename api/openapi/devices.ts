@@ -52,6 +52,10 @@ export const deviceSchemas = {
     type: 'object',
     properties: {
       status: { enum: ['enabled', 'disabled'] },
+      accountId: {
+        type: 'string',
+        description: 'The account the API key belongs to; signed notices name it.',
+      },
       deviceId: { type: 'string' },
       heartbeatSeconds: { type: 'integer' },
       streamUrl: { type: 'string', format: 'uri' },

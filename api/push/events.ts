@@ -1,10 +1,11 @@
 /**
- * The signed events of the push stream, built from catalogue records. An event names the app
- * (package) and the APK, not the device: one signature serves every stream a notice reaches
- * (Ed25519 per device cost ~1.5 s of CPU per notice at 10,000 devices). What a signature still
- * guarantees: only this server orders an install, of exactly this APK (md5, sha256, size), for
- * this package. Relaying one device's event to another device of the same app tells it what the
- * server tells every device of that app.
+ * The signed events of the push stream (format 2, `v: 2`), built from catalogue records. Each
+ * names the account, the package, the device and when it was signed (`issuedAt`), and the APK.
+ * A notice sent to one stream (a device connecting or reconnecting: every replay after
+ * Last-Event-ID) names that device and is signed afresh; a notice fanned out live to every open
+ * stream of an app names `*` (every installation of that app in that account), so one signature
+ * serves them all (Ed25519 per device cost ~1.5 s of CPU per notice at 10,000 devices). A client
+ * refuses another account's notice, another device's, and stale ones (docs/push.md).
  */
 import { createEventBuffer, type EventBuffer } from 'better-sse';
 import type { ApkDoc } from '../../shared/catalog/types';
@@ -16,10 +17,22 @@ export interface EventContext {
   readonly now: Date;
 }
 
-export function versionEvent(ctx: EventContext, apk: ApkDoc) {
+/** Whom a notice is for: the app's account, and a device id or `*` (every device of the app). */
+export interface NoticeAudience {
+  readonly account: string;
+  readonly device: string;
+}
+
+/** The notice format: `v` is signed with the rest, so a client can tell and refuse others. */
+export const NOTICE_FORMAT = 2;
+
+export function versionEvent(ctx: EventContext, to: NoticeAudience, apk: ApkDoc) {
   return signEvent(ctx.keys, {
+    v: NOTICE_FORMAT,
     type: 'version',
+    account: to.account,
     package: apk.package,
+    device: to.device,
     apkId: apk._id.toHexString(),
     md5: apk.md5,
     sha256: apk.sha256,
@@ -32,10 +45,19 @@ export function versionEvent(ctx: EventContext, apk: ApkDoc) {
   });
 }
 
-export function giveupEvent(ctx: EventContext, pkg: string, apk: ApkDoc | null, apkId: string) {
+export function giveupEvent(
+  ctx: EventContext,
+  to: NoticeAudience,
+  pkg: string,
+  apk: ApkDoc | null,
+  apkId: string,
+) {
   return signEvent(ctx.keys, {
+    v: NOTICE_FORMAT,
     type: 'giveup',
+    account: to.account,
     package: pkg,
+    device: to.device,
     apkId,
     md5: apk?.md5 ?? null,
     issuedAt: ctx.now.toISOString(),
@@ -51,20 +73,24 @@ export class SignedOnce {
   private version_: EventBuffer | undefined;
   private readonly giveups = new Map<string, EventBuffer>();
 
-  /** `eventId`: the notice's id in the app's stream (what `Last-Event-ID` resumes from). */
+  /**
+   * `eventId`: the notice's id in the app's stream (what `Last-Event-ID` resumes from); `to`:
+   * whom every event of this sync is addressed to.
+   */
   constructor(
     private readonly ctx: EventContext,
     private readonly eventId: string,
+    private readonly to: NoticeAudience,
   ) {}
 
   version(apk: ApkDoc): EventBuffer {
-    return (this.version_ ??= this.text(versionEvent(this.ctx, apk), 'version'));
+    return (this.version_ ??= this.text(versionEvent(this.ctx, this.to, apk), 'version'));
   }
 
   giveup(pkg: string, apk: ApkDoc | null, apkId: string): EventBuffer {
     let event = this.giveups.get(apkId);
     if (!event) {
-      event = this.text(giveupEvent(this.ctx, pkg, apk, apkId), 'giveup');
+      event = this.text(giveupEvent(this.ctx, this.to, pkg, apk, apkId), 'giveup');
       this.giveups.set(apkId, event);
     }
     return event;

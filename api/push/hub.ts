@@ -97,6 +97,7 @@ export class PushHub {
   async attach(
     appDoc: AppDoc,
     key: string,
+    deviceId: string,
     card: InstallationCard,
     session: Session,
     conn: StreamConnection,
@@ -132,7 +133,8 @@ export class PushHub {
     });
     session.push({ status: card.status, heartbeatSeconds }, 'status', latest);
     // A client that saw the latest notice needs no repeat of the offer; a give-up still goes.
-    await this.sync(appId, [key], latest !== '0-0' && lastEventId === latest);
+    // What one device is sent on connecting is signed for it alone, and now: a replay is fresh.
+    await this.sync(appId, [key], latest !== '0-0' && lastEventId === latest, deviceId);
   }
 
   private async onMessage(message: string): Promise<void> {
@@ -199,8 +201,15 @@ export class PushHub {
    * Decides for each given open stream of the app, sends its events, then records what was sent.
    * Reads only by _id equality (the app, at most a few APKs): on FerretDB any other filter scans
    * the collection. Each distinct event is signed once and sent to every stream it concerns.
+   * `device`: whom the events name, the one device connecting, or `*` for a fan-out to the app's
+   * streams (one signature for all of them).
    */
-  private async sync(appId: string, ids: string[], quietOffer: boolean): Promise<void> {
+  private async sync(
+    appId: string,
+    ids: string[],
+    quietOffer: boolean,
+    device = '*',
+  ): Promise<void> {
     const group = this.streams.app(appId);
     if (!group || ids.length === 0) return;
     const { apps, apks } = catalog(this.o.db);
@@ -215,7 +224,7 @@ export class PushHub {
     const current = app.currentApkId ? await apk(app.currentApkId.toHexString()) : null;
     const eventId = await this.latestNoticeId(appId);
     const ctx = { keys: this.o.keys, webUrl: this.o.webUrl, now: this.o.now() };
-    const events = new SignedOnce(ctx, eventId);
+    const events = new SignedOnce(ctx, eventId, { account: app.accountId, device });
     const changed: Array<[string, OfferState]> = [];
     for (const id of ids) {
       const stream = group.streams.get(id);

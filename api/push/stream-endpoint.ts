@@ -89,6 +89,7 @@ export function streamEndpoint(deps: ApiDeps, lookups: DeviceLookups): StreamHan
     await deps.push.attach(
       app,
       id.toHexString(),
+      deviceId,
       card,
       session,
       {

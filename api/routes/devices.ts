@@ -57,6 +57,8 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
     ))!;
     res.json({
       status: inst.status,
+      // Signed notices name the account (format 2): the device checks them against this.
+      accountId: account.id,
       deviceId: inst.deviceId,
       heartbeatSeconds,
       streamUrl: `${deps.publicUrls.push}/api/v2/stream?package=${encodeURIComponent(inst.package)}&deviceId=${encodeURIComponent(inst.deviceId)}`,

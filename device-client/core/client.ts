@@ -122,11 +122,12 @@ export class DeviceClient<P extends StartParams = StartParams> {
         metadata: pairs(this.metadata),
       }),
       emit,
-      onEvent: (event, key) =>
+      onEvent: (event, key, accountId) =>
         routeEvent(
           ports,
           params,
           key,
+          accountId,
           event,
           updates,
           (s) => this.setStatus(s),

@@ -32,7 +32,8 @@ export interface PushConnectionOptions {
   readonly streamIdleMs?: number;
   readonly registration: () => Registration;
   readonly emit: EventListener;
-  readonly onEvent: (event: SseEvent, publicKey: string) => Promise<void>;
+  /** `accountId`: what the registration reply named ('' if nothing: an older server). */
+  readonly onEvent: (event: SseEvent, publicKey: string, accountId: string) => Promise<void>;
   readonly onStatus: (status: 'enabled' | 'disabled') => void;
 }
 
@@ -50,6 +51,7 @@ export class PushConnection {
   private heartbeatTimer: Cancel | undefined;
   private response: OpenResponse | undefined;
   private publicKey: string | null = null;
+  private accountId = '';
   private sentMetadata = '';
 
   constructor(private readonly o: PushConnectionOptions) {}
@@ -138,10 +140,14 @@ export class PushConnection {
     }
     const r = JSON.parse(reply.text) as {
       status: 'enabled' | 'disabled';
+      accountId?: unknown;
       heartbeatSeconds?: number;
       streamUrl?: string;
     };
     this.registered = true;
+    // Notices must name this account (format 2); a reply without one (an older server) leaves
+    // it empty, and every notice is refused.
+    this.accountId = typeof r.accountId === 'string' ? r.accountId : '';
     this.streamUrl =
       r.streamUrl ??
       `${this.o.pushUrl}/api/v2/stream?package=${encodeURIComponent(body.package)}&deviceId=${encodeURIComponent(body.deviceId)}`;
@@ -183,7 +189,7 @@ export class PushConnection {
         arm();
         for (const event of parser.feed(decoder.decode(chunk, { stream: true }))) {
           this.attempt = 0; // a working stream resets the backoff
-          await this.o.onEvent(event, this.publicKey!);
+          await this.o.onEvent(event, this.publicKey!, this.accountId);
           if (event.id !== null) await this.o.ports.storage.write(LAST_ID_KEY, event.id);
         }
         if (parser.retryMs !== null) this.retryMs = parser.retryMs;

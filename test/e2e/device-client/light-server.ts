@@ -11,6 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { derivePushKeys, publicKeyInfo, signEvent } from '../../../shared/devices/push-signing';
 import { testTls } from '../../helpers/stack';
 
+/** The account the light server's registration names and its notices are signed for. */
+const LIGHT_ACCOUNT = '6745a1b2c3d4e5f6000000aa';
+
 export interface LightServer {
   readonly url: string;
   readonly streams: Map<string, ServerResponse>;
@@ -45,6 +48,7 @@ export async function startLightServer(): Promise<LightServer> {
         registered.add(b.deviceId);
         return json(200, {
           status: 'enabled',
+          accountId: LIGHT_ACCOUNT,
           heartbeatSeconds: 30,
           streamUrl: `${url}/api/v2/stream?package=${b.package}&deviceId=${b.deviceId}`,
         });
@@ -79,9 +83,13 @@ export async function startLightServer(): Promise<LightServer> {
     registered,
     offer(pkg, apk) {
       current = apk;
+      // One notice for every device of the app (format 2, `device: '*'`), as the fan-out signs it.
       const base = {
+        v: 2,
         type: 'version',
+        account: LIGHT_ACCOUNT,
         package: pkg,
+        device: '*',
         apkId: 'apk-2',
         md5: createHash('md5').update(apk).digest('hex'),
         sha256: createHash('sha256').update(apk).digest('hex'),

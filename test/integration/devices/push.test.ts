@@ -4,6 +4,8 @@
  * once, catch-up on reconnect, signed events.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { checkNotice } from '../../../device-client/core/signed-events';
+import { nodeCrypto } from '../../../device-client/node/adapters';
 import { verifyEvent } from '../../../shared/devices/push-signing';
 import { newAccount } from '../../helpers/accounts';
 import { request } from '../../helpers/http';
@@ -221,6 +223,67 @@ test('a device offline during a change gets the right version on reconnect, with
   await upToDate.next('status');
   await sleep(300);
   expect(upToDate.events.map((e) => e.event)).toEqual(['status']);
+});
+
+test('notices are bound to account and device: two accounts with the same package, over real SSE', async () => {
+  const a = await newAccount(stack);
+  const b = await newAccount(stack);
+  await uploadFixture(stack, a.apiKey, 'version-1.apk');
+  await uploadFixture(stack, b.apiKey, 'version-1.apk');
+  const md5v1 = await md5Of(a.id, 1);
+  const reg = await register(stack.urls.push, a.apiKey, 'bound-a1', { installedMd5: md5v1 });
+  // The device learns its account from the registration reply (over the authenticated channel).
+  expect(reg.json<{ accountId: string }>().accountId).toBe(a.id);
+  await register(second.urls.push, a.apiKey, 'bound-a2', { installedMd5: md5v1 });
+  await register(stack.urls.push, b.apiKey, 'bound-b1', { installedMd5: md5v1 });
+  const a1 = stream(stack.urls.push, a.apiKey, 'bound-a1');
+  const b1 = stream(second.urls.push, b.apiKey, 'bound-b1');
+  await Promise.all([a1, b1].map((s) => s.next('status')));
+  await uploadFixture(stack, a.apiKey, 'version-2.apk');
+  await uploadFixture(stack, b.apiKey, 'version-2.apk');
+  const fromA = JSON.parse((await a1.next('version', 10_000)).data) as Record<string, unknown>;
+  const fromB = JSON.parse((await b1.next('version', 10_000)).data) as Record<string, unknown>;
+  expect(fromA).toMatchObject({ v: 2, account: a.id, package: SAMPLE, versionCode: 2 });
+  expect(fromB).toMatchObject({ v: 2, account: b.id, package: SAMPLE, versionCode: 2 });
+
+  const key = (await request(`${stack.urls.push}/api/v2/push-key`, { ca: stack.ca })).json<{
+    publicKey: string;
+  }>().publicKey;
+  const on = (e: Record<string, unknown>, account: string, device: string, last: number | null) => {
+    const r = checkNotice(
+      nodeCrypto,
+      key,
+      'version',
+      e,
+      { account, package: SAMPLE, device },
+      last,
+      Date.now(),
+    );
+    return r.ok ? 'accept' : r.reason;
+  };
+  expect(on(fromA, a.id, 'bound-a1', null)).toBe('accept');
+  // B's notice for the same package, relayed to A's device: refused.
+  expect(on(fromB, a.id, 'bound-a1', null)).toBe('event addressed to another account');
+  expect(on(fromA, b.id, 'bound-b1', null)).toBe('event addressed to another account');
+
+  // A device that connects is sent its offer signed for itself, freshly: not usable elsewhere.
+  const a2 = stream(second.urls.push, a.apiKey, 'bound-a2');
+  const forA2 = JSON.parse((await a2.next('version', 10_000)).data) as Record<string, unknown>;
+  expect(forA2).toMatchObject({ v: 2, account: a.id, device: 'bound-a2', versionCode: 2 });
+  expect(on(forA2, a.id, 'bound-a2', Date.parse(String(fromA.issuedAt)))).toBe('accept');
+  expect(on(forA2, a.id, 'bound-a1', null)).toBe('event addressed to another device');
+  // Reconnecting re-signs: the replayed offer is never older than the one accepted before.
+  await a1.close();
+  const again = stream(stack.urls.push, a.apiKey, 'bound-a1');
+  const replayed = JSON.parse((await again.next('version', 10_000)).data) as Record<
+    string,
+    unknown
+  >;
+  expect(replayed).toMatchObject({ device: 'bound-a1', md5: fromA.md5 });
+  expect(Date.parse(String(replayed.issuedAt))).toBeGreaterThanOrEqual(
+    Date.parse(String(fromA.issuedAt)),
+  );
+  expect(on(replayed, a.id, 'bound-a1', Date.parse(String(fromA.issuedAt)))).toBe('accept');
 });
 
 test('registration errors name the problem', async () => {

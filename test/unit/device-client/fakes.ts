@@ -129,6 +129,8 @@ export const PKG = 'dev.apkrelay.sample';
 export const DEVICE = 'device-1';
 export const KEY = 'k'.repeat(32);
 export const OLD_MD5 = 'a'.repeat(32);
+/** The account the scripted server says the device's API key belongs to. */
+export const ACCOUNT = '6745a1b2c3d4e5f6000000aa';
 
 export function apkBytes(seed: string, size = 10_000): Buffer {
   const out = Buffer.alloc(size);
@@ -140,8 +142,11 @@ export const pushKeys = derivePushKeys(randomBytes(32));
 
 export function versionEvent(apk: Buffer, apkId: string, extra: Record<string, unknown> = {}) {
   return signEvent(pushKeys, {
+    v: 2,
     type: 'version',
+    account: ACCOUNT,
     package: PKG,
+    device: DEVICE,
     apkId,
     md5: createHash('md5').update(apk).digest('hex'),
     sha256: createHash('sha256').update(apk).digest('hex'),
@@ -154,13 +159,20 @@ export function versionEvent(apk: Buffer, apkId: string, extra: Record<string, u
   });
 }
 
-export function giveupEvent(apkId: string, md5: string | null) {
+export function giveupEvent(
+  apkId: string,
+  md5: string | null,
+  issuedAt = '2026-01-01T00:00:00.000Z',
+) {
   return signEvent(pushKeys, {
+    v: 2,
     type: 'giveup',
+    account: ACCOUNT,
     package: PKG,
+    device: DEVICE,
     apkId,
     md5,
-    issuedAt: '2026-01-01T00:00:00.000Z',
+    issuedAt,
   });
 }
 
@@ -280,6 +292,8 @@ export class Harness {
           if (req.url.endsWith('/api/v2/installations'))
             return json(200, {
               status: this.registerStatus,
+              accountId: ACCOUNT,
+              deviceId: DEVICE,
               heartbeatSeconds: 30,
               streamUrl: `https://push.test/api/v2/stream?package=${PKG}&deviceId=${DEVICE}`,
             });

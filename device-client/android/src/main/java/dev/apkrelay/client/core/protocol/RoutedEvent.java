@@ -7,9 +7,11 @@ import java.util.Map;
 
 /**
  * One push event checked and classified, as device-client/core/route-event.ts: {@code status}
- * carries the installation's status; {@code version} and {@code giveup} must be well formed,
- * addressed to this package and signed by the pinned key, or they are REFUSED (and nothing is
- * downloaded or withdrawn). Pure.
+ * carries the installation's status; {@code version} and {@code giveup} must be well formed
+ * (format 2), addressed to this account, package and device, signed by the pinned key and recent
+ * ({@link NoticeCheck}), or they are REFUSED (and nothing is downloaded or withdrawn). The caller
+ * stores {@link #issuedAtMs} of accepted notices (the latest) and passes it back as
+ * {@code lastAcceptedAtMs}, across restarts. Pure.
  */
 public final class RoutedEvent {
   public enum Kind { STATUS, VERSION, GIVEUP, REFUSED, IGNORED }
@@ -21,16 +23,55 @@ public final class RoutedEvent {
   public final GiveupEvent giveup;
   /** REFUSED / IGNORED: why. */
   public final String reason;
+  /** VERSION / GIVEUP: the notice's issuedAt (epoch ms), 0 when it has none (format 1 only). */
+  public final long issuedAtMs;
 
   private RoutedEvent(Kind kind, String status, VersionEvent version, GiveupEvent giveup, String reason) {
+    this(kind, status, version, giveup, reason, 0L);
+  }
+
+  private RoutedEvent(Kind kind, String status, VersionEvent version, GiveupEvent giveup,
+      String reason, long issuedAtMs) {
     this.kind = kind;
     this.status = status;
     this.version = version;
     this.giveup = giveup;
     this.reason = reason;
+    this.issuedAtMs = issuedAtMs;
   }
 
+  /**
+   * Routes an event for the device {@code to}: notices must be format 2, for its account, package
+   * and device (or {@code *}), signed by {@code key}, not older than {@code lastAcceptedAtMs} (null:
+   * none accepted yet) by more than a minute, and within a day of {@code nowMs}.
+   */
+  public static RoutedEvent route(SseEvent sse, NoticeAudience to, PushKey key,
+      Long lastAcceptedAtMs, long nowMs) {
+    return route(sse, (data, pkg) ->
+        NoticeCheck.refusal(data, pkg, pkg, to, key, lastAcceptedAtMs, nowMs));
+  }
+
+  /**
+   * Format 1's check: package and signature only, so another account's notice for the same
+   * package, another device's, or an old one passes. Kept so callers still compile until they
+   * pass the device's {@link NoticeAudience} and the last accepted time (the overload above).
+   *
+   * @deprecated use {@link #route(SseEvent, NoticeAudience, PushKey, Long, long)}.
+   */
+  @Deprecated
   public static RoutedEvent route(SseEvent sse, String packageName, PushKey key) {
+    return route(sse, (data, pkg) -> pkg == null ? "malformed event"
+        : !pkg.equals(packageName) ? "event addressed to another app"
+        : !SignedEvents.verify(key, data) ? "bad signature"
+        : null);
+  }
+
+  /** A notice's refusal reason, or null; {@code pkg} is null when its shape is wrong. */
+  private interface Check {
+    String refusal(Map<String, Object> data, String pkg);
+  }
+
+  private static RoutedEvent route(SseEvent sse, Check check) {
     Map<String, Object> data;
     try {
       data = Json.parseObject(sse.data);
@@ -50,12 +91,11 @@ public final class RoutedEvent {
     VersionEvent v = isVersion ? SignedEvents.asVersion(data) : null;
     GiveupEvent g = isVersion ? null : SignedEvents.asGiveup(data);
     String pkg = v != null ? v.packageName : g != null ? g.packageName : null;
-    String reason = pkg == null ? "malformed event"
-        : !pkg.equals(packageName) ? "event addressed to another app"
-        : !SignedEvents.verify(key, data) ? "bad signature"
-        : null;
+    String reason = check.refusal(data, pkg);
     if (reason != null) return new RoutedEvent(Kind.REFUSED, null, null, null, reason);
-    return isVersion ? new RoutedEvent(Kind.VERSION, null, v, null, null)
-        : new RoutedEvent(Kind.GIVEUP, null, null, g, null);
+    Long issued = NoticeCheck.issuedAtMs(data.get("issuedAt"));
+    long issuedAtMs = issued == null ? 0L : issued;
+    return isVersion ? new RoutedEvent(Kind.VERSION, null, v, null, null, issuedAtMs)
+        : new RoutedEvent(Kind.GIVEUP, null, null, g, null, issuedAtMs);
   }
 }
