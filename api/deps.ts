@@ -12,6 +12,7 @@ import type { Logger } from '../shared/log';
 import type { BlobStore } from '../shared/storage/blob-store';
 import type { IngestClient } from './upload/ingest-client';
 import type { ApiMetrics } from './metrics/api-metrics';
+import type { UploadLimits } from '../shared/uploads/upload-limits';
 
 /** Liveness of what the API depends on, for /readyz. Each check answers quickly. */
 export interface ReadinessChecks {
@@ -57,5 +58,7 @@ export interface ApiDeps {
     readonly heartbeatSeconds: number;
     /** Largest exception report body (MAX_EXCEPTION_BYTES); unset: 2 MiB. */
     readonly maxExceptionBytes?: number;
+    /** Bounds on upload intake beyond MAX_APK_BYTES (UPLOAD_* settings). */
+    readonly uploads: UploadLimits;
   };
 }

@@ -233,7 +233,9 @@ export function webPages(deps: ApiDeps) {
     upload: async (req: Request, res: Response): Promise<void> => {
       const viewer = await viewerOf(res);
       const expectedPackage = req.params.package ? String(req.params.package) : null;
-      const received = await receiveUpload(req, deps.blobs, deps.limits.maxApkBytes);
+      const received = await receiveUpload(req, deps.blobs, {
+        maxApkBytes: deps.limits.maxApkBytes,
+      });
       if (!received.ok) {
         sendPage(
           res,

@@ -1,0 +1,20 @@
+import { ConfigError, loadConfig } from '../../shared/config';
+import { DEFAULT_UPLOAD_LIMITS } from '../../shared/uploads/upload-limits';
+
+test('upload limits: defaults', () => {
+  expect(loadConfig({}).uploads).toEqual(DEFAULT_UPLOAD_LIMITS);
+  expect(DEFAULT_UPLOAD_LIMITS.preAuthBytes).toBe(256 * 1024);
+});
+
+test('UPLOAD_PREAUTH_BYTES is read (0: the key must come before the file)', () => {
+  expect(loadConfig({ UPLOAD_PREAUTH_BYTES: '0' }).uploads.preAuthBytes).toBe(0);
+  expect(loadConfig({ UPLOAD_PREAUTH_BYTES: '65536' }).uploads.preAuthBytes).toBe(65_536);
+});
+
+test.each([
+  [{ UPLOAD_PREAUTH_BYTES: '-1' }, /UPLOAD_PREAUTH_BYTES must be a whole number from 0/],
+  [{ UPLOAD_PREAUTH_BYTES: String(64 * 1024 ** 2) }, /UPLOAD_PREAUTH_BYTES/],
+])('%j is refused', (env, message) => {
+  expect(() => loadConfig(env)).toThrow(ConfigError);
+  expect(() => loadConfig(env)).toThrow(message);
+});
