@@ -232,6 +232,8 @@ function uploadLimits(r: Reader): UploadLimits {
   const d = DEFAULT_UPLOAD_LIMITS;
   return Object.freeze({
     preAuthBytes: r.integer('UPLOAD_PREAUTH_BYTES', d.preAuthBytes, 0, 16 * 1024 ** 2),
+    progressBytes: r.integer('UPLOAD_PROGRESS_BYTES', d.progressBytes, 1, 64 * 1024 ** 2),
+    progressWindowMs: r.integer('UPLOAD_PROGRESS_WINDOW_MS', d.progressWindowMs, 100, 3_600_000),
   });
 }
 

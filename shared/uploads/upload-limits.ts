@@ -1,6 +1,6 @@
 /**
  * Bounds on the upload routes' intake, beyond the size of one APK (MAX_APK_BYTES): what a form
- * may hold before its API key is known. Read from the environment by shared/config.ts; the API
+ * may hold before its API key is known, and how slowly its body may arrive. Read from the environment by shared/config.ts; the API
  * takes them as a parameter.
  */
 export interface UploadLimits {
@@ -10,8 +10,17 @@ export interface UploadLimits {
    * send the key first (PushLink's form order) or in an `Authorization: Bearer` header.
    */
   readonly preAuthBytes: number;
+  /**
+   * The body-progress deadline: an upload whose body brings fewer than `progressBytes` bytes in
+   * any `progressWindowMs` is cut (408), whatever is staged of it removed. Time the server itself
+   * holds the body back (checking the key, waiting on storage) does not count.
+   */
+  readonly progressBytes: number;
+  readonly progressWindowMs: number;
 }
 
 export const DEFAULT_UPLOAD_LIMITS: UploadLimits = Object.freeze({
   preAuthBytes: 256 * 1024,
+  progressBytes: 32 * 1024,
+  progressWindowMs: 30_000,
 });

@@ -3,7 +3,19 @@ import { DEFAULT_UPLOAD_LIMITS } from '../../shared/uploads/upload-limits';
 
 test('upload limits: defaults', () => {
   expect(loadConfig({}).uploads).toEqual(DEFAULT_UPLOAD_LIMITS);
-  expect(DEFAULT_UPLOAD_LIMITS.preAuthBytes).toBe(256 * 1024);
+  expect(DEFAULT_UPLOAD_LIMITS).toMatchObject({
+    preAuthBytes: 256 * 1024,
+    progressBytes: 32 * 1024,
+    progressWindowMs: 30_000,
+  });
+});
+
+test('UPLOAD_PROGRESS_BYTES and UPLOAD_PROGRESS_WINDOW_MS are read', () => {
+  const { uploads } = loadConfig({
+    UPLOAD_PROGRESS_BYTES: '1024',
+    UPLOAD_PROGRESS_WINDOW_MS: '500',
+  });
+  expect([uploads.progressBytes, uploads.progressWindowMs]).toEqual([1024, 500]);
 });
 
 test('UPLOAD_PREAUTH_BYTES is read (0: the key must come before the file)', () => {
@@ -14,6 +26,11 @@ test('UPLOAD_PREAUTH_BYTES is read (0: the key must come before the file)', () =
 test.each([
   [{ UPLOAD_PREAUTH_BYTES: '-1' }, /UPLOAD_PREAUTH_BYTES must be a whole number from 0/],
   [{ UPLOAD_PREAUTH_BYTES: String(64 * 1024 ** 2) }, /UPLOAD_PREAUTH_BYTES/],
+  [{ UPLOAD_PROGRESS_BYTES: '0' }, /UPLOAD_PROGRESS_BYTES must be a whole number from 1/],
+  [
+    { UPLOAD_PROGRESS_WINDOW_MS: '10' },
+    /UPLOAD_PROGRESS_WINDOW_MS must be a whole number from 100/,
+  ],
 ])('%j is refused', (env, message) => {
   expect(() => loadConfig(env)).toThrow(ConfigError);
   expect(() => loadConfig(env)).toThrow(message);
