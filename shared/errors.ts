@@ -36,6 +36,10 @@ export const ERRORS = {
   },
   UPLOAD_FAILED: { status: 500, message: 'The upload could not be processed.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  UPLOAD_TOO_SLOW: {
+    status: 408,
+    message: 'The upload body arrived too slowly and was cut; retry.',
+  },
   EXCEPTION_API_KEY_INVALID: { status: 401, message: 'Exception rejected: invalid API key.' },
   EXCEPTION_PACKAGE_UNKNOWN: {
     status: 404,

@@ -98,7 +98,12 @@ export const uploadPaths = {
           },
         },
         '400': text('Not a multipart form, malformed, or several apk files.'),
-        '401': text('deploy fails, Invalid Api Key'),
+        '401': text(
+          'deploy fails, Invalid Api Key (also: no key, or the apiKey field after a file larger than UPLOAD_PREAUTH_BYTES)',
+        ),
+        '408': text(
+          'The body brought fewer than UPLOAD_PROGRESS_BYTES in UPLOAD_PROGRESS_WINDOW_MS.',
+        ),
         '409': text(
           "deploy fails, this APK hash is the same of another APK uploaded | deploy fails, APK signer does not match this app's signer",
         ),
@@ -124,6 +129,7 @@ export const uploadPaths = {
         },
         '400': errorResponse('VALIDATION_FAILED'),
         '401': errorResponse('UNAUTHENTICATED'),
+        '408': errorResponse('UPLOAD_TOO_SLOW'),
         '413': errorResponse('APK_TOO_LARGE'),
         '503': errorResponse('DEPENDENCY_UNAVAILABLE'),
       },

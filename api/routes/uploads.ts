@@ -14,7 +14,7 @@ import type { ApiDeps } from '../deps';
 import { isDependencyOutage } from '../http-errors';
 import type { Route } from '../route-table';
 import { sendText } from '../text-reply';
-import { receiveUpload, type Received } from '../upload/receive-upload';
+import { receiveUpload, uploadProgressBounds, type Received } from '../upload/receive-upload';
 
 const PACKAGE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
 
@@ -33,6 +33,8 @@ function refusalText(
       ];
     case 'unavailable':
       return [503, 'deploy fails, storage unavailable; retry later'];
+    case 'too-slow':
+      return [408, `deploy fails, ${r.detail}; retry`];
     case 'not-multipart':
       return [400, 'deploy fails, expected a multipart/form-data upload with an apk file'];
     default:
@@ -61,7 +63,8 @@ function statusUrl(deps: ApiDeps, uploadId: string): string {
 }
 
 export function uploadRoutes(deps: ApiDeps): Route[] {
-  const { maxApkBytes, uploadWaitTimeoutMs } = deps.limits;
+  const { maxApkBytes, uploadWaitTimeoutMs, uploads: uploadLimits } = deps.limits;
+  const progress = uploadProgressBounds(uploadLimits);
 
   async function legacyUpload(req: Request, res: Response): Promise<void> {
     // The key is checked before anything of the file is stored: from the Authorization header
@@ -82,7 +85,8 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
     }
     const received = await receiveUpload(req, deps.blobs, {
       maxApkBytes,
-      preAuthBytes: deps.limits.uploads.preAuthBytes,
+      preAuthBytes: uploadLimits.preAuthBytes,
+      progress,
       ...(header === undefined ? { authenticate } : {}),
     });
     if (!received.ok) {
@@ -134,9 +138,10 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
     if (!PACKAGE_PATTERN.test(expectedPackage)) {
       throw new AppError('VALIDATION_FAILED', 'the path must name an Android package');
     }
-    const received = await receiveUpload(req, deps.blobs, { maxApkBytes });
+    const received = await receiveUpload(req, deps.blobs, { maxApkBytes, progress });
     if (!received.ok) {
       if (received.reason === 'refused') throw received.error;
+      if (received.reason === 'too-slow') throw new AppError('UPLOAD_TOO_SLOW', received.detail);
       if (received.reason === 'too-large') throw new AppError('APK_TOO_LARGE', received.detail);
       if (received.reason === 'unavailable') throw new AppError('DEPENDENCY_UNAVAILABLE');
       throw new AppError('VALIDATION_FAILED', received.detail);

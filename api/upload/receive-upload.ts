@@ -15,8 +15,10 @@ import { Readable } from 'node:stream';
 import { newDataKey } from '../../shared/crypto/data-keys';
 import { SegmentEncryptor, newNoncePrefix } from '../../shared/crypto/segmented-aead';
 import type { BlobStore } from '../../shared/storage/blob-store';
+import type { UploadLimits } from '../../shared/uploads/upload-limits';
 import { closeAfterReply } from '../close-after-reply';
 import { isDependencyOutage } from '../http-errors';
+import { watchBodyProgress, type ProgressBounds } from './body-progress';
 
 export interface ReceivedFile {
   readonly uploadId: string;
@@ -34,7 +36,13 @@ export type Received =
   | {
       readonly ok: false;
       readonly reason:
-        'not-multipart' | 'malformed' | 'too-large' | 'repeated-file' | 'unavailable';
+        | 'not-multipart'
+        | 'malformed'
+        | 'too-large'
+        | 'repeated-file'
+        | 'unavailable'
+        /** The body-progress deadline cut it (`progress`). */
+        | 'too-slow';
       readonly detail: string;
     }
   | {
@@ -58,6 +66,8 @@ export interface ReceiveOptions {
    */
   readonly authenticate?: (presented: string | undefined) => Promise<void>;
   readonly preAuthBytes?: number;
+  /** The body-progress deadline (UPLOAD_PROGRESS_*); unset: none. */
+  readonly progress?: ProgressBounds;
 }
 
 const KEY_FIELDS = ['apiKey', 'api_key'];
@@ -135,7 +145,10 @@ export function receiveUpload(
     };
 
     /** Refuses the form at once: stop parsing, drop the file part, discard the rest. */
-    const abort = (reason: 'malformed' | 'too-large' | 'repeated-file', detail: string) => {
+    const abort = (
+      reason: 'malformed' | 'too-large' | 'repeated-file' | 'too-slow',
+      detail: string,
+    ) => {
       failure ??= { ok: false, reason, detail };
       halt();
     };
@@ -269,6 +282,7 @@ export function receiveUpload(
     async function finish(): Promise<void> {
       if (done) return;
       done = true;
+      stopWatch();
       let stored: ReceivedFile | HeldFile | null = null;
       let storeError: unknown;
       try {
@@ -313,6 +327,20 @@ export function receiveUpload(
       parser.destroy();
       void finish();
     });
+    const { progress } = options;
+    const stopWatch = progress
+      ? watchBodyProgress(req, progress, () =>
+          abort(
+            'too-slow',
+            `the upload was too slow (fewer than ${progress.minBytes} bytes in ${progress.windowMs} ms)`,
+          ),
+        )
+      : () => undefined;
     req.pipe(parser);
   });
+}
+
+/** The body-progress deadline of UPLOAD_PROGRESS_BYTES / UPLOAD_PROGRESS_WINDOW_MS. */
+export function uploadProgressBounds(limits: UploadLimits): ProgressBounds {
+  return { minBytes: limits.progressBytes, windowMs: limits.progressWindowMs };
 }
