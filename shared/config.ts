@@ -234,6 +234,8 @@ function uploadLimits(r: Reader): UploadLimits {
     preAuthBytes: r.integer('UPLOAD_PREAUTH_BYTES', d.preAuthBytes, 0, 16 * 1024 ** 2),
     progressBytes: r.integer('UPLOAD_PROGRESS_BYTES', d.progressBytes, 1, 64 * 1024 ** 2),
     progressWindowMs: r.integer('UPLOAD_PROGRESS_WINDOW_MS', d.progressWindowMs, 100, 3_600_000),
+    perAddress: r.integer('UPLOADS_PER_ADDRESS', d.perAddress, 1, 100_000),
+    total: r.integer('UPLOADS_TOTAL', d.total, 1, 100_000),
   });
 }
 

@@ -7,7 +7,14 @@ test('upload limits: defaults', () => {
     preAuthBytes: 256 * 1024,
     progressBytes: 32 * 1024,
     progressWindowMs: 30_000,
+    perAddress: 64,
+    total: 128,
   });
+});
+
+test('UPLOADS_PER_ADDRESS and UPLOADS_TOTAL are read', () => {
+  const { uploads } = loadConfig({ UPLOADS_PER_ADDRESS: '4', UPLOADS_TOTAL: '10' });
+  expect([uploads.perAddress, uploads.total]).toEqual([4, 10]);
 });
 
 test('UPLOAD_PROGRESS_BYTES and UPLOAD_PROGRESS_WINDOW_MS are read', () => {
@@ -26,6 +33,8 @@ test('UPLOAD_PREAUTH_BYTES is read (0: the key must come before the file)', () =
 test.each([
   [{ UPLOAD_PREAUTH_BYTES: '-1' }, /UPLOAD_PREAUTH_BYTES must be a whole number from 0/],
   [{ UPLOAD_PREAUTH_BYTES: String(64 * 1024 ** 2) }, /UPLOAD_PREAUTH_BYTES/],
+  [{ UPLOADS_PER_ADDRESS: '0' }, /UPLOADS_PER_ADDRESS must be a whole number from 1/],
+  [{ UPLOADS_TOTAL: 'many' }, /UPLOADS_TOTAL must be a whole number/],
   [{ UPLOAD_PROGRESS_BYTES: '0' }, /UPLOAD_PROGRESS_BYTES must be a whole number from 1/],
   [
     { UPLOAD_PROGRESS_WINDOW_MS: '10' },
