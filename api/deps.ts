@@ -11,6 +11,7 @@ import type { Redis } from '../shared/storage/redis';
 import type { Logger } from '../shared/log';
 import type { BlobStore } from '../shared/storage/blob-store';
 import type { IngestClient } from './upload/ingest-client';
+import type { UploadSlots } from './upload/upload-slots';
 import type { ApiMetrics } from './metrics/api-metrics';
 import type { UploadLimits } from '../shared/uploads/upload-limits';
 
@@ -41,6 +42,8 @@ export interface ApiDeps {
   readonly now: () => Date;
   readonly blobs: BlobStore;
   readonly ingest: IngestClient;
+  /** Uploads received at once, per client address and in all (UPLOADS_PER_ADDRESS, UPLOADS_TOTAL). */
+  readonly uploadSlots: UploadSlots;
   readonly readiness: ReadinessChecks;
   readonly publicUrls: { readonly base: string; readonly web: string; readonly push: string };
   readonly push: PushHub;

@@ -31,6 +31,7 @@ import { PushHub } from './push/hub';
 import { liveState } from '../shared/devices/live-state';
 import type { Host } from './route-table';
 import { createIngestClient } from './upload/ingest-client';
+import { uploadSlots } from './upload/upload-slots';
 import { createApiMetrics } from './metrics/api-metrics';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from '../shared/uploads/upload-limits';
 
@@ -161,6 +162,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
         queue: producers.get(apkIngestQueue.name),
         events: ingestEvents,
       }),
+      uploadSlots: uploadSlots(limits.uploads),
       publicUrls: options.publicUrls,
       limits,
       readiness: {

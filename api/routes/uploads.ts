@@ -9,12 +9,20 @@ import { presentApk } from '../../shared/catalog/present';
 import { AppError } from '../../shared/errors';
 import { legacyReply, LEGACY_TEXT } from '../../shared/uploads/verdicts';
 import type { Account } from '../../shared/accounts/types';
-import { apiKeyAccount, bearerAuth, bearerKey, currentAccount, isAuthRateLimited } from '../auth';
+import {
+  apiKeyAccount,
+  bearerAuth,
+  bearerKey,
+  clientAddress,
+  currentAccount,
+  isAuthRateLimited,
+} from '../auth';
 import type { ApiDeps } from '../deps';
 import { isDependencyOutage } from '../http-errors';
 import type { Route } from '../route-table';
 import { sendText } from '../text-reply';
 import { receiveUpload, uploadProgressBounds, type Received } from '../upload/receive-upload';
+import { UPLOAD_SLOT_RETRY_SECONDS, type ReleaseSlot } from '../upload/upload-slots';
 
 const PACKAGE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
 
@@ -66,7 +74,39 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
   const { maxApkBytes, uploadWaitTimeoutMs, uploads: uploadLimits } = deps.limits;
   const progress = uploadProgressBounds(uploadLimits);
 
+  /**
+   * Takes an upload slot for this client, given back once the body is received (or the reply is
+   * out), or the bound that refused it (Retry-After set): the caller replies 429 or 503.
+   */
+  function takeSlot(req: Request, res: Response): ReleaseSlot | 'address-busy' | 'busy' {
+    const slot = deps.uploadSlots.acquire(clientAddress(req));
+    if (typeof slot === 'string') res.setHeader('Retry-After', String(UPLOAD_SLOT_RETRY_SECONDS));
+    else res.once('close', slot);
+    return slot;
+  }
+
   async function legacyUpload(req: Request, res: Response): Promise<void> {
+    const slot = takeSlot(req, res);
+    if (slot === 'address-busy') {
+      sendText(res, 429, 'deploy fails, too many uploads at once from this address; retry later');
+      return;
+    }
+    if (slot === 'busy') {
+      sendText(res, 503, 'deploy fails, too many uploads at once; retry later');
+      return;
+    }
+    try {
+      await receiveLegacyUpload(req, res, slot);
+    } finally {
+      slot();
+    }
+  }
+
+  async function receiveLegacyUpload(
+    req: Request,
+    res: Response,
+    releaseSlot: ReleaseSlot,
+  ): Promise<void> {
     // The key is checked before anything of the file is stored: from the Authorization header
     // before the body is read, else from the form's apiKey field as soon as it is parsed.
     const auth: { account: Account | null } = { account: null };
@@ -99,6 +139,7 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
       sendText(res, status, text);
       return;
     }
+    releaseSlot(); // the body is in: waiting for the verdict holds no intake
     const { fields, file } = received;
     const { account } = auth;
     if (!account) throw new Error('receiveUpload accepted a form whose key was not checked');
@@ -138,7 +179,10 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
     if (!PACKAGE_PATTERN.test(expectedPackage)) {
       throw new AppError('VALIDATION_FAILED', 'the path must name an Android package');
     }
-    const received = await receiveUpload(req, deps.blobs, { maxApkBytes, progress });
+    const slot = takeSlot(req, res);
+    if (slot === 'address-busy') throw new AppError('UPLOADS_PER_ADDRESS_BUSY');
+    if (slot === 'busy') throw new AppError('UPLOADS_BUSY');
+    const received = await receiveUpload(req, deps.blobs, { maxApkBytes, progress }).finally(slot);
     if (!received.ok) {
       if (received.reason === 'refused') throw received.error;
       if (received.reason === 'too-slow') throw new AppError('UPLOAD_TOO_SLOW', received.detail);
