@@ -71,8 +71,7 @@ function statusUrl(deps: ApiDeps, uploadId: string): string {
 }
 
 export function uploadRoutes(deps: ApiDeps): Route[] {
-  const { maxApkBytes, uploadWaitTimeoutMs, uploads: uploadLimits } = deps.limits;
-  const progress = uploadProgressBounds(uploadLimits);
+  const { maxApkBytes, uploadWaitTimeoutMs } = deps.limits;
 
   /**
    * Takes an upload slot for this client, given back once the body is received (or the reply is
@@ -125,8 +124,8 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
     }
     const received = await receiveUpload(req, deps.blobs, {
       maxApkBytes,
-      preAuthBytes: uploadLimits.preAuthBytes,
-      progress,
+      preAuthBytes: deps.limits.uploads.preAuthBytes,
+      progress: uploadProgressBounds(deps.limits.uploads),
       ...(header === undefined ? { authenticate } : {}),
     });
     if (!received.ok) {
@@ -182,7 +181,10 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
     const slot = takeSlot(req, res);
     if (slot === 'address-busy') throw new AppError('UPLOADS_PER_ADDRESS_BUSY');
     if (slot === 'busy') throw new AppError('UPLOADS_BUSY');
-    const received = await receiveUpload(req, deps.blobs, { maxApkBytes, progress }).finally(slot);
+    const received = await receiveUpload(req, deps.blobs, {
+      maxApkBytes,
+      progress: uploadProgressBounds(deps.limits.uploads),
+    }).finally(slot);
     if (!received.ok) {
       if (received.reason === 'refused') throw received.error;
       if (received.reason === 'too-slow') throw new AppError('UPLOAD_TOO_SLOW', received.detail);
