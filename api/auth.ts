@@ -67,25 +67,37 @@ export function isAuthRateLimited(err: unknown): err is AppError {
 
 /**
  * The account of a presented API key, or null (nothing presented, or a wrong key under the
- * limits); throws AUTH_RATE_LIMITED for a wrong key past them.
+ * limits); throws AUTH_RATE_LIMITED for a wrong key past them. With `countMissing` (the upload
+ * routes) nothing presented is counted as a failure too: a client that sends files without a key
+ * must meet the throttle as one with a wrong key does.
  */
 export async function apiKeyAccount(
   deps: AuthDeps,
   req: ClientView,
   res: Pick<ServerResponse, 'setHeader'>,
   presented: string | undefined,
+  options: { readonly countMissing?: boolean } = {},
 ): Promise<Account | null> {
-  if (!presented) return null;
+  if (!presented) {
+    if (options.countMissing) await noteAuthFailure(deps, req, res, '');
+    return null;
+  }
   const account = await deps.accounts.authenticateApiKey(presented);
   if (!account) await noteAuthFailure(deps, req, res, presented);
   return account;
 }
 
-export function bearerAuth(deps: AuthDeps): RequestHandler {
+/** The key of an `Authorization: Bearer <apiKey>` header, if the request has one. */
+export function bearerKey(req: { header(name: string): string | undefined }): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(req.header('authorization') ?? '')?.[1];
+}
+
+export function bearerAuth(
+  deps: AuthDeps,
+  options: { readonly countMissing?: boolean } = {},
+): RequestHandler {
   return async (req, res, next) => {
-    const header = req.header('authorization') ?? '';
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const account = await apiKeyAccount(deps, req, res, match?.[1]);
+    const account = await apiKeyAccount(deps, req, res, bearerKey(req), options);
     if (!account) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="apkrelay"');
       throw new AppError('UNAUTHENTICATED');

@@ -12,7 +12,9 @@ import type { Redis } from '../shared/storage/redis';
 import type { Logger } from '../shared/log';
 import type { BlobStore } from '../shared/storage/blob-store';
 import type { IngestClient } from './upload/ingest-client';
+import type { UploadSlots } from './upload/upload-slots';
 import type { ApiMetrics } from './metrics/api-metrics';
+import type { UploadLimits } from '../shared/uploads/upload-limits';
 
 /** Liveness of what the API depends on, for /readyz. Each check answers quickly. */
 export interface ReadinessChecks {
@@ -43,6 +45,8 @@ export interface ApiDeps {
   readonly now: () => Date;
   readonly blobs: BlobStore;
   readonly ingest: IngestClient;
+  /** Uploads received at once, per client address and in all (UPLOADS_PER_ADDRESS, UPLOADS_TOTAL). */
+  readonly uploadSlots: UploadSlots;
   readonly readiness: ReadinessChecks;
   readonly publicUrls: { readonly base: string; readonly web: string; readonly push: string };
   readonly push: PushHub;
@@ -60,5 +64,7 @@ export interface ApiDeps {
     readonly heartbeatSeconds: number;
     /** Largest exception report body (MAX_EXCEPTION_BYTES); unset: 2 MiB. */
     readonly maxExceptionBytes?: number;
+    /** Bounds on upload intake beyond MAX_APK_BYTES (UPLOAD_* settings). */
+    readonly uploads: UploadLimits;
   };
 }

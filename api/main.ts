@@ -32,7 +32,9 @@ import { PushHub } from './push/hub';
 import { liveState } from '../shared/devices/live-state';
 import type { Host } from './route-table';
 import { createIngestClient } from './upload/ingest-client';
+import { uploadSlots } from './upload/upload-slots';
 import { createApiMetrics } from './metrics/api-metrics';
+import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from '../shared/uploads/upload-limits';
 
 export interface ApiOptions {
   readonly log: Logger;
@@ -46,8 +48,10 @@ export interface ApiOptions {
   readonly host: string;
   readonly ports: Readonly<Record<Host, number>>;
   readonly publicUrls: ApiDeps['publicUrls'];
-  readonly limits: Omit<ApiDeps['limits'], 'heartbeatSeconds'> & {
+  readonly limits: Omit<ApiDeps['limits'], 'heartbeatSeconds' | 'uploads'> & {
     readonly heartbeatSeconds?: number;
+    /** UPLOAD_* settings; unset: DEFAULT_UPLOAD_LIMITS. */
+    readonly uploads?: Partial<UploadLimits>;
   };
   readonly now?: () => Date;
   /** Bearer token of `/metrics` (METRICS_TOKEN); unset: metrics are off. */
@@ -88,7 +92,11 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   const listeners: Listener[] = [];
   const stopping = new AbortController();
   const pushKeys = derivePushKeys(options.masterKey);
-  const limits = { ...options.limits, heartbeatSeconds: options.limits.heartbeatSeconds ?? 30 };
+  const limits: ApiDeps['limits'] = {
+    ...options.limits,
+    heartbeatSeconds: options.limits.heartbeatSeconds ?? 30,
+    uploads: { ...DEFAULT_UPLOAD_LIMITS, ...options.limits.uploads },
+  };
   const now = options.now ?? (() => new Date());
   const live = liveState(redis, options.queuePrefix);
   const pushHub = new PushHub({
@@ -158,6 +166,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
         events: ingestEvents,
         stopping: stopping.signal,
       }),
+      uploadSlots: uploadSlots(limits.uploads),
       publicUrls: options.publicUrls,
       limits,
       readiness: {

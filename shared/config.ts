@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import { IANAZone } from 'luxon';
+import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from './uploads/upload-limits';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -77,6 +78,8 @@ export interface Config {
   readonly headersTimeoutMs: number;
   /** A whole request, body included, must arrive within this; the reply may take longer. */
   readonly requestTimeoutMs: number;
+  /** Bounds on upload intake (UPLOAD_* settings; see docs/uploads-limits.md). */
+  readonly uploads: UploadLimits;
 }
 
 export class ConfigError extends Error {
@@ -208,6 +211,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     signupsPerAddress: r.integer('SIGNUPS_PER_ADDRESS', 10, 0, 1_000_000),
     downloadCacheMiB: r.integer('DOWNLOAD_CACHE_MB', 2048, 0, 1024 * 1024),
     ...requestTimeouts(r),
+    uploads: uploadLimits(r),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze(config);
@@ -222,6 +226,17 @@ function requestTimeouts(r: Reader) {
     );
   }
   return { headersTimeoutMs, requestTimeoutMs };
+}
+
+function uploadLimits(r: Reader): UploadLimits {
+  const d = DEFAULT_UPLOAD_LIMITS;
+  return Object.freeze({
+    preAuthBytes: r.integer('UPLOAD_PREAUTH_BYTES', d.preAuthBytes, 0, 16 * 1024 ** 2),
+    progressBytes: r.integer('UPLOAD_PROGRESS_BYTES', d.progressBytes, 1, 64 * 1024 ** 2),
+    progressWindowMs: r.integer('UPLOAD_PROGRESS_WINDOW_MS', d.progressWindowMs, 100, 3_600_000),
+    perAddress: r.integer('UPLOADS_PER_ADDRESS', d.perAddress, 1, 100_000),
+    total: r.integer('UPLOADS_TOTAL', d.total, 1, 100_000),
+  });
 }
 
 function queuePrefix(r: Reader): string {

@@ -41,6 +41,18 @@ export const ERRORS = {
   },
   UPLOAD_FAILED: { status: 500, message: 'The upload could not be processed.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
+  UPLOADS_PER_ADDRESS_BUSY: {
+    status: 429,
+    message: 'Too many uploads at once from this client address; retry after Retry-After.',
+  },
+  UPLOADS_BUSY: {
+    status: 503,
+    message: 'Too many uploads at once; retry after Retry-After.',
+  },
+  UPLOAD_TOO_SLOW: {
+    status: 408,
+    message: 'The upload body arrived too slowly and was cut; retry.',
+  },
   EXCEPTION_API_KEY_INVALID: { status: 401, message: 'Exception rejected: invalid API key.' },
   EXCEPTION_PACKAGE_UNKNOWN: {
     status: 404,

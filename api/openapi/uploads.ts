@@ -98,14 +98,24 @@ export const uploadPaths = {
           },
         },
         '400': text('Not a multipart form, malformed, or several apk files.'),
-        '401': text('deploy fails, Invalid Api Key'),
+        '401': text(
+          'deploy fails, Invalid Api Key (also: no key, or the apiKey field after a file larger than UPLOAD_PREAUTH_BYTES)',
+        ),
+        '408': text(
+          'The body brought fewer than UPLOAD_PROGRESS_BYTES in UPLOAD_PROGRESS_WINDOW_MS.',
+        ),
         '409': text(
           "deploy fails, this APK hash is the same of another APK uploaded | deploy fails, APK signer does not match this app's signer",
         ),
         '413': text('The APK exceeds MAX_APK_BYTES.'),
         '422': text('deploy fails, Invalid APK file'),
+        '429': text(
+          'Too many failed API key attempts, or more than UPLOADS_PER_ADDRESS uploads at once from this address; retry after Retry-After.',
+        ),
         '500': text('The upload could not be processed.'),
-        '503': text('A backing service is unavailable; retry after Retry-After.'),
+        '503': text(
+          'A backing service is unavailable, or more than UPLOADS_TOTAL uploads at once; retry after Retry-After.',
+        ),
       },
     },
   },
@@ -124,8 +134,10 @@ export const uploadPaths = {
         },
         '400': errorResponse('VALIDATION_FAILED'),
         '401': errorResponse('UNAUTHENTICATED'),
+        '408': errorResponse('UPLOAD_TOO_SLOW'),
         '413': errorResponse('APK_TOO_LARGE'),
-        '503': errorResponse('DEPENDENCY_UNAVAILABLE'),
+        '429': errorResponse('UPLOADS_PER_ADDRESS_BUSY or AUTH_RATE_LIMITED (Retry-After)'),
+        '503': errorResponse('UPLOADS_BUSY or DEPENDENCY_UNAVAILABLE (Retry-After)'),
       },
     },
   },

@@ -8,16 +8,30 @@ import { catalog } from '../../shared/catalog/collections';
 import { presentApk } from '../../shared/catalog/present';
 import { AppError } from '../../shared/errors';
 import { legacyReply, LEGACY_TEXT } from '../../shared/uploads/verdicts';
-import { apiKeyAccount, bearerAuth, currentAccount, isAuthRateLimited } from '../auth';
+import type { Account } from '../../shared/accounts/types';
+import {
+  apiKeyAccount,
+  bearerAuth,
+  bearerKey,
+  clientAddress,
+  currentAccount,
+  isAuthRateLimited,
+} from '../auth';
 import type { ApiDeps } from '../deps';
 import { isDependencyOutage } from '../http-errors';
 import type { Route } from '../route-table';
 import { sendText } from '../text-reply';
-import { receiveUpload, type Received } from '../upload/receive-upload';
+import { receiveUpload, uploadProgressBounds, type Received } from '../upload/receive-upload';
+import { UPLOAD_SLOT_RETRY_SECONDS, type ReleaseSlot } from '../upload/upload-slots';
 
 const PACKAGE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
 
-function refusalText(r: Extract<Received, { ok: false }>, maxApkBytes: number): [number, string] {
+type Refusal = Extract<Received, { ok: false }>;
+
+function refusalText(
+  r: Exclude<Refusal, { reason: 'refused' }>,
+  maxApkBytes: number,
+): [number, string] {
   switch (r.reason) {
     case 'too-large':
       return [
@@ -27,12 +41,26 @@ function refusalText(r: Extract<Received, { ok: false }>, maxApkBytes: number): 
       ];
     case 'unavailable':
       return [503, 'deploy fails, storage unavailable; retry later'];
+    case 'too-slow':
+      return [408, `deploy fails, ${r.detail}; retry`];
     case 'not-multipart':
       return [400, 'deploy fails, expected a multipart/form-data upload with an apk file'];
     default:
       return [400, `deploy fails, ${r.detail}`];
   }
 }
+
+/** The legacy reply to a refused key (wrong, missing, or past the failed-auth throttle). */
+function keyRefusalText(error: unknown, keyAfterFile: boolean): [number, string] {
+  if (isAuthRateLimited(error))
+    return [429, 'deploy fails, too many failed API key attempts; retry later'];
+  if (!(error instanceof AppError && error.code === 'UNAUTHENTICATED')) throw error;
+  if (keyAfterFile) return [401, KEY_AFTER_FILE_TEXT];
+  return [401, LEGACY_TEXT.INVALID_API_KEY];
+}
+
+const KEY_AFTER_FILE_TEXT =
+  'deploy fails, the apiKey field must come before the apk file (or send an Authorization: Bearer header)';
 
 function wantsAsync(req: Request, fields: ReadonlyMap<string, string>): boolean {
   return fields.get('async') === 'true' || /\brespond-async\b/i.test(req.header('prefer') ?? '');
@@ -45,33 +73,77 @@ function statusUrl(deps: ApiDeps, uploadId: string): string {
 export function uploadRoutes(deps: ApiDeps): Route[] {
   const { maxApkBytes, uploadWaitTimeoutMs } = deps.limits;
 
+  /**
+   * Takes an upload slot for this client, given back once the body is received (or the reply is
+   * out), or the bound that refused it (Retry-After set): the caller replies 429 or 503.
+   */
+  function takeSlot(req: Request, res: Response): ReleaseSlot | 'address-busy' | 'busy' {
+    const slot = deps.uploadSlots.acquire(clientAddress(req));
+    if (typeof slot === 'string') res.setHeader('Retry-After', String(UPLOAD_SLOT_RETRY_SECONDS));
+    else res.once('close', slot);
+    return slot;
+  }
+
   async function legacyUpload(req: Request, res: Response): Promise<void> {
-    const received = await receiveUpload(req, deps.blobs, maxApkBytes);
+    const slot = takeSlot(req, res);
+    if (slot === 'address-busy') {
+      sendText(res, 429, 'deploy fails, too many uploads at once from this address; retry later');
+      return;
+    }
+    if (slot === 'busy') {
+      sendText(res, 503, 'deploy fails, too many uploads at once; retry later');
+      return;
+    }
+    try {
+      await receiveLegacyUpload(req, res, slot);
+    } finally {
+      slot();
+    }
+  }
+
+  async function receiveLegacyUpload(
+    req: Request,
+    res: Response,
+    releaseSlot: ReleaseSlot,
+  ): Promise<void> {
+    // The key is checked before anything of the file is stored: from the Authorization header
+    // before the body is read, else from the form's apiKey field as soon as it is parsed.
+    const auth: { account: Account | null } = { account: null };
+    const authenticate = async (presented: string | undefined) => {
+      auth.account = await apiKeyAccount(deps, req, res, presented, { countMissing: true });
+      if (!auth.account) throw new AppError('UNAUTHENTICATED');
+    };
+    const header = bearerKey(req);
+    if (header !== undefined) {
+      try {
+        await authenticate(header);
+      } catch (err) {
+        sendText(res, ...keyRefusalText(err, false));
+        return;
+      }
+    }
+    const received = await receiveUpload(req, deps.blobs, {
+      maxApkBytes,
+      preAuthBytes: deps.limits.uploads.preAuthBytes,
+      progress: uploadProgressBounds(deps.limits.uploads),
+      ...(header === undefined ? { authenticate } : {}),
+    });
     if (!received.ok) {
+      if (received.reason === 'refused') {
+        sendText(res, ...keyRefusalText(received.error, received.keyAfterFile));
+        return;
+      }
       const [status, text] = refusalText(received, maxApkBytes);
       if (status === 503) res.setHeader('Retry-After', '5');
       sendText(res, status, text);
       return;
     }
+    releaseSlot(); // the body is in: waiting for the verdict holds no intake
     const { fields, file } = received;
-    const header = /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
-    const apiKey = fields.get('apiKey') ?? fields.get('api_key') ?? header;
-    let account;
-    try {
-      account = await apiKeyAccount(deps, req, res, apiKey);
-    } catch (err) {
-      if (!isAuthRateLimited(err)) throw err;
-      if (file) await deps.blobs.delete(file.uploadId);
-      sendText(res, 429, 'deploy fails, too many failed API key attempts; retry later');
-      return;
-    }
-    if (!account || !file) {
-      if (file) await deps.blobs.delete(file.uploadId);
-      sendText(
-        res,
-        account ? 422 : 401,
-        account ? LEGACY_TEXT.APK_INVALID : LEGACY_TEXT.INVALID_API_KEY,
-      );
+    const { account } = auth;
+    if (!account) throw new Error('receiveUpload accepted a form whose key was not checked');
+    if (!file) {
+      sendText(res, 422, LEGACY_TEXT.APK_INVALID);
       return;
     }
     let uploadId: string;
@@ -106,8 +178,16 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
     if (!PACKAGE_PATTERN.test(expectedPackage)) {
       throw new AppError('VALIDATION_FAILED', 'the path must name an Android package');
     }
-    const received = await receiveUpload(req, deps.blobs, maxApkBytes);
+    const slot = takeSlot(req, res);
+    if (slot === 'address-busy') throw new AppError('UPLOADS_PER_ADDRESS_BUSY');
+    if (slot === 'busy') throw new AppError('UPLOADS_BUSY');
+    const received = await receiveUpload(req, deps.blobs, {
+      maxApkBytes,
+      progress: uploadProgressBounds(deps.limits.uploads),
+    }).finally(slot);
     if (!received.ok) {
+      if (received.reason === 'refused') throw received.error;
+      if (received.reason === 'too-slow') throw new AppError('UPLOAD_TOO_SLOW', received.detail);
       if (received.reason === 'too-large') throw new AppError('APK_TOO_LARGE', received.detail);
       if (received.reason === 'unavailable') throw new AppError('DEPENDENCY_UNAVAILABLE');
       throw new AppError('VALIDATION_FAILED', received.detail);
@@ -161,7 +241,7 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
       access: 'apiKey',
       summary:
         'Upload an APK of this package (multipart: apk, current, whatsnew); answers 202 at once.',
-      handlers: [bearerAuth(deps), jsonUpload],
+      handlers: [bearerAuth(deps, { countMissing: true }), jsonUpload],
     },
     {
       method: 'get',

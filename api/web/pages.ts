@@ -18,7 +18,7 @@ import { changeInstallationStatus } from '../push/installation-cards';
 import { pickApk } from '../routes/apps';
 import { insertDownloadLink } from '../routes/download-links';
 import { listInstallations } from '../routes/installations-list';
-import { receiveUpload } from '../upload/receive-upload';
+import { receiveUpload, uploadProgressBounds } from '../upload/receive-upload';
 import { apksTab, installationsTab, linkPage } from './app-views';
 import { exceptionsTab, hourlyChart, reportPage } from './exception-views';
 import { currentSession, sameToken } from './sessions';
@@ -233,11 +233,14 @@ export function webPages(deps: ApiDeps) {
     upload: async (req: Request, res: Response): Promise<void> => {
       const viewer = await viewerOf(res);
       const expectedPackage = req.params.package ? String(req.params.package) : null;
-      const received = await receiveUpload(req, deps.blobs, deps.limits.maxApkBytes);
+      const received = await receiveUpload(req, deps.blobs, {
+        maxApkBytes: deps.limits.maxApkBytes,
+        progress: uploadProgressBounds(deps.limits.uploads),
+      });
       if (!received.ok) {
         sendPage(
           res,
-          received.reason === 'too-large' ? 413 : 400,
+          received.reason === 'too-large' ? 413 : received.reason === 'too-slow' ? 408 : 400,
           messagePage(viewer, 'Upload refused', received.detail),
         );
         return;

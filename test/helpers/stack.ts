@@ -10,6 +10,7 @@ import path from 'node:path';
 import { startApi, type ApiProcess } from '../../api/main';
 import { freePort } from '../../ops/services/child';
 import type { Logger } from '../../shared/log';
+import type { UploadLimits } from '../../shared/uploads/upload-limits';
 import { selfSignedCertificate, type TlsMaterial } from '../../shared/crypto/tls';
 import { connectMongo, type Mongo } from '../../shared/storage/mongo';
 import { startWorkers, type WorkerProcess } from '../../workers/main';
@@ -72,6 +73,8 @@ export async function startStack(
      * directory, shared by its API processes as in production. Default: on, 256 MiB.
      */
     downloadCache?: boolean;
+    /** Upload intake bounds (UPLOAD_* settings). Default: the product's. */
+    uploads?: Partial<UploadLimits>;
   } = {},
 ): Promise<TestStack> {
   const shared = options.redisUrl && options.mongoUrl ? undefined : serviceUrls();
@@ -118,6 +121,7 @@ export async function startStack(
         uploadWaitTimeoutMs: 60_000,
         heartbeatSeconds: options.heartbeatSeconds ?? 30,
         ...(options.maxExceptionBytes ? { maxExceptionBytes: options.maxExceptionBytes } : {}),
+        ...(options.uploads ? { uploads: options.uploads } : {}),
       },
       ...(options.now ? { now: options.now } : {}),
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),

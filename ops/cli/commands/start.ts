@@ -80,6 +80,7 @@ async function runRole(config: Config, role: Role): Promise<void> {
         uploadWaitTimeoutMs: config.uploadWaitTimeoutMs,
         maxExceptionBytes: config.maxExceptionBytes,
         heartbeatSeconds: config.heartbeatSeconds,
+        uploads: config.uploads,
       },
       ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
       listenerTimeouts: { headersMs: config.headersTimeoutMs, requestMs: config.requestTimeoutMs },
