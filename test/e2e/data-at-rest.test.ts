@@ -8,11 +8,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { MongoClient } from 'mongodb';
-import { request } from '../helpers/http';
-import { execFile, freshInstall } from '../helpers/processes';
+import { execFile, freshInstall, waitStarted } from '../helpers/processes';
 
 const root = path.resolve(__dirname, '../..');
 jest.setTimeout(300_000);
@@ -24,21 +22,6 @@ let adminUrl: string;
 let output = '';
 
 const ca = () => readFile(path.join(dataDir, 'tls/self-signed.crt'), 'utf8');
-
-async function waitReady(): Promise<void> {
-  const deadline = Date.now() + 240_000;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
-    try {
-      const reply = await request(`${adminUrl}/readyz`, { ca: await ca() });
-      if (reply.status === 200 && output.includes('apkrelay is running:')) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(250);
-  }
-  throw new Error(`not ready in time:\n${output}`);
-}
 
 interface Record_ {
   pid: number;
@@ -77,7 +60,7 @@ beforeAll(async () => {
   });
   server.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   server.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  await waitReady();
+  await waitStarted(server, adminUrl, ca, () => output, 240_000);
 });
 
 afterAll(async () => {
