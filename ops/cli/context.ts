@@ -43,6 +43,13 @@ export async function withDatabase<T>(
   }
 }
 
+/** The master key ring alone, for commands that need no database (backup verify). */
+export async function cliKeys(): Promise<KeyRing> {
+  const config = cliConfig();
+  const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, { role: 'cli' });
+  return createKeyRing(await resolveMasterKey(config.masterKey, config.dataDir, log));
+}
+
 /** Prints a value as one JSON line (`--json`) or as text. */
 export function output(json: boolean, value: unknown, text: string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);

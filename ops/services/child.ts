@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { processEnv } from '../../shared/config';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -23,11 +24,21 @@ export async function freePort(): Promise<number> {
 /**
  * Starts a service in its own process group (a terminal's Ctrl-C reaches only our supervisor,
  * which stops services last), writing straight to its log file so it never depends on our pipes.
+ * `env` adds to our environment (secrets go there, not on the command line that `ps` shows).
  */
-export function spawnService(bin: string, args: readonly string[], logFile: string): ChildProcess {
-  const fd = openSync(logFile, 'a');
+export function spawnService(
+  bin: string,
+  args: readonly string[],
+  logFile: string,
+  env: Record<string, string> = {},
+): ChildProcess {
+  const fd = openSync(logFile, 'a', 0o600);
   try {
-    const child = spawn(bin, args, { stdio: ['ignore', fd, fd], detached: true });
+    const child = spawn(bin, args, {
+      stdio: ['ignore', fd, fd],
+      detached: true,
+      env: { ...processEnv(), ...env },
+    });
     child.unref();
     return child;
   } finally {

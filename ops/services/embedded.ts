@@ -4,12 +4,21 @@
  * them starts them and records them in `DATA_DIR/run/services.json`; later processes using the same
  * DATA_DIR (the CLI while `npm start` runs, a second `start:api`) find and reuse them. Only the
  * process that started a service stops it.
+ *
+ * Both require a password generated into `DATA_DIR/secrets` (see service-secrets.ts): Redis by
+ * `requirepass`, FerretDB by its SCRAM authentication (`--test-enable-new-auth`, the only way
+ * FerretDB v1.24 enforces authentication on SQLite; a client without credentials gets "requires
+ * authentication"). The URLs returned carry the password; `services.json` records them without.
+ * A `mongod` found on PATH instead of FerretDB runs without authentication: loopback and the
+ * 0700 DATA_DIR guard it (set MONGO_URL to a mongod with authentication for more).
  */
 import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../shared/config';
 import { ensureMongoServer, ensureRedisServer, type MongoKind } from './binaries';
+import { restrictDataDir } from './data-dir';
+import { servicePassword } from './service-secrets';
 import {
   freePort,
   isAlive,
@@ -23,7 +32,10 @@ import {
 interface ServiceRecord {
   pid: number;
   port: number;
+  /** Without credentials: this file is a record, not a secret. */
   url: string;
+  /** Set by versions that start the service with a password. */
+  auth?: boolean;
 }
 interface StateFile {
   redis?: ServiceRecord;
@@ -47,6 +59,7 @@ const STOP_GRACE_MS = 8_000;
 export async function ensureServices(
   config: Pick<Config, 'redisUrl' | 'mongoUrl' | 'dataDir' | 'searchPath'>,
 ): Promise<Services> {
+  await restrictDataDir(config.dataDir);
   if (config.redisUrl && config.mongoUrl) {
     return {
       redisUrl: config.redisUrl,
@@ -68,7 +81,7 @@ export async function ensureServices(
         state.redis = await startRedis(config.dataDir, config.searchPath);
         started.push(state.redis.pid);
       }
-      redisUrl = state.redis!.url;
+      redisUrl = withPassword(state.redis!.url, '', await servicePassword(config.dataDir, 'redis'));
     }
     let mongoUrl = config.mongoUrl;
     if (!mongoUrl) {
@@ -76,7 +89,14 @@ export async function ensureServices(
         state.mongo = await startMongo(config.dataDir, config.searchPath);
         started.push(state.mongo.pid);
       }
-      mongoUrl = state.mongo!.url;
+      mongoUrl =
+        state.mongo!.kind === 'ferretdb'
+          ? withPassword(
+              state.mongo!.url + '/?authSource=admin',
+              MONGO_USER,
+              await servicePassword(config.dataDir, 'mongo'),
+            )
+          : state.mongo!.url;
     }
     await writeFile(stateFile, JSON.stringify(state, null, 2));
     let stopping: Promise<void> | undefined;
@@ -128,15 +148,33 @@ async function readState(file: string): Promise<StateFile> {
 }
 
 async function reusable(record: ServiceRecord | undefined): Promise<boolean> {
-  return record !== undefined && isAlive(record.pid) && (await portAnswers(record.port));
+  const running = record !== undefined && isAlive(record.pid) && (await portAnswers(record.port));
+  if (running && record.auth !== true && !('kind' in record && record.kind === 'mongod')) {
+    throw new Error(
+      `the service recorded at ${record.url} (pid ${record.pid}) runs without a password; ` +
+        'it was started by an older apkrelay: stop it (`apkrelay services stop`) and start again',
+    );
+  }
+  return running;
+}
+
+const MONGO_USER = 'apkrelay';
+
+function withPassword(url: string, user: string, password: string): string {
+  const parsed = new URL(url);
+  parsed.username = user;
+  parsed.password = password;
+  return parsed.toString().replace(/\/$/, '');
 }
 
 /**
  * redis-server's arguments for a private instance on loopback: durable enough for a queue (fsync
  * every second), never evicting job data.
  */
-export function redisServerArgs(dir: string, port: number): string[] {
+export function redisServerArgs(dir: string, port: number, configFile?: string): string[] {
   return [
+    // A config file, if any, comes first (redis-server's rule); it holds what must stay off `ps`.
+    ...(configFile ? [configFile] : []),
     ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
     ...['--appendonly', 'yes', '--appendfsync', 'everysec'],
     ...['--maxmemory-policy', 'noeviction', '--daemonize', 'no', '--protected-mode', 'yes'],
@@ -161,12 +199,15 @@ export function mongoServerArgs(kind: MongoKind, dir: string, port: number): str
 async function startRedis(dataDir: string, searchPath: string): Promise<ServiceRecord> {
   const bin = await ensureRedisServer(searchPath);
   const dir = path.join(dataDir, 'redis');
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const password = await servicePassword(dataDir, 'redis');
+  const configFile = path.join(dir, 'redis.conf');
+  await writeFile(configFile, `requirepass ${password}\n`, { mode: 0o600 });
   const port = await freePort();
-  const args = redisServerArgs(dir, port);
+  const args = redisServerArgs(dir, port, configFile);
   const child = spawnService(bin, args, path.join(dir, 'redis.log'));
   await waitForPort(port, child, 15_000, 'redis-server');
-  return { pid: child.pid!, port, url: `redis://127.0.0.1:${port}` };
+  return { pid: child.pid!, port, url: `redis://127.0.0.1:${port}`, auth: true };
 }
 
 async function startMongo(
@@ -175,12 +216,21 @@ async function startMongo(
 ): Promise<ServiceRecord & { kind: MongoKind }> {
   const { kind, bin } = await ensureMongoServer(searchPath);
   const dir = path.join(dataDir, kind);
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   const port = await freePort();
-  const args = mongoServerArgs(kind, dir, port);
-  const child = spawnService(bin, args, path.join(dir, `${kind}.log`));
+  const ferret = kind === 'ferretdb';
+  const args = [...mongoServerArgs(kind, dir, port), ...(ferret ? ['--test-enable-new-auth'] : [])];
+  // The setup user is created on first start (in `admin`), kept in the SQLite store afterwards.
+  const env: Record<string, string> = ferret
+    ? {
+        FERRETDB_SETUP_DATABASE: 'admin',
+        FERRETDB_SETUP_USERNAME: MONGO_USER,
+        FERRETDB_SETUP_PASSWORD: await servicePassword(dataDir, 'mongo'),
+      }
+    : {};
+  const child = spawnService(bin, args, path.join(dir, `${kind}.log`), env);
   await waitForPort(port, child, 30_000, kind);
-  return { pid: child.pid!, port, url: `mongodb://127.0.0.1:${port}`, kind };
+  return { pid: child.pid!, port, url: `mongodb://127.0.0.1:${port}`, kind, auth: ferret };
 }
 
 /** A lock file holding the owner's pid; a lock left by a dead process is taken over. */

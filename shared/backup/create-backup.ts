@@ -9,8 +9,10 @@
  * mid-backup is left out with its `.files` document. Run it when writes are rare (the nightly
  * default, 02:30) for an archive that is, in practice, a single point in time.
  *
- * Parts are staged in a private directory next to the archives, then packed; the archive appears
- * under its final name only when complete (rename), with a `.sha256` sidecar.
+ * Parts are staged in a private directory next to the archives, then packed, gzip'd and sealed
+ * (envelope.ts: encrypted and authenticated under a key derived from the master key); the
+ * archive appears under its final name only when complete (rename), with a `.sha256` sidecar
+ * (a quick unkeyed check of the file; authenticity rests on the envelope).
  */
 import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -19,7 +21,9 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { BSON, GridFSBucket, type Db, type Document } from 'mongodb';
+import type { KeyRing } from '../crypto/keys';
 import type { Logger } from '../log';
+import { sealArchive } from './envelope';
 import { digestTap, writeHashed } from './hashing';
 import {
   archiveName,
@@ -47,6 +51,8 @@ export interface CreateBackupOptions {
   /** The instant the backup is for; names the archive (a re-run for it replaces it). */
   readonly at: Date;
   readonly log: Logger;
+  /** Seals the archive (the current master key). */
+  readonly keys: KeyRing;
   readonly signal?: AbortSignal;
 }
 
@@ -156,9 +162,15 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
     const final = path.join(dir, name);
     const partial = path.join(stage, `${name}.partial`);
     const { tap, digest } = digestTap();
+    const { header, encryptor } = sealArchive(options.keys);
     await pipeline(
       Readable.from(tarStream(inputs, at)),
       createGzip(),
+      encryptor,
+      async function* (sealed: AsyncIterable<Buffer>) {
+        yield header;
+        yield* sealed;
+      },
       tap,
       createWriteStream(partial, { mode: 0o600 }),
     );

@@ -1,14 +1,15 @@
 /**
- * Reading a backup archive: its manifest, then each part checked against it as it streams by.
+ * Reading a backup archive: opened and authenticated with the master key (envelope.ts), then its
+ * manifest, then each part checked against it as it streams by.
  * `verifyBackup` reads everything and reports every problem; `readParts` hands each verified
  * part's bytes to a consumer (restore) and throws at the first mismatch.
  */
-import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createGunzip } from 'node:zlib';
 import { createHash } from 'node:crypto';
+import type { KeyRing } from '../crypto/keys';
+import { openArchive } from './envelope';
 import { hashFile } from './hashing';
 import { MANIFEST_NAME, parseManifest, sidecarName, type Manifest, type Part } from './manifest';
 import { tarEntries } from './tar';
@@ -52,12 +53,13 @@ function tapped(body: AsyncIterable<Buffer>) {
  */
 async function walk(
   file: string,
+  keys: KeyRing,
   problems: string[],
   consume?: PartConsumer,
 ): Promise<Manifest | null> {
   let manifest: Manifest | null = null;
   const seen = new Set<string>();
-  const entries = tarEntries(createReadStream(file).pipe(createGunzip()));
+  const entries = tarEntries(await openArchive(file, keys));
   for await (const entry of entries) {
     if (manifest === null) {
       if (entry.name !== MANIFEST_NAME) throw new Error('the first entry is not manifest.json');
@@ -86,7 +88,7 @@ async function walk(
   return manifest;
 }
 
-export async function verifyBackup(file: string): Promise<VerifyReport> {
+export async function verifyBackup(file: string, keys: KeyRing): Promise<VerifyReport> {
   const problems: string[] = [];
   const { sha256 } = await hashFile(file);
   const sidecar = sidecarName(file);
@@ -101,7 +103,7 @@ export async function verifyBackup(file: string): Promise<VerifyReport> {
   }
   let manifest: Manifest | null = null;
   try {
-    manifest = await walk(file, problems);
+    manifest = await walk(file, keys, problems);
   } catch (err) {
     problems.push(`unreadable archive: ${(err as Error).message}`);
   }
@@ -116,9 +118,13 @@ export async function verifyBackup(file: string): Promise<VerifyReport> {
 }
 
 /** Hands every part to `consume`, verified on the fly; throws at the first problem. */
-export async function readParts(file: string, consume: PartConsumer): Promise<Manifest> {
+export async function readParts(
+  file: string,
+  keys: KeyRing,
+  consume: PartConsumer,
+): Promise<Manifest> {
   const problems: string[] = [];
-  const manifest = await walk(file, problems, consume);
+  const manifest = await walk(file, keys, problems, consume);
   if (!manifest || problems.length > 0) throw new Error(problems.join('; '));
   return manifest;
 }

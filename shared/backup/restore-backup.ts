@@ -6,6 +6,7 @@
  * Redis is not part of a backup: queues and notice streams start empty on the restored instance.
  */
 import { Binary, BSON, ObjectId, type Db, type Document } from 'mongodb';
+import type { KeyRing } from '../crypto/keys';
 import { AppError } from '../errors';
 import { listContents } from './create-backup';
 import type { Part } from './manifest';
@@ -86,9 +87,10 @@ async function restoreFile(
 export async function restoreBackup(
   db: Db,
   file: string,
-  options: { force?: boolean } = {},
+  options: { keys: KeyRing; force?: boolean },
 ): Promise<RestoreSummary> {
-  const report = await verifyBackup(file);
+  // The whole archive is authenticated before anything is written.
+  const report = await verifyBackup(file, options.keys);
   if (!report.ok) {
     throw new AppError(
       'VALIDATION_FAILED',
@@ -105,7 +107,7 @@ export async function restoreBackup(
     }
     for (const name of occupied) await db.collection(name).deleteMany({});
   }
-  const manifest = await readParts(file, async (part, body) => {
+  const manifest = await readParts(file, options.keys, async (part, body) => {
     if (part.kind === 'collection') await restoreCollection(db, part.collection, body);
     else await restoreFile(db, part, body);
   });

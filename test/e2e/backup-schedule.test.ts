@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { archiveName, archiveTime } from '../../shared/backup/manifest';
 import { readLastBackup } from '../../shared/backup/last-backup';
 import { verifyBackup } from '../../shared/backup/read-archive';
+import { createKeyRing } from '../../shared/crypto/keys';
 import { closeRedis, createWorkerRedis } from '../../shared/storage/redis';
 import { newAccount } from '../helpers/accounts';
 import { stackEnv } from '../helpers/processes';
@@ -102,7 +103,8 @@ test('two workers, a backup every 10 s: one archive per period, old ones pruned'
   expect(new Set(runs).size).toBe(runs.length);
 
   for (const a of archives) {
-    expect(await verifyBackup(path.join(dir, a.n))).toMatchObject({ ok: true });
+    const keys = createKeyRing(stack.masterKey);
+    expect(await verifyBackup(path.join(dir, a.n), keys)).toMatchObject({ ok: true });
   }
   const left = await readdir(dir);
   expect(left).not.toContain(old);

@@ -8,7 +8,7 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from '../helpers/http';
-import { alive, descendants, execFile, freshInstall } from '../helpers/processes';
+import { alive, descendants, execFile, freshInstall, waitStarted } from '../helpers/processes';
 
 const root = path.resolve(__dirname, '../..');
 jest.setTimeout(120_000);
@@ -19,32 +19,17 @@ let server: ChildProcess;
 let adminUrl: string;
 let output = '';
 
-/**
- * Ready means both: /readyz answers 200 and the supervisor has printed the URLs. The API child
- * can answer /readyz a moment before the supervisor has heard "ready" from both children and
- * printed them.
- */
-async function waitReady(url: string, ca: () => Promise<string>): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`npm start exited early:\n${output}`);
-    try {
-      const reply = await request(`${url}/readyz`, { ca: await ca() });
-      if (reply.status === 200 && output.includes('apkrelay is running:')) return;
-    } catch {
-      // not listening yet, or the certificate not yet written
-    }
-    await sleep(250);
-  }
-  throw new Error(`not ready in time:\n${output}`);
-}
-
 beforeAll(async () => {
   ({ dataDir, env, adminUrl } = await freshInstall('apkrelay-e2e-'));
   server = spawn('npm', ['start'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   server.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   server.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  await waitReady(adminUrl, () => readFile(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'));
+  await waitStarted(
+    server,
+    adminUrl,
+    () => readFile(path.join(dataDir, 'tls/self-signed.crt'), 'utf8'),
+    () => output,
+  );
 });
 
 afterAll(async () => {

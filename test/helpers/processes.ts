@@ -3,8 +3,11 @@ import { execFile as execFileCb } from 'node:child_process';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../../ops/services/child';
+import { request } from './http';
 
 export const execFile = promisify(execFileCb);
 
@@ -100,6 +103,13 @@ export async function freshInstall(
   return { dataDir, env, adminUrl: `https://localhost:${port}` };
 }
 
+/** The service URL naming `database`, keeping its credentials and options (`authSource`). */
+export function mongoUrlFor(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
 /** Environment for a child apkrelay process sharing a test stack's services, database and keys. */
 export function stackEnv(
   stack: {
@@ -114,11 +124,37 @@ export function stackEnv(
 ): NodeJS.ProcessEnv {
   return cleanEnv({
     REDIS_URL: stack.redisUrl,
-    MONGO_URL: `${stack.mongoUrl}/${stack.database}`,
+    MONGO_URL: mongoUrlFor(stack.mongoUrl, stack.database),
     QUEUE_PREFIX: stack.prefix,
     MASTER_KEY: stack.masterKey.toString('base64'),
     DATA_DIR: stack.dataDir,
     LOG_LEVEL: 'warn',
     ...extra,
   });
+}
+
+/**
+ * Waits until `npm start` is ready. Ready means both: /readyz answers 200 and the supervisor has
+ * printed the URLs (the API child can answer /readyz a moment before the supervisor has heard
+ * "ready" from both children and printed them).
+ */
+export async function waitStarted(
+  server: ChildProcess,
+  adminUrl: string,
+  ca: () => Promise<string>,
+  output: () => string,
+  timeoutMs = 90_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`npm start exited early:\n${output()}`);
+    try {
+      const reply = await request(`${adminUrl}/readyz`, { ca: await ca() });
+      if (reply.status === 200 && output().includes('apkrelay is running:')) return;
+    } catch {
+      // not listening yet, or the certificate not yet written
+    }
+    await sleep(250);
+  }
+  throw new Error(`not ready in time:\n${output()}`);
 }

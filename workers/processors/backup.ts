@@ -7,6 +7,7 @@
 import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Db } from 'mongodb';
+import type { KeyRing } from '../../shared/crypto/keys';
 import { createBackup } from '../../shared/backup/create-backup';
 import { recordLastBackup } from '../../shared/backup/last-backup';
 import { pruneBackups } from '../../shared/backup/retention';
@@ -28,6 +29,7 @@ export interface BackupDeps {
   readonly db: Db;
   readonly redis: Redis;
   readonly prefix: string;
+  readonly keys: KeyRing;
   readonly now: () => Date;
   /** Unset: this worker has no backup settings and refuses backup jobs. */
   readonly backup?: BackupSettings;
@@ -43,6 +45,7 @@ export function backupProcessor(deps: BackupDeps): Processor<BackupPayload, Back
       dir: settings.dir,
       at,
       log: ctx.log,
+      keys: deps.keys,
       signal: ctx.signal,
     });
     const removed = await pruneBackups(settings.dir, deps.now(), settings.keepDays, settings.tz);

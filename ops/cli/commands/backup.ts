@@ -8,7 +8,7 @@ import { createBackup } from '../../../shared/backup/create-backup';
 import { verifyBackup } from '../../../shared/backup/read-archive';
 import { restoreBackup } from '../../../shared/backup/restore-backup';
 import { listBackups, pruneBackups } from '../../../shared/backup/retention';
-import { cliConfig, output, withDatabase } from '../context';
+import { cliConfig, cliKeys, output, withDatabase } from '../context';
 
 interface DirOption {
   dir?: string;
@@ -28,9 +28,9 @@ export function register(program: Command): void {
     .action(async (opts: DirOption) => {
       const config = cliConfig();
       const dir = backupDir(opts);
-      const summary = await withDatabase(async (db, _keys, log) => {
+      const summary = await withDatabase(async (db, keys, log) => {
         const now = new Date();
-        const result = await createBackup({ db, dir, at: now, log });
+        const result = await createBackup({ db, dir, at: now, log, keys });
         await pruneBackups(dir, now, config.backupKeepDays, config.backupTz);
         return result;
       });
@@ -59,11 +59,11 @@ export function register(program: Command): void {
 
   backup
     .command('verify')
-    .description("Check an archive's checksums (whole file and every part); exit 1 if damaged.")
+    .description('Authenticate an archive with MASTER_KEY and check every part; exit 1 if not.')
     .argument('<file>', 'the archive')
     .option('--json', 'print one JSON object')
     .action(async (file: string, opts: { json?: boolean }) => {
-      const report = await verifyBackup(path.resolve(file));
+      const report = await verifyBackup(path.resolve(file), await cliKeys());
       output(
         opts.json ?? false,
         report,
@@ -81,8 +81,8 @@ export function register(program: Command): void {
     .option('--force', 'empty a non-empty database first')
     .option('--json', 'print one JSON object')
     .action(async (file: string, opts: { force?: boolean; json?: boolean }) => {
-      const summary = await withDatabase((db) =>
-        restoreBackup(db, path.resolve(file), { force: opts.force ?? false }),
+      const summary = await withDatabase((db, keys) =>
+        restoreBackup(db, path.resolve(file), { keys, force: opts.force ?? false }),
       );
       output(
         opts.json ?? false,
