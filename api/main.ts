@@ -43,6 +43,8 @@ export interface ApiOptions {
   /** Undefined: plain HTTP (TLS=off, behind a TLS-terminating proxy). */
   readonly tls: TlsMaterial | undefined;
   readonly host: string;
+  /** ADMIN_HOST: the admin listener's address; unset: `host`. */
+  readonly adminHost?: string;
   readonly ports: Readonly<Record<Host, number>>;
   readonly publicUrls: ApiDeps['publicUrls'];
   readonly limits: Omit<ApiDeps['limits'], 'heartbeatSeconds'> & {
