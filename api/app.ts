@@ -29,6 +29,14 @@ export function createHostApp(
   // Which X-Forwarded-For hops to believe (req.ip): the throttles count per client address.
   app.set('trust proxy', deps.trustProxy === undefined ? false : deps.trustProxy);
   app.use(requestLog(deps.log, host));
+  // Browsers reach the admin and web hosts; the push host speaks to devices only.
+  const hsts = deps.hstsMaxAge ?? 0;
+  if (hsts > 0 && host !== 'push') {
+    app.use((_req, res, next) => {
+      res.setHeader('Strict-Transport-Security', `max-age=${hsts}`);
+      next();
+    });
+  }
   app.use(closeUnreadBodies);
   // Routes allowed larger JSON bodies parse them first; the default parser then skips them.
   for (const route of routes) {

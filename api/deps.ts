@@ -37,6 +37,8 @@ export interface ApiDeps {
   readonly signups: { readonly open: boolean; readonly throttle: SignupThrottle };
   /** Proxies believed about the client address (TRUST_PROXY); unset: none. */
   readonly trustProxy?: false | number | readonly string[];
+  /** `Strict-Transport-Security` max-age on the admin and web hosts; 0 or unset: not sent. */
+  readonly hstsMaxAge?: number;
   readonly keys: KeyRing;
   /** The fail-fast producer connection (a request gets 503 while Redis is down). */
   readonly redis: Redis;

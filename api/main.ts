@@ -46,6 +46,10 @@ export interface ApiOptions {
   /** Undefined: plain HTTP (TLS=off, behind a TLS-terminating proxy). */
   readonly tls: TlsMaterial | undefined;
   readonly host: string;
+  /** ADMIN_HOST: the admin listener's address; unset: `host`. */
+  readonly adminHost?: string;
+  /** HSTS_MAX_AGE in seconds (0: none); unset: one year with TLS, none without. */
+  readonly hstsMaxAge?: number;
   readonly ports: Readonly<Record<Host, number>>;
   readonly publicUrls: ApiDeps['publicUrls'];
   readonly limits: Omit<ApiDeps['limits'], 'heartbeatSeconds' | 'uploads'> & {
@@ -150,6 +154,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
         ),
       },
       ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+      hstsMaxAge: options.hstsMaxAge ?? (options.tls ? 31_536_000 : 0),
       keys,
       redis,
       producers,
@@ -187,7 +192,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
     for (const host of ['admin', 'web', 'push'] as const) {
       listeners.push(
         await listen(createHostListener(host, deps), {
-          host: options.host,
+          host: host === 'admin' ? (options.adminHost ?? options.host) : options.host,
           port: options.ports[host],
           tls: options.tls,
           ...(options.listenerTimeouts ? { timeouts: options.listenerTimeouts } : {}),

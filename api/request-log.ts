@@ -1,6 +1,7 @@
 /**
  * Request ids and one log line per request. Only the path is logged, never the query string:
- * legacy PushLink clients put the API key in it (`/download?api_key=…`). `requestLogger(res)` is
+ * legacy PushLink clients put the API key in it (`/download?api_key=…`); and the token of a
+ * download link (`/d/<token>`, a bearer credential for the APK) is redacted. `requestLogger(res)` is
  * the request's child logger (with its request id), made on first use: a pino child carries a
  * dozen bound level methods and its own bindings, and a push stream lives for days without
  * logging anything.
@@ -11,6 +12,11 @@ import type { RequestHandler, Response } from 'express';
 import type { Logger } from '../shared/log';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The path as logged: a download link's token replaced (`/d/[redacted]/qr.svg`). */
+export function loggedPath(path: string): string {
+  return path.replace(/^\/d\/[^/]+/i, '/d/[redacted]'); // Express routes ignore case
+}
 
 interface RequestLogLocals {
   requestId?: string;
@@ -46,7 +52,7 @@ export function trackRequest(
     logger(requestId).info(
       {
         method: req.method,
-        path: path(),
+        path: loggedPath(path()),
         status: res.statusCode,
         ms: Number(process.hrtime.bigint() - started) / 1e6,
       },

@@ -24,6 +24,22 @@ export const DEFAULT_LISTENER_TIMEOUTS: ListenerTimeouts = {
   requestMs: 3_600_000,
 };
 
+/**
+ * TLS 1.2 suites: forward-secret (ECDHE) AEAD only, no CBC, no static RSA key exchange
+ * (`AES128-SHA` was accepted, issue 24). TLS 1.3 suites are all forward-secret and stay as
+ * Node sets them; TLS 1.0 and 1.1 are off (Node's default minimum is 1.2).
+ */
+export const TLS12_CIPHERS = [
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':');
+
+const TLS13_CIPHERS = 'TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256';
+
 export async function listen(
   handler: RequestListener,
   options: {
@@ -48,6 +64,9 @@ export async function listen(
         {
           cert: options.tls.cert,
           key: options.tls.key,
+          minVersion: 'TLSv1.2',
+          ciphers: `${TLS13_CIPHERS}:${TLS12_CIPHERS}`,
+          honorCipherOrder: true,
           // A TLS handshake trickled byte by byte is a slow sender too.
           handshakeTimeout: timeouts.headersMs,
           ...httpOptions,

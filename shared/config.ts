@@ -15,6 +15,14 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 export interface Config {
   readonly host: string;
+  /** ADMIN_HOST: the admin listener's address (default: HOST), e.g. 127.0.0.1 to keep it local. */
+  readonly adminHost: string;
+  /**
+   * HSTS_MAX_AGE: `Strict-Transport-Security: max-age=<n>` on the admin and web hosts, in seconds;
+   * 0: not sent. Default one year with TLS=on, 0 with TLS=off (the TLS-terminating proxy sends it,
+   * unless this is set).
+   */
+  readonly hstsMaxAge: number;
   readonly port: number;
   readonly webPort: number;
   readonly pushPort: number;
@@ -180,6 +188,8 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const localUrl = (p: number) => `${scheme}://localhost:${p}`;
   const config: Config = {
     host,
+    adminHost: r.raw('ADMIN_HOST') ?? host,
+    hstsMaxAge: r.integer('HSTS_MAX_AGE', tls ? 31_536_000 : 0, 0, 2 ** 31 - 1),
     port,
     webPort,
     pushPort,

@@ -227,6 +227,8 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
     if (!file) throw new AppError('NOT_FOUND', 'this exception has no screenshot');
     res.status(200);
     res.setHeader('Content-Type', 'image/jpeg');
+    // Checked as JPEG at intake; stored before that check, any bytes: never let a browser sniff.
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Content-Length', String(file.length));
     res.setHeader('Cache-Control', 'private, max-age=3600');
     // Screenshots are bounded by MAX_EXCEPTION_BYTES: read whole, then send with a length.

@@ -166,6 +166,7 @@ export function webPages(deps: ApiDeps) {
       if (!file) return sendPage(res, 404, messagePage(viewer, 'Not found', 'No screenshot.'));
       const chunks: Buffer[] = [];
       for await (const chunk of file.stream) chunks.push(chunk as Buffer);
+      res.setHeader('X-Content-Type-Options', 'nosniff');
       res.status(200).type('image/jpeg').send(Buffer.concat(chunks));
     },
 

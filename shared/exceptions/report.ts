@@ -34,6 +34,16 @@ export const MAX_FIELD_CHARS = 8_192;
 const PACKAGE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)*$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
+/**
+ * Whether base64 `screen` decodes to bytes starting with the JPEG magic FF D8 FF. Anything else
+ * (HTML, SVG, a PNG) is dropped at intake, the report kept: the spec gives no refusal text for a
+ * bad screenshot, and the crash report is worth more than the picture.
+ */
+export function isJpegBase64(screen: string): boolean {
+  const head = Buffer.from(screen.slice(0, 4), 'base64');
+  return head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff;
+}
+
 export class ReportInvalid extends Error {
   constructor(readonly problems: readonly string[]) {
     super(problems.join('; '));
@@ -89,7 +99,7 @@ export function validateReport(fields: ReportFields): ExceptionReport {
     log: fields.log.slice(-MAX_LOG_LINES),
     metadata: fields.metadata,
     extra: fields.extra,
-    screen: screen.length > 0 ? screen : null,
+    screen: isJpegBase64(screen) ? screen : null,
     handled: handled!,
   };
 }

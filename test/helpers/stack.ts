@@ -75,6 +75,11 @@ export async function startStack(
     downloadCache?: boolean;
     /** Upload intake bounds (UPLOAD_* settings). Default: the product's. */
     uploads?: Partial<UploadLimits>;
+    /**
+     * ADMIN_HOST: the admin listener's own address (default: HOST, 127.0.0.1 here). Its URL then
+     * names that address; the test certificate names `localhost`, so reach it with servername.
+     */
+    adminHost?: string;
   } = {},
 ): Promise<TestStack> {
   const shared = options.redisUrl && options.mongoUrl ? undefined : serviceUrls();
@@ -109,11 +114,16 @@ export async function startStack(
   const url = (port: number) => `https://localhost:${port}`;
   const launchApi = async () => {
     const ports = { admin: await freePort(), web: await freePort(), push: await freePort() };
-    const urls = { admin: url(ports.admin), web: url(ports.web), push: url(ports.push) };
+    const urls = {
+      admin: options.adminHost ? `https://${options.adminHost}:${ports.admin}` : url(ports.admin),
+      web: url(ports.web),
+      push: url(ports.push),
+    };
     const api: ApiProcess = await startApi({
       ...common,
       tls: material,
       host: '127.0.0.1',
+      ...(options.adminHost ? { adminHost: options.adminHost } : {}),
       ports,
       publicUrls: { base: urls.admin, web: urls.web, push: urls.push },
       limits: {

@@ -8,6 +8,7 @@
  * - a rejected upload's blob is deleted; the blob of an accepted one is kept (it is the record's);
  * - setting the current APK and the version notice are idempotent (see current-apk.ts).
  * Rejections are final (UnrecoverableError, verdict recorded); outages are thrown and retried.
+ * A job naming an upload of another account is refused before any write (job-ownership.ts).
  */
 import os from 'node:os';
 import { UnrecoverableError } from 'bullmq';
@@ -33,6 +34,7 @@ import { judgeApk, signerContinuity, type AcceptableApk } from '../../shared/upl
 import { rejection, type Verdict } from '../../shared/uploads/verdicts';
 import type { JobContext, Processor } from '../processor';
 import { upsertApp } from './ingest-app';
+import { uploadOfAccount } from './job-ownership';
 
 export interface ApkIngestDeps {
   readonly db: Db;
@@ -82,6 +84,7 @@ export function apkIngestProcessor(
 
   async function ingest(p: ApkIngestPayload, ctx: JobContext): Promise<{ status: string }> {
     const upload = await uploads.findOne({ _id: p.uploadId });
+    uploadOfAccount(upload, p.uploadId, p.accountId);
     if (upload?.verdict) {
       if (upload.verdict.status === 'rejected') throw new UnrecoverableError(upload.verdict.code);
       return { status: upload.status };

@@ -12,7 +12,8 @@
  * Inserts and group updates are coalesced per worker process (coalesce.ts, exception-groups.ts).
  * Every read and write here addresses one document by `_id`: FerretDB v1 scans a collection for
  * other filters, which would make ingestion slow down as reports accumulate.
- * A payload that cannot be stored (bad base64) never will be: UnrecoverableError.
+ * A payload that cannot be stored (bad base64) never will be: UnrecoverableError. Nor will one
+ * whose app is not of its account (job-ownership.ts), checked before the first write.
  */
 import { UnrecoverableError } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -33,6 +34,7 @@ import { redisKeys } from '../../shared/redis-keys';
 import type { Processor } from '../processor';
 import { coalesce, type Coalescer } from './coalesce';
 import { groupWriter, type GroupWriter } from './exception-groups';
+import { appOfAccount } from './job-ownership';
 
 export interface ExceptionIngestDeps {
   readonly db: Db;
@@ -65,6 +67,7 @@ export function exceptionIngestProcessor(
   return async (job) => {
     const { reports } = exceptionCollections(deps.db);
     const { report } = job;
+    await appOfAccount(deps.db, job.accountId, job.appId, report.package);
     const print = fingerprint(report.stack);
     const groupId = groupIdOf(job.appId, print);
     const receivedAt = new Date(job.admittedAt);

@@ -69,6 +69,8 @@ async function runRole(config: Config, role: Role): Promise<void> {
       ...common,
       tls,
       host: config.host,
+      adminHost: config.adminHost,
+      hstsMaxAge: config.hstsMaxAge,
       ports: { admin: config.port, web: config.webPort, push: config.pushPort },
       publicUrls: {
         base: config.publicBaseUrl,

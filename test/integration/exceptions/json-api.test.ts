@@ -119,7 +119,7 @@ test('REGISTERED 202 with the budget; then LOST 429 with when a slot frees; each
 test('a large JSON report (600 KB screenshot) is accepted; the owner lists groups, reads the report and its screenshot; others get 404', async () => {
   clockMs = T0;
   const { account, app, body } = await setup();
-  const jpeg = randomBytes(600 * 1024);
+  const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(600 * 1024)]);
   const sent = await report(account.apiKey, body(1, { screen: jpeg.toString('base64') }));
   expect(sent.status).toBe(202);
   const { reportId } = sent.json<{ reportId: string }>();

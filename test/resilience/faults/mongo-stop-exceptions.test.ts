@@ -14,6 +14,9 @@ import { encodeForm, postForm, seedApp, stackTrace } from '../../integration/exc
 import { recordFigures } from '../report';
 import { usePrivateStack, type PrivateServices } from './private-services';
 
+/** Screenshots not starting with it are dropped at intake (issue 24). */
+const JPEG_MAGIC = Buffer.from([0xff, 0xd8, 0xff, 0xe0]);
+
 const MONGO_DOWN_MS = 30_000;
 const DEVICES = 12;
 
@@ -89,7 +92,10 @@ test('Mongo stopped for 30 s during an exception burst: acknowledged reports sto
         deviceId: `device-${d}`,
         via: d % 2 === 0 ? 'legacy' : 'json',
         // Every third report carries a small screenshot (GridFS `screenshots`).
-        screen: seq % 3 === 0 ? Buffer.from(`jpeg of d${d} #${seq}`).toString('base64') : null,
+        screen:
+          seq % 3 === 0
+            ? Buffer.concat([JPEG_MAGIC, Buffer.from(`jpeg of d${d} #${seq}`)]).toString('base64')
+            : null,
         outcomes: [],
       };
       reports.push(r);

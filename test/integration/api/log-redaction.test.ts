@@ -1,0 +1,37 @@
+/**
+ * Issue 24, finding 8 (d): a download-link token is a bearer credential (whoever has it downloads
+ * the APK), so request logs name `/d/<token>` paths with the token redacted, on every host and for
+ * every sub-path (`/qr.svg`, `/qr.png`).
+ */
+import { randomBytes } from 'node:crypto';
+import { createLogger } from '../../../shared/log';
+import { request } from '../../helpers/http';
+import { startStack, type TestStack } from '../../helpers/stack';
+
+jest.setTimeout(60_000);
+const captured: string[] = [];
+let stack: TestStack;
+
+beforeAll(async () => {
+  const log = createLogger('info', { role: 'test' }, { write: (l: string) => captured.push(l) });
+  stack = await startStack({ workers: false, log });
+});
+afterAll(() => stack.close());
+
+test('/d/<token> paths are logged with the token redacted', async () => {
+  const token = randomBytes(24).toString('base64url');
+  const paths = [`/d/${token}`, `/d/${token}/qr.svg`, `/d/${token}/qr.png`];
+  for (const base of [stack.urls.web, stack.urls.admin]) {
+    for (const p of paths) await request(`${base}${p}`, { ca: stack.ca });
+  }
+  const deadline = Date.now() + 10_000;
+  const lines = () =>
+    captured
+      .map((l) => JSON.parse(l) as { msg?: string; path?: string })
+      .filter((l) => l.msg === 'request' && l.path?.startsWith('/d/'));
+  while (lines().length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  expect(lines().map((l) => l.path)).toEqual(
+    [1, 2].flatMap(() => ['/d/[redacted]', '/d/[redacted]/qr.svg', '/d/[redacted]/qr.png']),
+  );
+  expect(captured.filter((l) => l.includes(token))).toEqual([]);
+});
