@@ -10,6 +10,7 @@ import dev.apkrelay.client.core.ports.Logger;
 import dev.apkrelay.client.core.ports.Logger.Level;
 import dev.apkrelay.client.core.ports.Scheduler;
 import dev.apkrelay.client.core.ports.Storage;
+import dev.apkrelay.client.core.protocol.NoticeAudience;
 import dev.apkrelay.client.core.protocol.RoutedEvent;
 import dev.apkrelay.client.core.protocol.VersionEvent;
 import dev.apkrelay.client.core.push.PushSession;
@@ -59,6 +60,9 @@ public final class Engine {
     public int maxTamperedDownloads = 3;
   }
 
+  /** Where the issuedAt (epoch ms) of the latest accepted notice is kept: the TS client's key. */
+  static final String LAST_NOTICE_KEY = "last-notice-at";
+
   private final Config config;
   private final HttpTransport transport;
   private final Storage storage;
@@ -94,8 +98,8 @@ public final class Engine {
     this.push = new PushSession(transport, storage, clock, logger, Backoff.reconnectDefault(), config.pushUrl,
         config.apiKey, config.pushKeySpki, new PushSession.Listener() {
           @Override
-          public void onEvent(SseEvent event, PushKey key) throws IOException {
-            route(RoutedEvent.route(event, config.packageName, key));
+          public void onEvent(SseEvent event, PushKey key, String accountId) throws IOException {
+            route(check(event, key, accountId));
           }
 
           @Override
@@ -154,6 +158,40 @@ public final class Engine {
       push.heartbeat(registrationBody());
       scheduleHeartbeat();
     }, push.heartbeatMs(), TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Checks an event as device-client/core/route-event.ts does (docs/push.md, "Notice binding and
+   * staleness (format 2)"): a notice must name this account (from the registration reply; "" when
+   * it named none, so every notice is refused), this package and this device (or {@code *}), be
+   * signed by the pinned key, not be more than a minute older than the last notice accepted, and be
+   * within a day of this device's clock. The issuedAt of the latest accepted notice is stored under
+   * {@link #LAST_NOTICE_KEY} (epoch ms as decimal text, as the TS client), so a replay of an older
+   * one is refused after a restart too.
+   */
+  private RoutedEvent check(SseEvent event, PushKey key, String accountId) throws IOException {
+    boolean notice = "version".equals(event.event) || "giveup".equals(event.event);
+    Long lastAcceptedAtMs = notice ? lastAcceptedAtMs() : null;
+    NoticeAudience to = new NoticeAudience(accountId == null ? "" : accountId, config.packageName,
+        config.deviceId);
+    RoutedEvent r = RoutedEvent.route(event, to, key, lastAcceptedAtMs, clock.now());
+    boolean accepted = r.kind == RoutedEvent.Kind.VERSION || r.kind == RoutedEvent.Kind.GIVEUP;
+    if (accepted && (lastAcceptedAtMs == null || r.issuedAtMs > lastAcceptedAtMs)) {
+      storage.write(LAST_NOTICE_KEY, String.valueOf(r.issuedAtMs));
+    }
+    return r;
+  }
+
+  /** The stored issuedAt of the last accepted notice, or null when none (or unreadable). */
+  private Long lastAcceptedAtMs() throws IOException {
+    String stored = storage.read(LAST_NOTICE_KEY);
+    if (stored == null) return null;
+    try {
+      long ms = Long.parseLong(stored.trim());
+      return ms > 0 ? ms : null;
+    } catch (NumberFormatException e) {
+      return null;
+    }
   }
 
   private void route(RoutedEvent r) throws IOException {

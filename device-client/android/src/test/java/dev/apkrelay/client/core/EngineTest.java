@@ -2,6 +2,7 @@ package dev.apkrelay.client.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpExchange;
@@ -18,6 +19,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.Signature;
@@ -41,18 +43,31 @@ import org.junit.jupiter.api.io.TempDir;
  * stack): events are signed here with the JDK's own Ed25519 (JDK 15+), the verifier is the
  * library's. A forged version is refused and nothing downloaded; the signed one is downloaded
  * with an interruption and a resume, verified and presented; a give-up withdraws it once;
- * exceptions wait out an outage and are delivered once.
+ * exceptions wait out an outage and are delivered once. Notices are format 2 (docs/push.md,
+ * "Notice binding and staleness (format 2)"): one for another account or another device, one
+ * older than the last accepted (after a restart too), or any when the registration reply names no
+ * account, is refused and downloads nothing.
  */
 class EngineTest {
   static final String MD5_ABC = "900150983cd24fb0d6963f7d28e17f72"; // RFC 1321 A.5
   static final String SHA256_ABC = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"; // FIPS 180-2 B.1
+  static final String ACCOUNT = "6745a1b2c3d4e5f6000000aa";
+  static final String OTHER_ACCOUNT = "6745a1b2c3d4e5f6000000bb";
+  static final String DEVICE = "device-1";
+  /** The device's clock at the start of a test: notices must be within a day of it (docs/push.md, rule 6). */
+  static final long NOW = Instant.parse("2026-11-25T17:00:00.000Z").toEpochMilli();
 
   @TempDir Path dir;
   HttpServer server;
   KeyPair keys;
+  volatile String registrationReply =
+      "{\"status\":\"enabled\",\"accountId\":\"" + ACCOUNT + "\",\"heartbeatSeconds\":3600}";
   final BlockingQueue<String> streamBodies = new LinkedBlockingQueue<>();
   final BlockingQueue<String> presented = new LinkedBlockingQueue<>();
   final List<String> downloads = Collections.synchronizedList(new ArrayList<>());
+  final List<String> downloadQueries = Collections.synchronizedList(new ArrayList<>());
+  final List<String> logged = Collections.synchronizedList(new ArrayList<>());
+  final List<String> withdrawn = Collections.synchronizedList(new ArrayList<>());
   final AtomicInteger exceptionPosts = new AtomicInteger();
   final List<String> exceptionBodies = Collections.synchronizedList(new ArrayList<>());
   Engine engine;
@@ -62,7 +77,7 @@ class EngineTest {
     keys = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     server.setExecutor(Executors.newFixedThreadPool(4));
-    server.createContext("/api/v2/installations", ex -> TestHttp.reply(ex, 200, "{\"status\":\"enabled\",\"heartbeatSeconds\":3600}"));
+    server.createContext("/api/v2/installations", ex -> TestHttp.reply(ex, 200, registrationReply));
     server.createContext("/api/v2/stream", ex -> {
       String body;
       try {
@@ -75,6 +90,7 @@ class EngineTest {
     server.createContext("/download", ex -> {
       String range = ex.getRequestHeaders().getFirst("range");
       downloads.add(String.valueOf(range));
+      downloadQueries.add(ex.getRequestURI().getRawQuery().split("&")[0]); // apk=…, before api_key and deviceId
       if (range == null) {
         ex.sendResponseHeaders(200, 0);
         try (OutputStream out = ex.getResponseBody()) {
@@ -115,23 +131,36 @@ class EngineTest {
     return Json.stringify(event);
   }
 
+  /** A format 2 version notice for this account and device, issued a minute before {@link #NOW}. */
   Map<String, Object> version() {
-    return Json.object("type", "version", "package", "dev.apkrelay.demo", "apkId", "apk-2", "md5", MD5_ABC,
-        "sha256", SHA256_ABC, "versionCode", 2, "versionName", "2.0", "size", 3,
-        "url", base() + "/download?package=dev.apkrelay.demo", "issuedAt", "2026-11-25T16:00:00.000Z");
+    return version(ACCOUNT, DEVICE, "2026-11-25T16:59:00.000Z", "apk-2");
   }
 
-  @Test
-  void versionDownloadGiveupAndExceptionsEndToEnd() throws Exception {
+  /** A format 2 version notice; its url names {@code apkId}, so a download shows which one it was. */
+  Map<String, Object> version(String account, String device, String issuedAt, String apkId) {
+    return Json.object("v", 2, "type", "version", "account", account, "package", "dev.apkrelay.demo",
+        "device", device, "apkId", apkId, "md5", MD5_ABC, "sha256", SHA256_ABC, "versionCode", 2,
+        "versionName", "2.0", "size", 3, "url", base() + "/download?apk=" + apkId, "issuedAt", issuedAt);
+  }
+
+  static String sse(String id, String event, String data) {
+    return "id: " + id + "\nevent: " + event + "\ndata: " + data + "\n\n";
+  }
+
+  Engine.Config config() {
     Engine.Config c = new Engine.Config();
     c.packageName = "dev.apkrelay.demo";
     c.apiKey = "key-1";
-    c.deviceId = "device-1";
+    c.deviceId = DEVICE;
     c.pushUrl = base();
     c.baseUrl = base();
     c.pushKeySpki = Base64.getEncoder().encodeToString(keys.getPublic().getEncoded());
     c.installedMd5 = "11111111111111111111111111111111";
-    List<String> withdrawn = Collections.synchronizedList(new ArrayList<>());
+    return c;
+  }
+
+  /** An engine on {@link #dir} (a second one there is the same device after a restart). */
+  Engine engine(Engine.Config c) {
     Engine.Presenter presenter = new Engine.Presenter() {
       @Override public void present(VersionEvent event, String location) {
         presented.add(event.md5 + " " + location);
@@ -143,27 +172,47 @@ class EngineTest {
         throw new UnsupportedOperationException();
       }
     };
-    engine = new Engine(c, new UrlConnectionTransport(2_000, 2_000, 2_000), new FileStorage(dir.toFile()),
-        Clock.SYSTEM, (level, message) -> { }, presenter, Executors.newSingleThreadScheduledExecutor(),
-        () -> Json.object("package", "dev.apkrelay.demo", "deviceId", "device-1", "installedMd5", c.installedMd5,
+    long started = System.currentTimeMillis();
+    Clock clock = new Clock() { // NOW when the engine is made, then running (the exception queue waits)
+      @Override public long now() { return NOW + System.currentTimeMillis() - started; }
+      @Override public double random() { return Math.random(); }
+    };
+    return new Engine(c, new UrlConnectionTransport(2_000, 2_000, 2_000), new FileStorage(dir.toFile()),
+        clock, (level, message) -> logged.add(message), presenter, Executors.newSingleThreadScheduledExecutor(),
+        () -> Json.object("package", "dev.apkrelay.demo", "deviceId", DEVICE, "installedMd5", c.installedMd5,
             "strategy", "CUSTOM", "metadata", Collections.emptyList()));
+  }
+
+  /** Waits up to 20 s until {@code message} was logged. */
+  void awaitLogged(String message) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 20_000;
+    while (!logged.contains(message) && System.currentTimeMillis() < deadline) Thread.sleep(20);
+    assertTrue(logged.contains(message), "not logged: " + message + " in " + logged);
+  }
+
+  @Test
+  void versionDownloadGiveupAndExceptionsEndToEnd() throws Exception {
+    Engine.Config c = config();
+    engine = engine(c);
 
     Map<String, Object> forged = version();
     String forgedText = signed(forged).replace("\"size\":3", "\"size\":4");
-    streamBodies.add("id: 1\nevent: version\ndata: " + forgedText + "\n\n");
-    streamBodies.add("id: 2\nevent: version\ndata: " + signed(version()) + "\n\n");
+    streamBodies.add(sse("1", "version", forgedText));
+    streamBodies.add(sse("2", "version", signed(version())));
     engine.start();
     engine.report(ExceptionReport.of(List.of("java.lang.IllegalStateException: offline"), true,
-        Collections.emptyList(), Collections.emptyList(), "dev.apkrelay.demo", "device-1", c.installedMd5), false);
+        Collections.emptyList(), Collections.emptyList(), "dev.apkrelay.demo", DEVICE, c.installedMd5), false);
 
     String shown = presented.poll(20, TimeUnit.SECONDS);
     File apk = new File(dir.toFile(), "update-" + MD5_ABC + ".apk");
     assertEquals(MD5_ABC + " " + apk.getAbsolutePath(), shown);
     assertEquals(List.of("null", "bytes=1-"), downloads); // the forged event downloaded nothing
+    assertTrue(logged.contains("push: event refused (bad signature)"), logged.toString());
     assertTrue(engine.hasPendingUpdate());
 
-    streamBodies.add("id: 3\nevent: giveup\ndata: " + signed(Json.object("type", "giveup", "package", "dev.apkrelay.demo",
-        "apkId", "apk-2", "md5", MD5_ABC, "issuedAt", "2026-11-25T17:00:00.000Z")) + "\n\n");
+    streamBodies.add(sse("3", "giveup", signed(Json.object("v", 2, "type", "giveup", "account", ACCOUNT,
+        "package", "dev.apkrelay.demo", "device", DEVICE, "apkId", "apk-2", "md5", MD5_ABC,
+        "issuedAt", "2026-11-25T16:59:40.000Z"))));
     long deadline = System.currentTimeMillis() + 20_000;
     while ((withdrawn.isEmpty() || exceptionPosts.get() < 2) && System.currentTimeMillis() < deadline) Thread.sleep(50);
     assertEquals(List.of("gave up"), withdrawn);
@@ -171,5 +220,71 @@ class EngineTest {
     assertFalse(engine.hasPendingUpdate());
     assertEquals(2, exceptionPosts.get()); // refused once (503), then delivered once
     assertEquals(exceptionBodies.get(0), exceptionBodies.get(1));
+  }
+
+  @Test
+  void noticesForAnotherAccountOrDeviceAreRefusedAndOneForThisDeviceIsDownloaded() throws Exception {
+    engine = engine(config());
+    // Each names its own apkId in its url: a download shows which notice was acted on.
+    streamBodies.add(sse("1", "version", signed(version(OTHER_ACCOUNT, DEVICE, "2026-11-25T16:59:00.000Z", "other-account")))
+        + sse("2", "version", signed(version(ACCOUNT, "device-2", "2026-11-25T16:59:00.000Z", "other-device")))
+        + sse("3", "version", signed(version(ACCOUNT, "*", "2026-11-25T16:59:00.000Z", "apk-2"))));
+    engine.start();
+
+    File apk = new File(dir.toFile(), "update-" + MD5_ABC + ".apk");
+    assertEquals(MD5_ABC + " " + apk.getAbsolutePath(), presented.poll(20, TimeUnit.SECONDS));
+    assertEquals(List.of("apk=apk-2", "apk=apk-2"), downloadQueries); // interrupted, then resumed
+    assertEquals(List.of("push: event refused (event addressed to another account)",
+        "push: event refused (event addressed to another device)"), refusals());
+    assertEquals(String.valueOf(Instant.parse("2026-11-25T16:59:00.000Z").toEpochMilli()),
+        new FileStorage(dir.toFile()).read("last-notice-at"));
+  }
+
+  @Test
+  void aNoticeOlderThanTheLastAcceptedIsRefusedAfterARestart() throws Exception {
+    engine = engine(config());
+    streamBodies.add(sse("1", "version", signed(version(ACCOUNT, DEVICE, "2026-11-25T16:59:30.000Z", "apk-2"))));
+    engine.start();
+    assertTrue(presented.poll(20, TimeUnit.SECONDS).startsWith(MD5_ABC));
+    engine.stop();
+    Thread.sleep(500); // the stopped engine's last stream request has ended
+    long acceptedAt = Instant.parse("2026-11-25T16:59:30.000Z").toEpochMilli();
+    assertEquals(String.valueOf(acceptedAt), new FileStorage(dir.toFile()).read("last-notice-at"));
+
+    // The same device restarted: 61 s older than the last accepted is refused (60 s of slack), a
+    // give-up 30 s older is within the slack and accepted, and the stored time stays the later one.
+    engine = engine(config());
+    streamBodies.add(sse("2", "version", signed(version(ACCOUNT, DEVICE, "2026-11-25T16:58:29.000Z", "stale")))
+        + sse("3", "giveup", signed(Json.object("v", 2, "type", "giveup", "account", ACCOUNT,
+            "package", "dev.apkrelay.demo", "device", DEVICE, "apkId", "apk-2", "md5", MD5_ABC,
+            "issuedAt", "2026-11-25T16:59:00.000Z"))));
+    engine.start();
+    long deadline = System.currentTimeMillis() + 20_000;
+    while (withdrawn.isEmpty() && System.currentTimeMillis() < deadline) Thread.sleep(50);
+    assertEquals(List.of("gave up"), withdrawn);
+    assertEquals(List.of("push: event refused (older than the last accepted notice)"), refusals());
+    assertEquals(List.of("apk=apk-2", "apk=apk-2"), downloadQueries); // the stale one downloaded nothing
+    assertEquals(String.valueOf(acceptedAt), new FileStorage(dir.toFile()).read("last-notice-at"));
+  }
+
+  @Test
+  void everyNoticeIsRefusedWhenTheRegistrationReplyNamesNoAccount() throws Exception {
+    registrationReply = "{\"status\":\"enabled\",\"heartbeatSeconds\":3600}"; // an older server
+    engine = engine(config());
+    streamBodies.add(sse("1", "version", signed(version())));
+    engine.start();
+    awaitLogged("push: event refused (event addressed to another account)");
+    Thread.sleep(300);
+    assertEquals(List.of(), downloads);
+    assertNull(presented.poll());
+    assertNull(new FileStorage(dir.toFile()).read("last-notice-at"));
+  }
+
+  List<String> refusals() {
+    List<String> out = new ArrayList<>();
+    synchronized (logged) {
+      for (String m : logged) if (m.startsWith("push: event refused")) out.add(m);
+    }
+    return out;
   }
 }

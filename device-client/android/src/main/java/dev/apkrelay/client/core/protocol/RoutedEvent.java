@@ -23,7 +23,7 @@ public final class RoutedEvent {
   public final GiveupEvent giveup;
   /** REFUSED / IGNORED: why. */
   public final String reason;
-  /** VERSION / GIVEUP: the notice's issuedAt (epoch ms), 0 when it has none (format 1 only). */
+  /** VERSION / GIVEUP: the notice's issuedAt (epoch ms). */
   public final long issuedAtMs;
 
   private RoutedEvent(Kind kind, String status, VersionEvent version, GiveupEvent giveup, String reason) {
@@ -49,21 +49,6 @@ public final class RoutedEvent {
       Long lastAcceptedAtMs, long nowMs) {
     return route(sse, (data, pkg) ->
         NoticeCheck.refusal(data, pkg, pkg, to, key, lastAcceptedAtMs, nowMs));
-  }
-
-  /**
-   * Format 1's check: package and signature only, so another account's notice for the same
-   * package, another device's, or an old one passes. Kept so callers still compile until they
-   * pass the device's {@link NoticeAudience} and the last accepted time (the overload above).
-   *
-   * @deprecated use {@link #route(SseEvent, NoticeAudience, PushKey, Long, long)}.
-   */
-  @Deprecated
-  public static RoutedEvent route(SseEvent sse, String packageName, PushKey key) {
-    return route(sse, (data, pkg) -> pkg == null ? "malformed event"
-        : !pkg.equals(packageName) ? "event addressed to another app"
-        : !SignedEvents.verify(key, data) ? "bad signature"
-        : null);
   }
 
   /** A notice's refusal reason, or null; {@code pkg} is null when its shape is wrong. */

@@ -33,8 +33,12 @@ import java.util.Map;
 public final class PushSession {
   /** What the session reports; called on the session's thread. */
   public interface Listener {
-    /** An event as received; the caller routes it ({@code RoutedEvent.route}). */
-    void onEvent(SseEvent event, PushKey key) throws IOException;
+    /**
+     * An event as received; the caller routes it ({@code RoutedEvent.route}). {@code accountId}:
+     * what the registration reply named, "" when it named none (an older server): format 2 notices
+     * must name this account, so then every notice is refused.
+     */
+    void onEvent(SseEvent event, PushKey key, String accountId) throws IOException;
 
     /** "enabled" or "disabled", from registration or a heartbeat. */
     void onStatus(String status);
@@ -56,6 +60,7 @@ public final class PushSession {
   private volatile HttpStream current;
   private PushKey key;
   private boolean registered;
+  private volatile String accountId = "";
   private String streamUrl;
   private long heartbeatMs = 30_000;
   private Long retryFieldMs;
@@ -140,6 +145,9 @@ public final class PushSession {
     }
     Map<String, Object> r = Json.parseObject(reply.text);
     registered = true;
+    // Notices must name this account (format 2); a reply without one (an older server) leaves it
+    // empty, and every notice is refused (as device-client/core/push-connection.ts).
+    accountId = r.get("accountId") instanceof String ? (String) r.get("accountId") : "";
     streamUrl = r.get("streamUrl") instanceof String ? (String) r.get("streamUrl")
         : pushUrl + "/api/v2/stream?package=" + URLEncoder.encode((String) body.get("package"), "UTF-8")
             + "&deviceId=" + URLEncoder.encode((String) body.get("deviceId"), "UTF-8");
@@ -170,7 +178,7 @@ public final class PushSession {
         List<SseEvent> events = parser.feed(new String(buf, 0, n));
         for (SseEvent e : events) {
           attempt = 0; // a working stream resets the backoff
-          listener.onEvent(e, key);
+          listener.onEvent(e, key, accountId);
           if (e.id != null) storage.write(LAST_ID_KEY, e.id);
         }
         if (parser.retryMs() != null) retryFieldMs = parser.retryMs();

@@ -12,7 +12,6 @@ import dev.apkrelay.client.core.json.Json;
 import dev.apkrelay.client.core.ports.Clock;
 import dev.apkrelay.client.core.ports.FileStorage;
 import dev.apkrelay.client.core.ports.UrlConnectionTransport;
-import dev.apkrelay.client.core.protocol.RoutedEvent;
 import dev.apkrelay.client.core.protocol.SignedEventsTest;
 import dev.apkrelay.client.core.sse.Backoff;
 import dev.apkrelay.client.core.sse.SseEvent;
@@ -37,8 +36,9 @@ class PushSessionTest {
   final List<String> requests = Collections.synchronizedList(new ArrayList<>());
   final List<String> streams = Collections.synchronizedList(new ArrayList<>()); // SSE bodies, or "503"
   final List<String> statuses = new ArrayList<>();
-  final List<RoutedEvent> routed = new ArrayList<>();
-  String registrationReply = "{\"status\":\"enabled\",\"heartbeatSeconds\":45}";
+  /** What the listener was given: "event accountId". */
+  final List<String> received = new ArrayList<>();
+  String registrationReply = "{\"status\":\"enabled\",\"accountId\":\"6745a1b2c3d4e5f6000000aa\",\"heartbeatSeconds\":45}";
   int registrationStatus = 200;
 
   @BeforeEach
@@ -83,8 +83,8 @@ class PushSessionTest {
         (level, message) -> { }, new Backoff(1_000, 60_000, 0.5),
         "http://127.0.0.1:" + server.getAddress().getPort() + "/", "key-1", null,
         new PushSession.Listener() {
-          @Override public void onEvent(SseEvent event, PushKey key) {
-            routed.add(RoutedEvent.route(event, "dev.apkrelay.demo", key));
+          @Override public void onEvent(SseEvent event, PushKey key, String accountId) {
+            received.add(event.event + " " + accountId);
           }
           @Override public void onStatus(String status) {
             statuses.add(status);
@@ -106,9 +106,9 @@ class PushSessionTest {
     assertEquals(5_000, s.connectOnce(registration("a"))); // retry: beats the 1 s backoff
     assertEquals(45_000, s.heartbeatMs());
     assertEquals(Collections.singletonList("enabled"), statuses);
-    assertEquals(RoutedEvent.Kind.VERSION, routed.get(0).kind);
+    assertEquals(List.of("version 6745a1b2c3d4e5f6000000aa"), received); // the reply's accountId
     assertEquals(5_000, s.connectOnce(registration("a")));
-    assertEquals(RoutedEvent.Kind.GIVEUP, routed.get(1).kind);
+    assertEquals(List.of("version 6745a1b2c3d4e5f6000000aa", "giveup 6745a1b2c3d4e5f6000000aa"), received);
     assertEquals("register {\"package\":\"dev.apkrelay.demo\",\"deviceId\":\"device 1\",\"installedMd5\":null,\"lastDownloadedMd5\":null,\"strategy\":\"STATUS_BAR\",\"metadata\":[{\"key\":\"k\",\"value\":\"a\"}]}", requests.get(0));
     assertEquals("stream package=dev.apkrelay.demo&deviceId=device+1 last-event-id=null auth=Bearer key-1", requests.get(1));
     assertEquals("stream package=dev.apkrelay.demo&deviceId=device+1 last-event-id=41 auth=Bearer key-1", requests.get(2));
@@ -128,6 +128,8 @@ class PushSessionTest {
     streams.add("data: x\n\n");
     long third = s.connectOnce(registration("a"));
     assertEquals(1_000, third); // events reset the backoff
+    // A reply without accountId (an older server): "", so every format 2 notice is refused.
+    assertEquals(List.of("message "), received);
   }
 
   @Test
