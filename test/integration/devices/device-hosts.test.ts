@@ -36,7 +36,7 @@ async function each(send: (host: Host) => Promise<Reply>): Promise<Reply[]> {
 }
 
 test('registration, heartbeat, push key, download and metadata answer alike on admin, web and push', async () => {
-  const { apiKey } = await newAccount(stack);
+  const { apiKey, id: accountId } = await newAccount(stack);
   await uploadFixture(stack, apiKey, 'version-1.apk');
   const apk = await fixture('version-1.apk');
   const device = (host: Host) => `device-on-${host}`;
@@ -49,6 +49,7 @@ test('registration, heartbeat, push key, download and metadata answer alike on a
       200,
       {
         status: 'enabled',
+        accountId,
         deviceId: device(HOSTS[i]!),
         heartbeatSeconds: 30,
         // Whichever host took the registration, the stream is on the push host.
