@@ -3,6 +3,7 @@
  * dependencies once, and serves the three hosts. `close()` is its one shutdown path: stop intake,
  * finish in-flight requests until the deadline, then close queues, Redis and Mongo.
  */
+import { setMaxListeners } from 'node:events';
 import { QueueEvents } from 'bullmq';
 import { redisAuthThrottle, type AuthFailureLimits } from '../shared/accounts/auth-throttle';
 import { createAccountsService } from '../shared/accounts/service';
@@ -95,6 +96,8 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   ingestEvents.on('error', (err) => log.warn({ err: err.message }, 'queue events error'));
   const listeners: Listener[] = [];
   const stopping = new AbortController();
+  // Every upload waiting for its verdict listens to it: as many as there are uploads in flight.
+  setMaxListeners(0, stopping.signal);
   const pushKeys = derivePushKeys(options.masterKey);
   const limits: ApiDeps['limits'] = {
     ...options.limits,

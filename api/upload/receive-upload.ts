@@ -223,6 +223,10 @@ export function receiveUpload(
           return null;
         },
         async (err: unknown) => {
+          // Storage failed (a full disk, an outage): the rest of the part is read and dropped, so
+          // the form still ends and the client gets its retryable reply instead of a stalled body.
+          source.unpipe(encrypted);
+          source.resume();
           await blobs.delete(uploadId).catch(() => undefined);
           throw err;
         },
