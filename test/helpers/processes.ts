@@ -11,17 +11,35 @@ import { request } from './http';
 
 export const execFile = promisify(execFileCb);
 
-/** Every live descendant of `pid`. */
-export async function descendants(pid: number): Promise<number[]> {
-  const parents = new Map<number, number[]>();
+interface ProcEntry {
+  readonly pid: number;
+  readonly ppid: number;
+  /** One letter: R, S, D, Z (zombie)... */
+  readonly state: string;
+}
+
+/** Every process in /proc with its parent and state. */
+async function processTable(): Promise<ProcEntry[]> {
+  const out: ProcEntry[] = [];
   for (const name of await readdir('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
     // pid (comm) state ppid ... — comm may contain spaces, so split after the last ')'.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    if (!Number.isInteger(ppid)) continue;
-    parents.set(ppid, [...(parents.get(ppid) ?? []), Number(name)]);
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (state === undefined || !Number.isInteger(Number(ppid))) continue;
+    out.push({ pid: Number(name), ppid: Number(ppid), state });
   }
+  return out;
+}
+
+const proc = (pid: number, file: string) =>
+  readFile(`/proc/${pid}/${file}`, 'utf8').catch(() => '');
+
+/** Every live descendant of `pid`. */
+export async function descendants(pid: number): Promise<number[]> {
+  const parents = new Map<number, number[]>();
+  for (const p of await processTable())
+    parents.set(p.ppid, [...(parents.get(p.ppid) ?? []), p.pid]);
   const out: number[] = [];
   const walk = (p: number) => {
     for (const child of parents.get(p) ?? []) {
@@ -36,12 +54,9 @@ export async function descendants(pid: number): Promise<number[]> {
 /** The direct children of `pid` whose command line contains `command`. */
 export async function childrenRunning(pid: number, command: string): Promise<number[]> {
   const out: number[] = [];
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
-    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== pid) continue;
-    const cmdline = await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '');
-    if (cmdline.replace(/\0/g, ' ').includes(command)) out.push(Number(name));
+  for (const p of await processTable()) {
+    if (p.ppid !== pid) continue;
+    if ((await proc(p.pid, 'cmdline')).replace(/\0/g, ' ').includes(command)) out.push(p.pid);
   }
   return out;
 }
@@ -52,14 +67,10 @@ export async function childrenRunning(pid: number, command: string): Promise<num
  */
 export async function processesMentioning(text: string): Promise<number[]> {
   const out: number[] = [];
-  for (const name of await readdir('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
-    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
-    const [cmdline, environ] = await Promise.all(
-      ['cmdline', 'environ'].map((f) => readFile(`/proc/${name}/${f}`, 'utf8').catch(() => '')),
-    );
-    if (cmdline!.includes(text) || environ!.includes(text)) out.push(Number(name));
+  for (const p of await processTable()) {
+    if (p.pid === process.pid || p.state === 'Z') continue;
+    const [cmdline, environ] = await Promise.all([proc(p.pid, 'cmdline'), proc(p.pid, 'environ')]);
+    if (cmdline.includes(text) || environ.includes(text)) out.push(p.pid);
   }
   return out;
 }
