@@ -1,6 +1,6 @@
 // Which top-level folder may import which: the house's layering (ops -> api/workers -> shared),
 // with the device client apart from the server. Used by eslint.config.mjs and checked by
-// test/unit/eslint-boundaries.test.ts.
+// test/unit/eslint.boundaries.test.ts.
 const restrict = (folders, why) => ({
   'no-restricted-imports': [
     'error',

@@ -28,3 +28,40 @@ test('no product file reads process.env except shared/config.ts', async () => {
   }
   expect(offenders).toEqual([]);
 });
+
+/** Repository-wide rule tests, which test no one source file. */
+const UNMIRRORED = new Set(['source-rules.test.ts']);
+
+/** `test/unit/X/Y[.aspect].test.ts` tests `X/Y.ts` (or `.js`, `.mjs`). */
+async function mirroredSource(testFile: string): Promise<string | null> {
+  const rel = path.relative(path.join(root, 'test', 'unit'), testFile);
+  const stem = rel.replace(/\.test\.ts$/, '');
+  const bases = [stem, stem.replace(/\.[^./]+$/, '')];
+  for (const base of bases) {
+    for (const ext of ['.ts', '.js', '.mjs']) {
+      const candidate = path.join(root, base + ext);
+      if (
+        await readFile(candidate).then(
+          () => true,
+          () => false,
+        )
+      )
+        return candidate;
+    }
+  }
+  return null;
+}
+
+test('unit tests mirror the source file they test (test/unit/X/Y.test.ts for X/Y.ts)', async () => {
+  const tests = (await sources(path.join(root, 'test', 'unit'))).filter((f) =>
+    f.endsWith('.test.ts'),
+  );
+  expect(tests.length).toBeGreaterThan(40);
+  const strays: string[] = [];
+  for (const file of tests) {
+    const rel = path.relative(path.join(root, 'test', 'unit'), file);
+    if (!UNMIRRORED.has(rel) && (await mirroredSource(file)) === null) strays.push(rel);
+  }
+  expect(strays).toEqual([]);
+  expect((tests.length - UNMIRRORED.size) / tests.length).toBeGreaterThanOrEqual(0.9);
+});

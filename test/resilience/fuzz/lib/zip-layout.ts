@@ -5,7 +5,7 @@
  * Only ever applied to the seed fixtures, which are valid; mutated bytes are never parsed here.
  */
 import { inflateRawSync } from 'node:zlib';
-import { writeZip, type ZipEntrySpec, type ZipSpec } from '../../../unit/apk/helpers/build-zip';
+import { writeZip, type ZipEntrySpec, type ZipSpec } from '../../../helpers/apk/build-zip';
 
 export const SIG = {
   LFH: 0x04034b50,

@@ -1,0 +1,32 @@
+/** The push host's per-process caches of key and app look-ups (pure: a counting service). */
+import type { Db } from 'mongodb';
+import { deviceLookups } from '../../../../api/push/device-lookups';
+import type { AccountsService } from '../../../../shared/accounts/service';
+import type { Account } from '../../../../shared/accounts/types';
+
+const account = { id: 'acc-1', email: 'a@example.com' } as unknown as Account;
+
+function lookups() {
+  const asked: string[] = [];
+  let now = 0;
+  const accounts = {
+    authenticateApiKey: (key: string) => {
+      asked.push(key);
+      return Promise.resolve(key === 'ak_good' ? account : null);
+    },
+  } as unknown as AccountsService;
+  const l = deviceLookups({ accounts, db: {} as Db }, () => now);
+  return { l, asked, advance: (ms: number) => (now += ms) };
+}
+
+test('a valid key is asked once per 5 s; a wrong key every time', async () => {
+  const { l, asked, advance } = lookups();
+  expect(await l.accounts.authenticateApiKey('ak_good')).toBe(account);
+  expect(await l.accounts.authenticateApiKey('ak_good')).toBe(account);
+  expect(await l.accounts.authenticateApiKey('ak_bad')).toBeNull();
+  expect(await l.accounts.authenticateApiKey('ak_bad')).toBeNull();
+  expect(asked).toEqual(['ak_good', 'ak_bad', 'ak_bad']);
+  advance(5_001);
+  await l.accounts.authenticateApiKey('ak_good');
+  expect(asked).toEqual(['ak_good', 'ak_bad', 'ak_bad', 'ak_good']);
+});
