@@ -34,7 +34,7 @@ fi
 rm -rf "$out/classes" "$out/test-classes" && mkdir -p "$out/classes" "$out/test-classes"
 # -sourcepath: javac compiles only the framework classes the bridge reaches. test/stubs stands in
 # for the two androidx types those name (androidx is not on Maven Central's class path here).
-javac --release 11 -nowarn -Xlint:-options -implicit:class -cp "$android_all:$jar" \
+javac --release 11 -nowarn -XDsuppressNotes -Xlint:-options -implicit:class -cp "$android_all:$jar" \
   -sourcepath "$framework:$here/test/stubs" -d "$out/classes" "$here"/src/android/*.java
 echo "cordova bridge: compiled against cordova-android $cordova_android ($(find "$out/classes/org/apache/cordova" -name '*.class' | wc -l) framework classes)"
 javac --release 17 -nowarn -cp "$out/classes:$android_all:$jar:$launcher" -d "$out/test-classes" \
