@@ -1,4 +1,4 @@
-/** apkrelay device client: the platform-neutral core, its Node adapters and the Cordova facade. */
+/** apkrelay device client: the platform-neutral core and its Node adapters. */
 export { DeviceClient, StartParamsError, REQUIRED_START_PARAMS } from './core/client';
 export type { StartParams, ClientOptions } from './core/client';
 export type { ClientEvent, EventListener } from './core/events';
@@ -15,4 +15,3 @@ export type { StrategyName } from './core/strategies';
 export { canonicalJson } from './core/signed-events';
 export { Client, createNodeClient, broadcaster } from './node/index';
 export type { NodeStartParams } from './node/index';
-export { cordovaFacade } from './cordova';

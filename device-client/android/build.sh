@@ -3,7 +3,8 @@
 # missing (Debian packages, as root), then `mvn verify`: compile at Java 11 against android-all,
 # Animal Sniffer at API 26, the JUnit 5 and Robolectric suites, the versioned jar, D8 to classes.dex
 # (dexdump reads it back) and the AAR; then demo/build.sh builds the demo APK in two versions and
-# runs `apksigner verify` on both. Prints the Surefire summary; the Maven log is kept in target/.
+# runs `apksigner verify` on both, and ../cordova/build.sh compiles and tests the Cordova plugin's
+# Java bridge. Prints the Surefire summary; the Maven log is kept in target/.
 # Usage: device-client/android/build.sh   (CI calls it from .ci/run)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -43,4 +44,5 @@ if ((status != 0)); then
 fi
 ls target/apkrelay-android-*.jar target/apkrelay-android-*.aar target/dex/classes.dex
 bash demo/build.sh
+bash ../cordova/build.sh
 echo "android library built and tested in $(( $(date +%s) - started )) s"

@@ -1,5 +1,4 @@
 /** Spec 4.4: Client.start's rules, strategies with their setters and defaults, metadata keys. */
-import { cordovaFacade } from '../../../../device-client/cordova';
 import { StartParamsError } from '../../../../device-client/core/client';
 import {
   AnnoyingPopUpStrategy,
@@ -140,43 +139,5 @@ describe('metadata', () => {
     );
     expect(() => h.client.addExceptionMetadata('', 'v')).toThrow('metadata key must not be null');
     h.client.addMetadata('k', 'v');
-  });
-});
-
-describe('Cordova-style facade', () => {
-  test('start with callbacks; errors reach errorCallback, never a throw', async () => {
-    const h = new Harness();
-    const cordova = cordovaFacade(h.client, {
-      packageName: 'dev.apkrelay.sample',
-      pushUrl: 'https://push.test',
-      baseUrl: 'https://admin.test',
-    });
-    const failures: string[] = [];
-    cordova.start({ apiKey: 'k', deviceId: '', errorCallback: (m) => failures.push(m) });
-    expect(failures).toEqual(['Client.start: missing or empty parameters: deviceId']);
-    let started = false;
-    cordova.start({
-      apiKey: 'k'.repeat(32),
-      deviceId: 'device-1',
-      successCallback: () => (started = true),
-    });
-    expect(started).toBe(true);
-    cordova.setCurrentStrategy('FRIENDLY_POPUP', undefined, (m) => failures.push(m));
-    cordova.setReminderTimeInSeconds(120);
-    let name = '';
-    cordova.getCurrentStrategy((n) => (name = n));
-    expect(name).toBe('FRIENDLY_POPUP');
-    cordova.setStatusBarTitle('x', undefined, (m) => failures.push(m));
-    cordova.addMetadata(null as unknown as string, 'v', undefined, (m) => failures.push(m));
-    cordova.setCurrentStrategy('NINJA', undefined, (m) => failures.push(m));
-    expect(failures.slice(1)).toEqual([
-      'the current strategy has no setStatusBarTitle',
-      'metadata key must not be null or empty',
-      'unknown strategy: NINJA',
-    ]);
-    let pending: boolean | undefined;
-    cordova.hasPendingUpdate((p) => (pending = p));
-    expect(pending).toBe(false);
-    await settle();
   });
 });
