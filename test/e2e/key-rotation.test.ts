@@ -107,14 +107,17 @@ async function upload(file: string): Promise<string> {
   return reply.text;
 }
 
-/** What must hold on every start after K1: old APK, old API key, old link, same push key. */
-async function oldThingsWork(): Promise<void> {
+/**
+ * What must hold on every start after K1: the current APK downloads with the old API key, the
+ * old link serves version 1 (uploaded under K1), the push key is the one pinned under K1.
+ */
+async function oldThingsWork(current: string): Promise<void> {
   const got = await request(
     `${urls.web}/download?package=${SAMPLE}&api_key=${encodeURIComponent(state.apiKey)}`,
     { ca: await ca() },
   );
   expect(got.status).toBe(200);
-  expect(sha256(got.body)).toBe(sha256(await fixture('version-1.apk')));
+  expect(sha256(got.body)).toBe(sha256(await fixture(current)));
   const me = await request(`${urls.admin}/api/v2/account`, { headers: auth(), ca: await ca() });
   expect(me.status).toBe(200);
   expect(me.json<{ apiKey: string }>().apiKey).toBe(state.apiKey);
@@ -209,7 +212,7 @@ test('under K1: account, APK, link, device with the push key pinned, backup', as
   const key = await request(`${urls.push}/api/v2/push-key`, { ca: await ca() });
   state.pushKey = key.json<{ publicKey: string }>().publicKey;
   expect(state.pushKey).toMatch(/^[A-Za-z0-9+/]{40,}={0,2}$/);
-  await oldThingsWork();
+  await oldThingsWork('version-1.apk');
   const { stdout } = await cli(['backup', 'run', '--json'], withK1);
   state.archive = (JSON.parse(stdout.trim()) as { path: string }).path;
   await stop();
@@ -217,7 +220,7 @@ test('under K1: account, APK, link, device with the push key pinned, backup', as
 
 test('K2 with K1 as previous: old APK, API key, link, push key and backup all work', async () => {
   await start(rotated);
-  await oldThingsWork();
+  await oldThingsWork('version-1.apk');
   // The old API key uploads; the device that pinned the key under K1 verifies the notice.
   expect(await upload('version-2.apk')).toBe('deploy successful');
   await deviceVerifies('kiosk-1');
@@ -243,7 +246,8 @@ test('keys reseal moves every stored value to K2; a second run changes nothing',
     resealed: Record<string, number>;
   };
   expect(first.keyId).toBe(idOf(K2));
-  expect(first.resealed).toEqual({ accounts: 1, apks: 2, pinned_keys: 2 });
+  // Version 2 was uploaded under K2 already: only version 1's data key moves.
+  expect(first.resealed).toEqual({ accounts: 1, apks: 1, pinned_keys: 2 });
   const again = JSON.parse((await cli(['keys', 'reseal', '--json'], rotated)).stdout.trim()) as {
     resealed: Record<string, number>;
   };
@@ -261,7 +265,7 @@ test('keys reseal moves every stored value to K2; a second run changes nothing',
 
 test('after reseal, K2 alone: everything still works', async () => {
   await start(k2Only);
-  await oldThingsWork();
+  await oldThingsWork('version-2.apk');
   await deviceVerifies('kiosk-2');
   expect(await upload('version-3.apk')).toBe('deploy successful');
   await stop();
