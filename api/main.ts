@@ -11,6 +11,7 @@ import { redisLoginThrottle } from '../shared/accounts/login-throttle';
 import { redisSignupThrottle } from '../shared/accounts/signup-throttle';
 import { redisKeys } from '../shared/redis-keys';
 import { createKeyRing } from '../shared/crypto/keys';
+import { loadPinnedKeys } from '../shared/crypto/pinned-keys';
 import { apkIngestQueue } from '../shared/queues/apk-ingest';
 import { cachedBlobStore } from '../shared/storage/blob-cache';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
@@ -28,7 +29,7 @@ import {
 import { createHostListener } from './app';
 import type { ApiDeps } from './deps';
 import { listen, type Listener, type ListenerTimeouts } from './server';
-import { derivePushKeys } from '../shared/devices/push-signing';
+import { pushKeysFromSeed } from '../shared/devices/push-signing';
 import { PushHub } from './push/hub';
 import { liveState } from '../shared/devices/live-state';
 import type { Host } from './route-table';
@@ -44,6 +45,8 @@ export interface ApiOptions {
   readonly database?: string;
   readonly queuePrefix: string;
   readonly masterKey: Buffer;
+  /** MASTER_KEY_PREVIOUS: keys that only open what was sealed before a rotation. */
+  readonly previousMasterKeys?: readonly Buffer[];
   /** Undefined: plain HTTP (TLS=off, behind a TLS-terminating proxy). */
   readonly tls: TlsMaterial | undefined;
   readonly host: string;
@@ -81,6 +84,14 @@ export interface ApiProcess {
 export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   const { log } = options;
   const mongo = await connectMongo(options.mongoUrl, options.database);
+  // Refuses to start (MASTER_KEY_MISSING) when the pinned keys need a key that is not configured.
+  const keys = await loadPinnedKeys(
+    mongo.db,
+    createKeyRing(options.masterKey, options.previousMasterKeys),
+  ).catch(async (err: unknown) => {
+    await mongo.close();
+    throw err;
+  });
   const redis = createProducerRedis(options.redisUrl, 'apkrelay:api');
   redis.on('error', (err) => log.warn({ err: err.message }, 'redis (api) connection error'));
   const producers = createProducers(redis, options.queuePrefix);
@@ -98,7 +109,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   const stopping = new AbortController();
   // Every upload waiting for its verdict listens to it: as many as there are uploads in flight.
   setMaxListeners(0, stopping.signal);
-  const pushKeys = derivePushKeys(options.masterKey);
+  const pushKeys = pushKeysFromSeed(keys.pinned('push-signing'));
   const limits: ApiDeps['limits'] = {
     ...options.limits,
     heartbeatSeconds: options.limits.heartbeatSeconds ?? 30,
@@ -133,7 +144,6 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
     // when Redis is down (those requests then get a retryable 503).
     await redisReady(redis, 3_000).catch(() => log.warn('starting while Redis is unavailable'));
     pushHub.start();
-    const keys = createKeyRing(options.masterKey);
     const stored = gridFsBlobStore(mongo.db);
     const blobs = options.downloadCache
       ? cachedBlobStore(stored, { ...options.downloadCache, log })

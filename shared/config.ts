@@ -36,6 +36,8 @@ export interface Config {
   readonly dataDir: string;
   /** 32 bytes; unset: generated once into `dataDir/master.key`. */
   readonly masterKey: Buffer | undefined;
+  /** MASTER_KEY_PREVIOUS: keys of before a rotation, most recent first; they only open. */
+  readonly masterKeyPrevious: readonly Buffer[];
   readonly tls: boolean;
   readonly tlsCert: string | undefined;
   readonly tlsKey: string | undefined;
@@ -155,8 +157,7 @@ class Reader {
     }
   }
 
-  key32(name: string): Buffer | undefined {
-    const value = this.raw(name);
+  key32(name: string, value = this.raw(name)): Buffer | undefined {
     if (value === undefined) return undefined;
     const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(value) ? Buffer.from(value, 'base64') : undefined;
     if (bytes?.length !== 32) {
@@ -199,7 +200,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
     mongoUrl: r.url('MONGO_URL', ['mongodb:', 'mongodb+srv:']),
     dataDir: path.resolve(cwd, r.raw('DATA_DIR') ?? '.data'),
-    masterKey: r.key32('MASTER_KEY'),
+    ...masterKeys(r),
     tls,
     tlsCert: tlsCert === undefined ? undefined : path.resolve(cwd, tlsCert),
     tlsKey: tlsKey === undefined ? undefined : path.resolve(cwd, tlsKey),
@@ -225,6 +226,21 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze(config);
+}
+
+function masterKeys(r: Reader) {
+  const masterKey = r.key32('MASTER_KEY');
+  const list = r.raw('MASTER_KEY_PREVIOUS')?.split(',') ?? [];
+  const masterKeyPrevious = list.flatMap(
+    (v) => r.key32('MASTER_KEY_PREVIOUS (each key)', v.trim()) ?? [],
+  );
+  const all = [masterKey, ...masterKeyPrevious].map((k) => k?.toString('base64'));
+  if (list.length > 0 && r.raw('MASTER_KEY') === undefined) {
+    r.problems.push('MASTER_KEY_PREVIOUS needs MASTER_KEY (the key that seals from now on)');
+  } else if (new Set(all).size !== all.length) {
+    r.problems.push('MASTER_KEY_PREVIOUS must not repeat a key or MASTER_KEY');
+  }
+  return { masterKey, masterKeyPrevious };
 }
 
 function requestTimeouts(r: Reader) {

@@ -86,6 +86,10 @@ export const ERRORS = {
     message: 'Sign-up is closed: accounts are created by the operator.',
   },
   INTERNAL: { status: 500, message: 'Internal error.' },
+  MASTER_KEY_MISSING: {
+    status: 500,
+    message: 'A stored value is sealed under a master key that is not configured.',
+  },
   DEPENDENCY_UNAVAILABLE: {
     status: 503,
     message: 'A backing service is unavailable; retry later.',

@@ -4,6 +4,7 @@
  */
 import { Queue } from 'bullmq';
 import { createKeyRing } from '../shared/crypto/keys';
+import { loadPinnedKeys } from '../shared/crypto/pinned-keys';
 import type { Logger } from '../shared/log';
 import { queueNoticeSink } from '../shared/queues/notice-sink';
 import { versionNoticeQueue } from '../shared/queues/version-notice';
@@ -22,6 +23,8 @@ export interface WorkerOptions {
   readonly database?: string;
   readonly queuePrefix: string;
   readonly masterKey: Buffer;
+  /** MASTER_KEY_PREVIOUS: keys that only open what was sealed before a rotation. */
+  readonly previousMasterKeys?: readonly Buffer[];
   readonly now?: () => Date;
   readonly schedulers?: boolean;
   readonly lockMs?: number;
@@ -50,6 +53,11 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
   };
   try {
     await ensureIndexes(mongo.db);
+    // Like the API: refuse to start when the pinned keys need a key that is not configured.
+    const keys = await loadPinnedKeys(
+      mongo.db,
+      createKeyRing(options.masterKey, options.previousMasterKeys),
+    );
     const runtime = await startWorkerRuntime({
       redisUrl: options.redisUrl,
       prefix: options.queuePrefix,
@@ -57,7 +65,7 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
       processors: createProcessors({
         db: mongo.db,
         blobs: gridFsBlobStore(mongo.db),
-        keys: createKeyRing(options.masterKey),
+        keys,
         redis,
         prefix: options.queuePrefix,
         notices: queueNoticeSink(noticeQueue),

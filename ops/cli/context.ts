@@ -34,7 +34,7 @@ export async function withDatabase<T>(
     try {
       await ensureIndexes(mongo.db);
       const masterKey = await resolveMasterKey(config.masterKey, config.dataDir, log);
-      return await fn(mongo.db, createKeyRing(masterKey), log);
+      return await fn(mongo.db, createKeyRing(masterKey, config.masterKeyPrevious), log);
     } finally {
       await mongo.close();
     }
@@ -43,11 +43,12 @@ export async function withDatabase<T>(
   }
 }
 
-/** The master key ring alone, for commands that need no database (backup verify). */
+/** The master keys (MASTER_KEY, MASTER_KEY_PREVIOUS) alone, for commands without a database. */
 export async function cliKeys(): Promise<KeyRing> {
   const config = cliConfig();
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, { role: 'cli' });
-  return createKeyRing(await resolveMasterKey(config.masterKey, config.dataDir, log));
+  const masterKey = await resolveMasterKey(config.masterKey, config.dataDir, log);
+  return createKeyRing(masterKey, config.masterKeyPrevious);
 }
 
 /** Prints a value as one JSON line (`--json`) or as text. */

@@ -7,6 +7,7 @@ import type { KeyRing } from '../crypto/keys';
 import { AppError } from '../errors';
 import {
   apiKeyLookup,
+  apiKeyLookups,
   generateApiKey,
   looksLikeApiKey,
   lookupMatches,
@@ -116,9 +117,10 @@ export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
 
     async authenticateApiKey(apiKey) {
       if (!looksLikeApiKey(apiKey)) return null;
-      const lookup = apiKeyLookup(keys, apiKey);
-      const doc = await accounts.findOne({ apiKeyLookup: lookup });
-      return doc && lookupMatches(lookup, doc.apiKeyLookup) ? toAccount(doc) : null;
+      const lookups = apiKeyLookups(keys, apiKey);
+      const doc = await accounts.findOne({ apiKeyLookup: { $in: lookups } });
+      const matches = doc ? lookups.map((l) => lookupMatches(l, doc.apiKeyLookup)) : [];
+      return doc && matches.includes(true) ? toAccount(doc) : null;
     },
 
     async revealApiKey(accountId) {

@@ -1,7 +1,9 @@
 /**
  * The encrypted, authenticated envelope of a backup archive: the whole gzip'd tar is sealed with
  * the segmented AES-256-GCM of APKs at rest (segmented-aead.ts), under a key derived for this
- * archive alone from the master key's `backup` sub-key and a random salt.
+ * archive alone from the master key's `backup` sub-key and a random salt. The header names the
+ * master key by its id, so an archive written before a rotation opens while its key is still
+ * configured (MASTER_KEY_PREVIOUS).
  *
  *   magic "APKRBAK2" (8) | master key id (4) | salt (16) | nonce prefix (7) | segments...
  *
@@ -39,10 +41,8 @@ export class BackupAuthError extends Error {
   }
 }
 
-function archiveKey(keys: KeyRing, salt: Buffer): Buffer {
-  return Buffer.from(
-    hkdfSync('sha256', keys.subkey('backup'), salt, 'apkrelay/backup-archive', 32),
-  );
+function archiveKey(backupKey: Buffer, salt: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', backupKey, salt, 'apkrelay/backup-archive', 32));
 }
 
 /** The header to write first, and the transform that seals what follows. */
@@ -50,7 +50,8 @@ export function sealArchive(keys: KeyRing): { header: Buffer; encryptor: Transfo
   const salt = randomBytes(SALT_SIZE);
   const prefix = newNoncePrefix();
   const header = Buffer.concat([MAGIC, Buffer.from(keys.id, 'hex'), salt, prefix]);
-  return { header, encryptor: new SegmentEncryptor(archiveKey(keys, salt), prefix) };
+  const key = archiveKey(keys.subkey('backup'), salt);
+  return { header, encryptor: new SegmentEncryptor(key, prefix) };
 }
 
 async function readHeader(file: string): Promise<Buffer> {
@@ -78,17 +79,21 @@ export async function openArchive(file: string, keys: KeyRing): Promise<Readable
     }
     throw new BackupAuthError('not an apkrelay backup archive (bad header)');
   }
-  // The id only names the key for the message; a forged id still fails the tags.
+  // The id picks the key (current or MASTER_KEY_PREVIOUS); a forged id still fails the tags.
   const keyId = header.subarray(MAGIC.length, MAGIC.length + ID_SIZE).toString('hex');
-  if (keyId !== keys.id) {
-    throw new BackupAuthError(`sealed under master key ${keyId}, this MASTER_KEY is ${keys.id}`);
+  const backupKey = keys.subkeyOf(keyId, 'backup');
+  if (!backupKey) {
+    throw new BackupAuthError(
+      `sealed under master key ${keyId}, which is not configured (MASTER_KEY is ${keys.id}; ` +
+        `MASTER_KEY_PREVIOUS: ${keys.ids.slice(1).join(', ') || 'none'})`,
+    );
   }
   const salt = header.subarray(MAGIC.length + ID_SIZE, MAGIC.length + ID_SIZE + SALT_SIZE);
   const prefix = header.subarray(MAGIC.length + ID_SIZE + SALT_SIZE);
   const out = new PassThrough();
   pipeline(
     createReadStream(file, { start: HEADER_SIZE }),
-    new SegmentDecryptor(archiveKey(keys, salt), prefix),
+    new SegmentDecryptor(archiveKey(backupKey, salt), prefix),
     createGunzip(),
     out,
   ).catch((err: unknown) => {

@@ -7,6 +7,7 @@
  */
 import { Binary, BSON, ObjectId, type Db, type Document } from 'mongodb';
 import type { KeyRing } from '../crypto/keys';
+import { PINNED_KEYS } from '../crypto/pinned-keys';
 import { AppError } from '../errors';
 import { listContents } from './create-backup';
 import type { Part } from './manifest';
@@ -97,7 +98,8 @@ export async function restoreBackup(
       `backup archive is damaged: ${report.problems.join('; ')}`,
     );
   }
-  const occupied = await nonEmptyCollections(db);
+  // Pinned keys are written by any process at its start, not data: the archive's replace them.
+  const occupied = (await nonEmptyCollections(db)).filter((n) => n !== PINNED_KEYS);
   if (occupied.length > 0) {
     if (!options.force) {
       throw new AppError(
@@ -107,6 +109,7 @@ export async function restoreBackup(
     }
     for (const name of occupied) await db.collection(name).deleteMany({});
   }
+  await db.collection(PINNED_KEYS).deleteMany({});
   const manifest = await readParts(file, options.keys, async (part, body) => {
     if (part.kind === 'collection') await restoreCollection(db, part.collection, body);
     else await restoreFile(db, part, body);

@@ -1,8 +1,10 @@
 /**
  * Hashed download links: a URL that carries no credential. The token is `<id>.<mac>`, where the
- * MAC is an HMAC-SHA256 (128 bits kept) of the id under a sub-key of the master key: a token that
- * was not issued here, or has one character changed, is refused before any database read. The
- * link document binds the token to one APK and holds its expiry, revocation and download count.
+ * MAC is an HMAC-SHA256 (128 bits kept) of the id under the pinned `download-link` key (stored
+ * sealed in the database, so master key rotations leave issued links valid: pinned-keys.ts): a
+ * token that was not issued here, or has one character changed, is refused before any database
+ * read. The link document binds the token to one APK and holds its expiry, revocation and
+ * download count.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ObjectId, type Collection, type Db } from 'mongodb';
@@ -34,7 +36,7 @@ export function downloadLinks(db: Db): Collection<DownloadLinkDoc> {
 }
 
 function mac(keys: KeyRing, id: string): Buffer {
-  return createHmac('sha256', keys.subkey('download-link')).update(id).digest().subarray(0, 16);
+  return createHmac('sha256', keys.pinned('download-link')).update(id).digest().subarray(0, 16);
 }
 
 export function linkToken(keys: KeyRing, id: ObjectId): string {

@@ -12,9 +12,10 @@ export function newDataKey(): Buffer {
 }
 
 export function wrapDataKey(keys: KeyRing, dataKey: Buffer, blobId: string): string {
-  return seal(keys.subkey('data-key-wrap'), dataKey, `data-key:${blobId}`);
+  return seal(keys, 'data-key-wrap', dataKey, `data-key:${blobId}`);
 }
 
+/** Opens a wrapped key under whichever configured master key sealed it. */
 export function unwrapDataKey(keys: KeyRing, wrapped: string, blobId: string): Buffer {
-  return unseal(keys.subkey('data-key-wrap'), wrapped, `data-key:${blobId}`);
+  return unseal(keys, 'data-key-wrap', wrapped, `data-key:${blobId}`);
 }

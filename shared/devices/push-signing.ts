@@ -3,8 +3,9 @@
  * its canonical JSON (keys sorted, `signature` excluded), so a device that pins the server's
  * public key (`GET /api/v2/push-key`) installs nothing this server did not order. The events name
  * the package and device, so a signed event cannot be replayed to another installation. The key
- * pair is derived from the master key, so every API process signs with the same key and no key
- * file needs distributing.
+ * pair comes from the pinned `push-signing` seed (shared/crypto/pinned-keys.ts: first derived
+ * from the master key, then stored sealed in the database), so every API process signs with the
+ * same key, no key file needs distributing, and a master key rotation leaves it unchanged.
  */
 import {
   createPrivateKey,
@@ -22,10 +23,15 @@ export interface PushKeys {
   readonly publicKey: KeyObject;
 }
 
+/** The key pair of a master key that was never rotated (what the pinned seed starts as). */
 export function derivePushKeys(masterKey: Buffer): PushKeys {
-  const seed = Buffer.from(
-    hkdfSync('sha256', masterKey, Buffer.alloc(0), 'apkrelay/push-signing', 32),
+  return pushKeysFromSeed(
+    Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'apkrelay/push-signing', 32)),
   );
+}
+
+/** The key pair of a 32-byte Ed25519 seed (the pinned `push-signing` key). */
+export function pushKeysFromSeed(seed: Buffer): PushKeys {
   const privateKey = createPrivateKey({
     key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]),
     format: 'der',

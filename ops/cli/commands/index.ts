@@ -3,6 +3,7 @@ import { register as account } from './account';
 import { register as deviceSim } from './device-sim';
 import { register as backup } from './backup';
 import { register as inspect } from './inspect';
+import { register as keys } from './keys';
 import { register as services } from './services';
 import { register as start } from './start';
 import { register as upload } from './upload';
@@ -15,5 +16,6 @@ export const commands: ReadonlyArray<(program: Command) => void> = [
   inspect,
   upload,
   backup,
+  keys,
   deviceSim,
 ];

@@ -54,6 +54,7 @@ async function runRole(config: Config, role: Role): Promise<void> {
     mongoUrl: services.mongoUrl,
     queuePrefix: config.queuePrefix,
     masterKey,
+    previousMasterKeys: config.masterKeyPrevious,
   };
   let stop: () => Promise<void>;
   if (role === 'api') {

@@ -1,0 +1,84 @@
+/**
+ * `apkrelay keys reseal`: rewrites every value stored sealed (or keyed) under a previous master key
+ * so that it is under the current one; after it, MASTER_KEY_PREVIOUS can be dropped.
+ *
+ * - `pinned_keys`: re-sealed; their values (link MAC key, push seed) never change.
+ * - `accounts`: the API key is unsealed, then re-sealed and its lookup HMAC recomputed.
+ * - `apks`: the per-APK data key is unwrapped and wrapped again (the APK bytes stay as they are).
+ *
+ * FerretDB v1 has no transactions: each value is one single-document update, conditional on the
+ * old sealed value still being there (a concurrent change, such as a regenerated API key, wins
+ * and is already under the current key). A value already under the current key is skipped, so a
+ * run cut short is finished by running it again, and a second run changes nothing.
+ */
+import type { Db } from 'mongodb';
+import { accountsCollection } from '../accounts/service';
+import { apiKeyLookup, sealApiKey, unsealApiKey } from '../accounts/api-keys';
+import { catalog } from '../catalog/collections';
+import { unwrapDataKey, wrapDataKey } from './data-keys';
+import type { KeyRing } from './keys';
+import { pinnedAad, pinnedKeys } from './pinned-keys';
+import { seal, sealedUnderCurrent, unseal } from './seal';
+
+export interface ResealReport {
+  /** The current master key's id: every value is under it now. */
+  readonly keyId: string;
+  /** Values rewritten, per collection (0: already under the current key). */
+  readonly resealed: { accounts: number; apks: number; pinned_keys: number };
+}
+
+async function resealPinned(db: Db, keys: KeyRing): Promise<number> {
+  let n = 0;
+  for await (const doc of pinnedKeys(db).find({})) {
+    const value = unseal(keys, 'pinned-key-seal', doc.sealed, pinnedAad(doc._id));
+    if (sealedUnderCurrent(keys, doc.sealed)) continue;
+    const sealed = seal(keys, 'pinned-key-seal', value, pinnedAad(doc._id));
+    n += (
+      await pinnedKeys(db).updateOne({ _id: doc._id, sealed: doc.sealed }, { $set: { sealed } })
+    ).modifiedCount;
+  }
+  return n;
+}
+
+async function resealAccounts(db: Db, keys: KeyRing): Promise<number> {
+  const accounts = accountsCollection(db);
+  let n = 0;
+  const cursor = accounts.find({}, { projection: { apiKeySealed: 1, apiKeyLookup: 1 } });
+  for await (const doc of cursor) {
+    const id = doc._id.toHexString();
+    const apiKey = unsealApiKey(keys, id, doc.apiKeySealed);
+    const lookup = apiKeyLookup(keys, apiKey);
+    if (sealedUnderCurrent(keys, doc.apiKeySealed) && doc.apiKeyLookup === lookup) continue;
+    const result = await accounts.updateOne(
+      { _id: doc._id, apiKeySealed: doc.apiKeySealed },
+      { $set: { apiKeySealed: sealApiKey(keys, id, apiKey), apiKeyLookup: lookup } },
+    );
+    n += result.modifiedCount;
+  }
+  return n;
+}
+
+async function resealApks(db: Db, keys: KeyRing): Promise<number> {
+  const { apks } = catalog(db);
+  let n = 0;
+  for await (const doc of apks.find({}, { projection: { blobId: 1, wrappedKey: 1 } })) {
+    const dataKey = unwrapDataKey(keys, doc.wrappedKey, doc.blobId);
+    if (sealedUnderCurrent(keys, doc.wrappedKey)) continue;
+    const wrappedKey = wrapDataKey(keys, dataKey, doc.blobId);
+    n += (
+      await apks.updateOne({ _id: doc._id, wrappedKey: doc.wrappedKey }, { $set: { wrappedKey } })
+    ).modifiedCount;
+  }
+  return n;
+}
+
+/**
+ * Reseals everything under the current key. Fails with MASTER_KEY_MISSING (naming the key id)
+ * on the first value sealed under a key the ring lacks; what was done before stays done.
+ */
+export async function resealAll(db: Db, keys: KeyRing): Promise<ResealReport> {
+  const pinned_keys = await resealPinned(db, keys);
+  const accounts = await resealAccounts(db, keys);
+  const apks = await resealApks(db, keys);
+  return { keyId: keys.id, resealed: { accounts, apks, pinned_keys } };
+}
