@@ -13,6 +13,7 @@ import { createAccountsService } from '../../../shared/accounts/service';
 import { createKeyRing } from '../../../shared/crypto/keys';
 import { closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
 import { newAccount } from '../../helpers/accounts';
+import { eventually } from '../../helpers/eventually';
 import { request, type Reply } from '../../helpers/http';
 import { postMultipart } from '../../helpers/multipart';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -84,7 +85,7 @@ async function failingJob(queue: Queue): Promise<string> {
   const job = await queue.add('sweep-orphan-blobs', { task: 'no-such-task' }, { attempts: 1 });
   if (!job.id) throw new Error('the failing job has no id');
   const id = job.id;
-  await until('the failing job to fail', async () =>
+  await eventually('the failing job to fail', async () =>
     (await queue.getJob(id))?.failedReason ? true : undefined,
   );
   return id;
@@ -127,16 +128,6 @@ export async function signIn(stack: TestStack, email: string): Promise<WebSessio
     'apps page',
   );
   return { cookie, csrf: csrfIn(apps.text) };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 export async function buildWorld(): Promise<World> {
@@ -184,7 +175,7 @@ export async function buildWorld(): Promise<World> {
     'exception of A',
   );
   const exceptionId = reported.json<{ reportId: string }>().reportId;
-  await until('A’s exception to be stored', async () => {
+  await eventually('A’s exception to be stored', async () => {
     const r = await request(`${admin}/api/v2/apps/${pkg}/exceptions/${exceptionId}`, {
       headers: bearer(a.apiKey),
       ca: stack.ca,
@@ -215,7 +206,7 @@ export async function buildWorld(): Promise<World> {
     202,
     'upload job of A',
   ).json<{ jobId: string }>();
-  await until('A’s upload job to finish', async () => {
+  await eventually('A’s upload job to finish', async () => {
     const r = await request(`${admin}/api/v2/uploads/${job.jobId}`, {
       headers: bearer(a.apiKey),
       ca: stack.ca,
