@@ -1,7 +1,7 @@
 /** Shared by the device-client end-to-end tests: waiting on fleet events, fixture hashes. */
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { FleetEvent } from '../../../device-client/simulator/fleet';
+import { eventually } from '../../helpers/eventually';
 import { fixture } from '../../helpers/uploads';
 
 export const SAMPLE = 'dev.apkrelay.sample';
@@ -19,11 +19,10 @@ export async function until(
   timeoutMs = 20_000,
   seen: () => unknown = () => undefined,
 ): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end)
-      throw new Error(`timed out waiting for ${what}; seen: ${JSON.stringify(seen())}`);
-    await sleep(50);
+  try {
+    await eventually(what, check, { timeoutMs });
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; seen: ${JSON.stringify(seen())}`, { cause: err });
   }
 }
 

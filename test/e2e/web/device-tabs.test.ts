@@ -5,9 +5,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startFleet, type FleetEvent } from '../../../device-client/simulator/fleet';
 import { newAccount } from '../../helpers/accounts';
+import { eventually } from '../../helpers/eventually';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { uploadFixture } from '../../helpers/uploads';
 import { md5Of, SAMPLE } from '../device-client/helpers';
@@ -28,13 +28,8 @@ afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-async function poll(what: string, check: () => Promise<boolean>): Promise<void> {
-  const end = Date.now() + 30_000;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+const poll = (what: string, check: () => Promise<boolean>) =>
+  eventually(what, check, { timeoutMs: 30_000, intervalMs: 100 });
 
 test('devices and exceptions of the simulator appear in their tabs', async () => {
   const { apiKey, email } = await newAccount(stack);

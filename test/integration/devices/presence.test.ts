@@ -4,9 +4,9 @@
  * document: only reported changes are written to MongoDB. Device requests read the
  * installation's card in Redis, which every writer keeps in step with the document.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { newAccount } from '../../helpers/accounts';
+import { eventually, eventuallyValue } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
 import { connectSse } from '../../helpers/sse';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -14,10 +14,15 @@ import { uploadFixture } from '../../helpers/uploads';
 
 const PKG = 'dev.apkrelay.sample';
 const HEARTBEAT_SECONDS = 1;
+const METRICS_TOKEN = 'presence-metrics-token';
 let stack: TestStack;
 let clock = Date.parse('2026-11-21T10:00:00Z');
 beforeAll(async () => {
-  stack = await startStack({ now: () => new Date(clock), heartbeatSeconds: HEARTBEAT_SECONDS });
+  stack = await startStack({
+    now: () => new Date(clock),
+    heartbeatSeconds: HEARTBEAT_SECONDS,
+    metricsToken: METRICS_TOKEN,
+  });
 });
 afterAll(() => stack.close());
 
@@ -37,6 +42,15 @@ async function online(apiKey: string): Promise<string[]> {
   return reply
     .json<{ installations: Array<{ deviceId: string }> }>()
     .installations.map((i) => i.deviceId);
+}
+
+/** The open-streams line of /metrics. */
+async function openStreamsLine(): Promise<string> {
+  const reply = await request(`${stack.urls.admin}/metrics`, {
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    ca: stack.ca,
+  });
+  return reply.text.split('\n').find((l) => l.startsWith('apkrelay_push_streams_open')) ?? '';
 }
 
 const storedSeenAt = async (accountId: string, deviceId: string) =>
@@ -62,12 +76,21 @@ test('an open stream keeps its installation online; once closed, three missed be
   });
   await sse.next('status');
   clock += 10_000; // ten beats later: only the open stream keeps its installation online
-  await sleep(HEARTBEAT_SECONDS * 1000 * 2); // the hub touches its open streams every beat
-  expect(await online(apiKey)).toEqual(['streaming']);
+  // The hub touches its open streams every beat (1 s): polled, with twenty beats' deadline.
+  const touched = await eventuallyValue(
+    'the hub to touch the open stream',
+    () => online(apiKey),
+    (ids) => ids.includes('streaming'),
+    { timeoutMs: 20 * HEARTBEAT_SECONDS * 1000 },
+  );
+  expect(touched).toEqual(['streaming']);
   expect(await storedSeenAt(id, 'streaming')).toBe(registeredAt);
 
   await sse.close();
-  await sleep(300);
+  // The API has seen the stream close (so it touches it no more) before the clock moves on.
+  await eventually('the API to see the stream close', async () =>
+    / 0$/m.test(await openStreamsLine()),
+  );
   clock += 2_000;
   expect(await online(apiKey)).toEqual(['streaming']);
   clock += 2_000; // four beats since the stream closed

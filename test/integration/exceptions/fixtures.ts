@@ -8,6 +8,7 @@ import { Queue } from 'bullmq';
 import { ObjectId } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../../../shared/catalog/types';
 import { closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
+import { eventuallyValue } from '../../helpers/eventually';
 import { request, type Reply } from '../../helpers/http';
 import type { TestStack } from '../../helpers/stack';
 
@@ -122,19 +123,10 @@ export function postForm(baseUrl: string, ca: string, body: string): Promise<Rep
 
 /**
  * Waits until `count()` reaches `expected` (the worker stores asynchronously), then returns it;
- * throws when it has not within 60 s, so a test waiting on it cannot pass by timing out.
+ * throws when it has not by the deadline, so a test waiting on it cannot pass by timing out.
  */
 export async function eventually(count: () => Promise<number>, expected: number): Promise<number> {
-  const deadline = Date.now() + 60_000;
-  let value = await count();
-  while (value < expected) {
-    if (Date.now() > deadline) {
-      throw new Error(`eventually: still ${value} after 60 s, waiting for ${expected}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-    value = await count();
-  }
-  return value;
+  return eventuallyValue(`a count of ${expected}`, count, (value) => value >= expected);
 }
 
 /** Waits until the exception queue has nothing waiting, active or delayed. */
@@ -142,13 +134,11 @@ export async function drained(stack: TestStack): Promise<void> {
   const redis = createWorkerRedis(stack.redisUrl, 'test:drained');
   const queue = new Queue('exception-ingest', { connection: redis, prefix: stack.prefix });
   try {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized');
-      if (Object.values(counts).every((c) => c === 0)) return;
-      if (Date.now() > deadline) throw new Error(`queue not drained: ${JSON.stringify(counts)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await eventuallyValue(
+      'the exception queue to drain',
+      () => queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized'),
+      (counts) => Object.values(counts).every((c) => c === 0),
+    );
   } finally {
     await queue.close();
     await closeRedis(redis);

@@ -1,12 +1,11 @@
 /**
- * The access matrix as data: one entry per route of the route table (plus the UI mounted beside
- * it), keyed `METHOD path`. An entry says which of A's resources the route addresses, how each
- * role calls it, and how to read the reply; who is allowed comes from the route's declared
- * `access` (roles.ts `defaultOutcomes`), and an entry overrides a role only with a reason.
- * The matrix test fails when a route has no entry, or an entry no route.
+ * How the access matrix asks each route of the route table, keyed `METHOD path` as in matrix.tsv:
+ * the request each role sends, and how to read the reply as allow or a kind of denial. Who should
+ * get what is in matrix.tsv, written by hand; the queue board's routes are in board.ts. The matrix
+ * test fails when a row of matrix.tsv has no entry here or in board.ts.
  */
 import { randomBytes } from 'node:crypto';
-import type { Access, Host, Method } from '../../../api/route-table';
+import type { Host } from '../../../api/route-table';
 import { request } from '../../helpers/http';
 import type { Part } from '../../helpers/multipart';
 import { fixture } from '../../helpers/uploads';
@@ -26,11 +25,8 @@ import {
   type Call,
   type Judge,
 } from './judge';
-import { accountOf, keyOf, knowsCsrf, sessionOf, type Outcome, type Role } from './roles';
+import { accountOf, keyOf, knowsCsrf, sessionOf, type Role } from './roles';
 import { csrfIn, PASSWORD, SCREENSHOT, signIn, type World } from './world';
-
-/** A's resources a route can name. */
-export type Resource = 'package' | 'apk' | 'installation' | 'exception' | 'link' | 'job';
 
 export interface CaseContext {
   readonly w: World;
@@ -41,41 +37,19 @@ export interface CaseContext {
 }
 
 export interface Entry {
-  readonly addresses: readonly Resource[];
-  /**
-   * The path names a package and, under it, another resource of A: callers with an app of their
-   * own also try A's resource under their own package (the lookup must be scoped to the account,
-   * not only to the package).
-   */
-  readonly crossPackage?: boolean;
-  readonly overrides?: Partial<Record<Role, Outcome>>;
-  /** Why the overrides hold. */
-  readonly why?: string;
   readonly judge: Judge;
   readonly call: (c: CaseContext) => Call | Promise<Call>;
   /** Runs after every other entry, in this order (it revokes or replaces what others use). */
   readonly last?: number;
 }
 
-/** Routes mounted beside the route table (a UI with its own sub-routes). */
-export const EXTRA_MOUNTS: ReadonlyArray<{
-  readonly method: Method;
-  readonly path: string;
-  readonly hosts: readonly Host[];
-  readonly access: Access | 'operator';
-}> = [
-  { method: 'get', path: '/ops/queues', hosts: ['admin'], access: 'operator' },
-  // The board's own JSON API (queues, jobs): the same guard, asked directly.
-  { method: 'get', path: '/ops/queues/api/queues', hosts: ['admin'], access: 'operator' },
-];
-
 // --- how roles present what they hold ----------------------------------------------------------
 
-const bearer = (c: CaseContext): Record<string, string> => {
+export const bearer = (c: CaseContext): Record<string, string> => {
   const key = keyOf(c.w, c.role);
   return key ? { authorization: `Bearer ${key}` } : {};
 };
-const cookie = (c: CaseContext): Record<string, string> => {
+export const cookie = (c: CaseContext): Record<string, string> => {
   const session = sessionOf(c.w, c.role);
   return session ? { cookie: session.cookie } : {};
 };
@@ -120,8 +94,6 @@ const uiForm =
     form: { ...fields(c), _csrf: csrf(c) },
   });
 
-const OWN_ACCOUNT = 'acts on the caller’s own account only; A’s data must not appear (leak check)';
-
 function exceptionForm(c: CaseContext): URLSearchParams {
   const form = new URLSearchParams();
   form.set('package', c.w.a.package);
@@ -152,15 +124,13 @@ function registration(c: CaseContext, keyInBody: boolean): Call {
 }
 
 export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
-  'GET /healthz': { addresses: [], judge: publicJudge, call: bearerGet(() => '/healthz') },
-  'GET /readyz': { addresses: [], judge: publicJudge, call: bearerGet(() => '/readyz') },
+  'GET /healthz': { judge: publicJudge, call: bearerGet(() => '/healthz') },
+  'GET /readyz': { judge: publicJudge, call: bearerGet(() => '/readyz') },
   'GET /api/v2/openapi.json': {
-    addresses: [],
     judge: publicJudge,
     call: bearerGet(() => '/api/v2/openapi.json'),
   },
   'POST /api/v2/accounts': {
-    addresses: [],
     judge: publicJudge,
     call: (c) => ({
       method: 'POST',
@@ -170,18 +140,12 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     }),
   },
   'GET /api/v2/account': {
-    addresses: [],
-    overrides: { ownerB: 'allow', operator: 'allow' },
-    why: OWN_ACCOUNT,
     judge: jsonJudge,
     call: bearerGet(() => '/api/v2/account'),
   },
 
   // --- uploads ---
   'POST /apps/api_upload': {
-    addresses: ['package'],
-    overrides: { ownerB: 'allow', operator: 'allow' },
-    why: 'an upload lands in the account of the key; B’s and the operator’s go to their own app',
     judge: legacyUploadJudge,
     call: async (c) => {
       const key = keyOf(c.w, c.role);
@@ -197,11 +161,6 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     },
   },
   'POST /api/v2/apps/:package/apks': {
-    addresses: ['package'],
-    overrides: { ownerB: 'allow', operator: 'allow' },
-    why:
-      'an upload lands in the caller’s own account (apps are per account); the path only names ' +
-      'the package the APK must have, so B’s APK is refused there later, never added to A’s app',
     judge: jsonJudge,
     call: async (c) => ({
       method: 'POST',
@@ -211,14 +170,12 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     }),
   },
   'GET /api/v2/uploads/:jobId': {
-    addresses: ['job'],
     judge: jsonJudge,
     call: bearerGet((c) => `/api/v2/uploads/${c.w.a.jobId}`),
   },
 
   // --- downloads and metadata (PushLink) ---
   'GET /download': {
-    addresses: ['package', 'installation'],
     judge: downloadJudge,
     call: (c) => ({
       method: 'GET',
@@ -226,7 +183,6 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     }),
   },
   'GET /apps/api_list_json': {
-    addresses: ['package', 'installation'],
     judge: jsonJudge,
     call: (c) => ({
       method: 'GET',
@@ -236,20 +192,14 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
 
   // --- apps ---
   'GET /api/v2/apps': {
-    addresses: [],
-    overrides: { ownerB: 'allow', operator: 'allow' },
-    why: OWN_ACCOUNT,
     judge: jsonJudge,
     call: bearerGet(() => '/api/v2/apps'),
   },
   'GET /api/v2/apps/:package': {
-    addresses: ['package'],
     judge: jsonJudge,
     call: bearerGet((c) => `/api/v2/apps/${c.pkg}`),
   },
   'PUT /api/v2/apps/:package/current': {
-    addresses: ['package', 'apk'],
-    crossPackage: true,
     judge: jsonJudge,
     call: (c) => ({
       method: 'PUT',
@@ -261,8 +211,6 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
 
   // --- download links ---
   'POST /api/v2/apps/:package/download-links': {
-    addresses: ['package', 'apk'],
-    crossPackage: true,
     judge: jsonJudge,
     call: (c) => ({
       method: 'POST',
@@ -272,12 +220,10 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     }),
   },
   'GET /api/v2/apps/:package/download-links': {
-    addresses: ['package'],
     judge: jsonJudge,
     call: bearerGet((c) => `/api/v2/apps/${c.pkg}/download-links`),
   },
   'DELETE /api/v2/download-links/:id': {
-    addresses: ['link'],
     judge: jsonJudge,
     // Revoking A's link would end the /d/ cases: after them.
     last: 1,
@@ -288,35 +234,28 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     }),
   },
   'GET /d/:token': {
-    addresses: ['link'],
-    why: 'a download link is a capability: whoever holds the URL downloads, by design',
     judge: linkJudge,
     call: page((c) => `/d/${c.w.a.linkToken}`),
   },
   'GET /d/:token/qr.svg': {
-    addresses: ['link'],
     judge: linkJudge,
     call: page((c) => `/d/${c.w.a.linkToken}/qr.svg`),
   },
   'GET /d/:token/qr.png': {
-    addresses: ['link'],
     judge: linkJudge,
     call: page((c) => `/d/${c.w.a.linkToken}/qr.png`),
   },
 
   // --- devices ---
   'POST /api/v2/installations': {
-    addresses: ['package', 'installation'],
     judge: jsonJudge,
     call: (c) => ({ ...registration(c, c.role === 'device'), path: '/api/v2/installations' }),
   },
   'POST /api/v2/heartbeat': {
-    addresses: ['package', 'installation'],
     judge: jsonJudge,
     call: (c) => ({ ...registration(c, c.role === 'device'), path: '/api/v2/heartbeat' }),
   },
   'GET /api/v2/stream': {
-    addresses: ['package', 'installation'],
     judge: streamJudge,
     call: (c) => {
       const key = keyOf(c.w, c.role);
@@ -330,18 +269,14 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     },
   },
   'GET /api/v2/push-key': {
-    addresses: [],
     judge: publicJudge,
     call: bearerGet(() => '/api/v2/push-key'),
   },
   'GET /api/v2/apps/:package/installations': {
-    addresses: ['package'],
     judge: jsonJudge,
     call: bearerGet((c) => `/api/v2/apps/${c.pkg}/installations`),
   },
   'PUT /api/v2/apps/:package/installations/:deviceId': {
-    addresses: ['package', 'installation'],
-    crossPackage: true,
     judge: jsonJudge,
     call: (c) => ({
       method: 'PUT',
@@ -353,12 +288,10 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
 
   // --- exceptions ---
   'POST /exception': {
-    addresses: ['package', 'installation'],
     judge: legacyExceptionJudge,
     call: (c) => ({ method: 'POST', path: '/exception', form: exceptionForm(c) }),
   },
   'POST /api/v2/exceptions': {
-    addresses: ['package', 'installation'],
     judge: jsonJudge,
     call: (c) => ({
       method: 'POST',
@@ -375,43 +308,29 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     }),
   },
   'GET /api/v2/apps/:package/exceptions': {
-    addresses: ['package'],
     judge: jsonJudge,
     call: bearerGet((c) => `/api/v2/apps/${c.pkg}/exceptions`),
   },
   'GET /api/v2/apps/:package/exceptions/:id': {
-    addresses: ['package', 'exception'],
-    crossPackage: true,
     judge: jsonJudge,
     call: bearerGet((c) => `/api/v2/apps/${c.pkg}/exceptions/${c.w.a.exceptionId}`),
   },
   'GET /api/v2/apps/:package/exceptions/:id/screenshot': {
-    addresses: ['package', 'exception'],
-    crossPackage: true,
     judge: jsonJudge,
     call: bearerGet((c) => `/api/v2/apps/${c.pkg}/exceptions/${c.w.a.exceptionId}/screenshot`),
   },
 
   // --- operations ---
-  'GET /metrics': { addresses: [], judge: jsonJudge, call: bearerGet(() => '/metrics') },
-  'GET /ops/queues': { addresses: [], judge: jsonJudge, call: bearerGet(() => '/ops/queues') },
-  'GET /ops/queues/api/queues': {
-    addresses: [],
-    judge: jsonJudge,
-    call: bearerGet(() => '/ops/queues/api/queues'),
-  },
+  'GET /metrics': { judge: jsonJudge, call: bearerGet(() => '/metrics') },
 
   // --- web administration ---
-  'GET /ui': { addresses: [], judge: publicJudge, call: page(() => '/ui') },
-  'GET /ui/style.css': { addresses: [], judge: publicJudge, call: page(() => '/ui/style.css') },
-  'GET /ui/app.js': { addresses: [], judge: publicJudge, call: page(() => '/ui/app.js') },
-  'GET /ui/signup': { addresses: [], judge: publicJudge, call: page(() => '/ui/signup') },
-  'GET /ui/login': { addresses: [], judge: publicJudge, call: page(() => '/ui/login') },
+  'GET /ui': { judge: publicJudge, call: page(() => '/ui') },
+  'GET /ui/style.css': { judge: publicJudge, call: page(() => '/ui/style.css') },
+  'GET /ui/app.js': { judge: publicJudge, call: page(() => '/ui/app.js') },
+  'GET /ui/signup': { judge: publicJudge, call: page(() => '/ui/signup') },
+  'GET /ui/login': { judge: publicJudge, call: page(() => '/ui/login') },
   'POST /ui/signup': {
-    addresses: [],
     judge: publicJudge,
-    overrides: { forgedForm: 'forbidden' },
-    why: 'anyone may sign up, but not through a form another site makes a browser send (CSRF)',
     call: async (c) => {
       const { cookie: anon, csrf: token } = await anonymousForm(c, '/ui/signup');
       return {
@@ -423,18 +342,6 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     },
   },
   'POST /ui/login': {
-    addresses: [],
-    overrides: {
-      anonymous: 'unauthenticated',
-      device: 'unauthenticated',
-      ownerB: 'unauthenticated',
-      operator: 'unauthenticated',
-      scraper: 'unauthenticated',
-      forgedForm: 'forbidden',
-    },
-    why:
-      'everyone may try to sign in as A; only A’s owner knows A’s password; a forged ' +
-      'cross-site login form is refused (login CSRF)',
     judge: loginJudge,
     call: async (c) => {
       const { cookie: anon, csrf: token } = await anonymousForm(c, '/ui/login');
@@ -450,9 +357,6 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     },
   },
   'POST /ui/logout': {
-    addresses: [],
-    overrides: { ownerB: 'allow', operator: 'allow' },
-    why: 'ends the caller’s own session (a fresh one, so the other cases keep theirs)',
     judge: logoutJudge,
     call: async (c) => {
       const account = accountOf(c.w, c.role);
@@ -467,16 +371,10 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     },
   },
   'GET /ui/apps': {
-    addresses: [],
-    overrides: { ownerB: 'allow', operator: 'allow' },
-    why: OWN_ACCOUNT,
     judge: pageJudge,
     call: page(() => '/ui/apps'),
   },
   'POST /ui/api-key': {
-    addresses: [],
-    overrides: { ownerB: 'allow', operator: 'allow' },
-    why: 'replaces the caller’s own API key; runs last, since the keys change',
     judge: formJudge,
     last: 2,
     call: uiForm(
@@ -485,8 +383,6 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     ),
   },
   'POST /ui/apps/:package/installations/:deviceId/status': {
-    addresses: ['package', 'installation'],
-    crossPackage: true,
     judge: formJudge,
     call: uiForm(
       (c) => `/ui/apps/${c.pkg}/installations/${c.w.a.deviceId}/status`,
@@ -494,9 +390,6 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     ),
   },
   'POST /ui/apks': {
-    addresses: [],
-    overrides: { ownerB: 'allow', operator: 'allow' },
-    why: 'an upload lands in the caller’s own account',
     judge: webUploadJudge,
     call: async (c) => ({
       method: 'POST',
@@ -506,14 +399,10 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     }),
   },
   'GET /ui/apps/:package': {
-    addresses: ['package'],
     judge: pageJudge,
     call: page((c) => `/ui/apps/${c.pkg}`),
   },
   'POST /ui/apps/:package/apks': {
-    addresses: ['package'],
-    overrides: { ownerB: 'allow', operator: 'allow' },
-    why: 'as POST /api/v2/apps/:package/apks: the caller’s own account; B’s APK is refused there',
     judge: webUploadJudge,
     call: async (c) => ({
       method: 'POST',
@@ -523,30 +412,22 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     }),
   },
   'GET /ui/apps/:package/installations': {
-    addresses: ['package'],
     judge: pageJudge,
     call: page((c) => `/ui/apps/${c.pkg}/installations`),
   },
   'GET /ui/apps/:package/exceptions': {
-    addresses: ['package'],
     judge: pageJudge,
     call: page((c) => `/ui/apps/${c.pkg}/exceptions`),
   },
   'GET /ui/apps/:package/exceptions/:id': {
-    addresses: ['package', 'exception'],
-    crossPackage: true,
     judge: pageJudge,
     call: page((c) => `/ui/apps/${c.pkg}/exceptions/${c.w.a.exceptionId}`),
   },
   'GET /ui/apps/:package/exceptions/:id/screenshot': {
-    addresses: ['package', 'exception'],
-    crossPackage: true,
     judge: pageJudge,
     call: page((c) => `/ui/apps/${c.pkg}/exceptions/${c.w.a.exceptionId}/screenshot`),
   },
   'POST /ui/apps/:package/current': {
-    addresses: ['package', 'apk'],
-    crossPackage: true,
     judge: formJudge,
     call: uiForm(
       (c) => `/ui/apps/${c.pkg}/current`,
@@ -554,8 +435,6 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     ),
   },
   'POST /ui/apps/:package/download-links': {
-    addresses: ['package', 'apk'],
-    crossPackage: true,
     judge: formJudge,
     call: uiForm(
       (c) => `/ui/apps/${c.pkg}/download-links`,

@@ -11,7 +11,7 @@ import type { Outcome } from './roles';
 export type Verdict = Outcome | 'unclassified';
 
 export interface Call {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path and query on the host under test. */
   readonly path: string;
   readonly headers?: Readonly<Record<string, string>>;
@@ -73,6 +73,9 @@ export const jsonJudge: Judge = (r) => {
   if (r.status === 404) return 'notFound';
   return 'unclassified';
 };
+
+/** The queue board: as the JSON API, and 405 is its refusal of a write (api/ops-board.ts). */
+export const boardJudge: Judge = (r) => (r.status === 405 ? 'methodNotAllowed' : jsonJudge(r));
 
 /** Public pages and assets: any success or redirect. */
 export const publicJudge: Judge = (r) =>

@@ -1,9 +1,7 @@
 /**
- * The roles of the access matrix, what each one holds, and what each one is expected to get from
- * a route by default given the route's declared `access` (api/route-table.ts). Entries of the
- * matrix (expectations.ts) override a role only with a reason.
+ * The roles of the access matrix and what each one holds. What each role is expected to get from
+ * each route is written by hand in matrix.tsv, never derived from the route's declared `access`.
  */
-import type { Access } from '../../../api/route-table';
 import { METRICS_TOKEN, type Principal, type WebSession, type World } from './world';
 
 export const ROLES = [
@@ -20,9 +18,10 @@ export type Role = (typeof ROLES)[number];
 /**
  * `allow`: the route did its work for the caller. The denials say how: `unauthenticated` (401, a
  * redirect to the login page, "sign in first"), `forbidden` (403: authenticated, not allowed),
- * `notFound` (404 that does not tell another account's resource from a missing one).
+ * `notFound` (404 that does not tell another account's resource from a missing one),
+ * `methodNotAllowed` (405: the queue board refuses a write).
  */
-export type Outcome = 'allow' | 'unauthenticated' | 'forbidden' | 'notFound';
+export type Outcome = 'allow' | 'unauthenticated' | 'forbidden' | 'notFound' | 'methodNotAllowed';
 
 /** The API key (or whatever stands in its place) a role presents; undefined: nothing. */
 export function keyOf(w: World, role: Role): string | undefined {
@@ -61,71 +60,4 @@ export function accountOf(w: World, role: Role): Principal | undefined {
 
 export function sessionOf(w: World, role: Role): WebSession | undefined {
   return accountOf(w, role)?.session;
-}
-
-/** What each role gets by default from a route of this access class and method. */
-export function defaultOutcomes(
-  access: Access | 'operator',
-  method: string,
-): Record<Role, Outcome> {
-  // A forged form carries A's session cookie but no CSRF token: signed-in pages read fine (the
-  // other site cannot see them: CSP frame-ancestors, no CORS), every form is refused.
-  const forged: Outcome =
-    access === 'public' || (access === 'session' && method === 'get') ? 'allow' : 'unauthenticated';
-  return {
-    ...byAccess(access),
-    forgedForm: access === 'session' && method !== 'get' ? 'forbidden' : forged,
-  };
-}
-
-function byAccess(access: Access | 'operator'): Omit<Record<Role, Outcome>, 'forgedForm'> {
-  switch (access) {
-    case 'public':
-      return {
-        anonymous: 'allow',
-        device: 'allow',
-        ownerA: 'allow',
-        ownerB: 'allow',
-        operator: 'allow',
-        scraper: 'allow',
-      };
-    // A's resources: A's key opens them (whoever holds it: the owner or any of A's devices);
-    // another account's key finds nothing there.
-    case 'apiKey':
-      return {
-        anonymous: 'unauthenticated',
-        device: 'allow',
-        ownerA: 'allow',
-        ownerB: 'notFound',
-        operator: 'notFound',
-        scraper: 'unauthenticated',
-      };
-    case 'session':
-      return {
-        anonymous: 'unauthenticated',
-        device: 'unauthenticated',
-        ownerA: 'allow',
-        ownerB: 'notFound',
-        operator: 'notFound',
-        scraper: 'unauthenticated',
-      };
-    case 'metricsToken':
-      return {
-        anonymous: 'unauthenticated',
-        device: 'unauthenticated',
-        ownerA: 'unauthenticated',
-        ownerB: 'unauthenticated',
-        operator: 'unauthenticated',
-        scraper: 'allow',
-      };
-    case 'operator':
-      return {
-        anonymous: 'unauthenticated',
-        device: 'forbidden',
-        ownerA: 'forbidden',
-        ownerB: 'forbidden',
-        operator: 'allow',
-        scraper: 'unauthenticated',
-      };
-  }
 }

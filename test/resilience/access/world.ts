@@ -4,12 +4,16 @@
  * (an app with a current APK, a registered installation, an exception report with a screenshot, a
  * download link, an upload job); B owns an app of another package; the operator (role granted by
  * the accounts service, as `apkrelay account set-role` does) owns one too. A, B and the operator
- * are signed in to the web administration.
+ * are signed in to the web administration. A housekeeping job that fails is there for the board's
+ * retry routes.
  */
 import { randomBytes } from 'node:crypto';
+import { Queue } from 'bullmq';
 import { createAccountsService } from '../../../shared/accounts/service';
 import { createKeyRing } from '../../../shared/crypto/keys';
+import { closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
 import { newAccount } from '../../helpers/accounts';
+import { eventually } from '../../helpers/eventually';
 import { request, type Reply } from '../../helpers/http';
 import { postMultipart } from '../../helpers/multipart';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -49,6 +53,42 @@ export interface World {
   readonly a: OwnerA;
   readonly b: Principal;
   readonly operator: Principal;
+  /** A housekeeping job that failed (its payload names no task). */
+  readonly failedJobId: string;
+  /** A queue of the stack, read directly (the board's state checks). */
+  queue(name: string): Queue;
+  close(): Promise<void>;
+}
+
+/** Queues of the stack's prefix on one connection, opened on first use. */
+function queuesOf(stack: TestStack) {
+  const redis = createWorkerRedis(stack.redisUrl, 'test:access-matrix');
+  const open = new Map<string, Queue>();
+  return {
+    queue: (name: string): Queue => {
+      let q = open.get(name);
+      if (!q) {
+        q = new Queue(name, { connection: redis, prefix: stack.prefix });
+        open.set(name, q);
+      }
+      return q;
+    },
+    close: async (): Promise<void> => {
+      await Promise.all([...open.values()].map((q) => q.close()));
+      await closeRedis(redis);
+    },
+  };
+}
+
+/** A job the housekeeping worker fails at once, left failed for the board's retry routes. */
+async function failingJob(queue: Queue): Promise<string> {
+  const job = await queue.add('sweep-orphan-blobs', { task: 'no-such-task' }, { attempts: 1 });
+  if (!job.id) throw new Error('the failing job has no id');
+  const id = job.id;
+  await eventually('the failing job to fail', async () =>
+    (await queue.getJob(id))?.failedReason ? true : undefined,
+  );
+  return id;
 }
 
 const setCookies = (reply: Reply): string[] => {
@@ -88,16 +128,6 @@ export async function signIn(stack: TestStack, email: string): Promise<WebSessio
     'apps page',
   );
   return { cookie, csrf: csrfIn(apps.text) };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 export async function buildWorld(): Promise<World> {
@@ -145,7 +175,7 @@ export async function buildWorld(): Promise<World> {
     'exception of A',
   );
   const exceptionId = reported.json<{ reportId: string }>().reportId;
-  await until('A’s exception to be stored', async () => {
+  await eventually('A’s exception to be stored', async () => {
     const r = await request(`${admin}/api/v2/apps/${pkg}/exceptions/${exceptionId}`, {
       headers: bearer(a.apiKey),
       ca: stack.ca,
@@ -176,7 +206,7 @@ export async function buildWorld(): Promise<World> {
     202,
     'upload job of A',
   ).json<{ jobId: string }>();
-  await until('A’s upload job to finish', async () => {
+  await eventually('A’s upload job to finish', async () => {
     const r = await request(`${admin}/api/v2/uploads/${job.jobId}`, {
       headers: bearer(a.apiKey),
       ca: stack.ca,
@@ -191,9 +221,17 @@ export async function buildWorld(): Promise<World> {
   const accounts = createAccountsService(stack.mongo.db, createKeyRing(stack.masterKey));
   await accounts.setRole(operator.email, 'operator', true);
   const otherPackage = 'dev.apkrelay.other';
+  const queues = queuesOf(stack);
+  const failedJobId = await failingJob(queues.queue('housekeeping'));
 
   return {
     stack,
+    failedJobId,
+    queue: queues.queue,
+    close: async () => {
+      await queues.close();
+      await stack.close();
+    },
     a: {
       ...a,
       session: await signIn(stack, a.email),
