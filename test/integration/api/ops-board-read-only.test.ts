@@ -8,6 +8,7 @@
 import { Queue } from 'bullmq';
 import { closeRedis, createWorkerRedis, type Redis } from '../../../shared/storage/redis';
 import { newAccount } from '../../helpers/accounts';
+import { eventually } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
 import { startStack, type TestStack } from '../../helpers/stack';
 
@@ -179,4 +180,24 @@ test('retrying one failed job and every failed job is allowed', async () => {
   expect(reply.status).toBe(200);
   expect(reply.json<{ retried: number }>().retried).toBeGreaterThanOrEqual(2);
   expect(await queue.getJob(all)).toBeDefined();
+});
+
+test('retrying a completed job is refused: it would run finished work again', async () => {
+  const housekeeping = new Queue('housekeeping', { connection: redis, prefix: stack.prefix });
+  try {
+    const job = await housekeeping.add('sweep', {
+      task: 'sweep-orphan-blobs',
+      olderThanMs: 24 * 60 * 60 * 1000,
+    });
+    await eventually(
+      'the housekeeping job to complete',
+      async () => (await job.getState()) === 'completed',
+    );
+    const reply = await call('put', `/api/queues/housekeeping/${job.id}/retry`);
+    expect(reply.status).toBe(405);
+    expect(reply.json<{ error: { code: string } }>().error.code).toBe('METHOD_NOT_ALLOWED');
+    expect(await housekeeping.getJobState(job.id!)).toBe('completed');
+  } finally {
+    await housekeeping.close();
+  }
 });
