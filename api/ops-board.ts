@@ -4,7 +4,8 @@
  * administration has sessions). It is a UI with its own sub-routes and static assets, so it is
  * mounted here rather than listed in the route table (and the OpenAPI document).
  *
- * Read-only but for retrying failed jobs. bull-board 9's `readOnlyMode` also refuses retries (it
+ * Read-only but for retrying failed jobs (bull-board itself also retries completed ones, which
+ * would run finished work again: the gate asks the job's state). bull-board 9's `readOnlyMode` also refuses retries (it
  * forces `allowRetries` off), so the board is mounted writable and gated here instead: reads pass,
  * the two retry routes pass for failed jobs, every other method and route is 405. An operator
  * could otherwise add a job naming any account (issue 24), empty queues or rewrite job data.
@@ -20,20 +21,30 @@ import type { ApiDeps } from './deps';
 
 export const OPS_BOARD_PATH = '/ops/queues';
 
-/** `PUT /api/queues/:queue/:jobId/retry` and `PUT /api/queues/:queue/retry/failed`. */
-const RETRY_ROUTES = [
-  /^\/api\/queues\/[^/]+\/[^/]+\/retry\/?$/,
-  /^\/api\/queues\/[^/]+\/retry\/failed\/?$/,
-];
+/** `PUT /api/queues/:queue/:jobId/retry`: bull-board retries completed jobs too, so it is gated. */
+const RETRY_ONE = /^\/api\/queues\/([^/]+)\/([^/]+)\/retry\/?$/;
+/** `PUT /api/queues/:queue/retry/failed`: bull-board retries the status the path names. */
+const RETRY_FAILED = /^\/api\/queues\/[^/]+\/retry\/failed\/?$/;
 
-export const readOnlyButRetry: RequestHandler = (req, _res, next) => {
-  if (req.method === 'GET' || req.method === 'HEAD') return next();
-  if (req.method === 'PUT' && RETRY_ROUTES.some((r) => r.test(req.path))) return next();
-  throw new AppError(
-    'METHOD_NOT_ALLOWED',
-    'the queue board is read-only but for retrying failed jobs',
-  );
-};
+const readOnly = (): AppError =>
+  new AppError('METHOD_NOT_ALLOWED', 'the queue board is read-only but for retrying failed jobs');
+
+/** Reads pass; retries pass for failed jobs only; every other write is refused. */
+export function readOnlyButRetry(deps: Pick<ApiDeps, 'producers'>): RequestHandler {
+  return (req, _res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return next();
+    if (req.method !== 'PUT') return next(readOnly());
+    if (RETRY_FAILED.test(req.path)) return next();
+    const one = RETRY_ONE.exec(req.path);
+    if (!one) return next(readOnly());
+    const queue = QUEUES.find((q) => q.name === decodeURIComponent(one[1]!));
+    if (!queue) return next(); // bull-board answers its own "queue not found"
+    deps.producers
+      .get(queue.name)
+      .getJobState(decodeURIComponent(one[2]!))
+      .then((state) => next(state === 'failed' ? undefined : readOnly()), next);
+  };
+}
 
 export function mountOpsBoard(app: Express, deps: ApiDeps): void {
   const adapter = new ExpressAdapter();
@@ -49,7 +60,7 @@ export function mountOpsBoard(app: Express, deps: ApiDeps): void {
   app.use(
     OPS_BOARD_PATH,
     ...operatorAuth(deps),
-    readOnlyButRetry,
+    readOnlyButRetry(deps),
     adapter.getRouter() as RequestHandler,
   );
 }
