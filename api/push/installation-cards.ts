@@ -21,6 +21,7 @@ import {
 import { cardOf, type AppScope, type InstallationCard } from '../../shared/devices/live-state';
 import type { InstallationDoc, InstallationStatus } from '../../shared/devices/types';
 import type { ApiDeps } from '../deps';
+import { TtlCache } from '../exceptions/ttl-cache';
 
 type CardDeps = Pick<ApiDeps, 'db' | 'live'>;
 
@@ -39,14 +40,32 @@ export async function installationCard(
 }
 
 /**
- * The exception intake's view of installations, from their cards: a status change takes effect
- * at once, and a report costs a Redis read instead of a MongoDB one (a scan on FerretDB).
+ * The exception intake's view of installations, from their cards: a registration or a status
+ * change takes effect at once, and a report costs a Redis read instead of a MongoDB one (a scan
+ * on FerretDB). A device id without a card and without a document is remembered as unregistered
+ * for `missTtlMs` (its reports are refused; the card is still read first, so a registration in
+ * the meantime is seen at once).
  */
-export function cardInstallationLookup(deps: CardDeps): InstallationLookup {
+export function cardInstallationLookup(
+  deps: CardDeps,
+  options: { missTtlMs?: number; clock?: () => number } = {},
+): InstallationLookup {
+  const misses = new TtlCache<InstallationCard | null>(
+    options.missTtlMs ?? 5_000,
+    100_000,
+    options.clock,
+  );
   return {
     async status(accountId, pkg, deviceId) {
+      const app = { accountId, package: pkg };
       const id = installationId(accountId, pkg, deviceId);
-      const card = await installationCard(deps, { accountId, package: pkg }, id);
+      const card =
+        (await deps.live.card(app, id.toHexString())) ??
+        (await misses.get(
+          id.toHexString(),
+          () => installationCard(deps, app, id),
+          (found) => found === null,
+        ));
       if (!card) return 'unknown';
       return card.status === 'disabled' ? 'disabled' : 'enabled';
     },
