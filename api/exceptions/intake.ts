@@ -144,6 +144,8 @@ async function installationRefusal(
   report: ExceptionReport,
 ): Promise<'EXCEPTION_INSTALLATION_DISABLED' | 'EXCEPTION_INSTALLATION_UNKNOWN' | null> {
   const status = await deps.installations.status(accountId, report.package, report.deviceId);
+  // Neither taken nor refused: the device keeps the report (QUEUED) and sends it again.
+  if (status === 'registering') throw new AppError('EXCEPTION_INSTALLATION_REGISTERING');
   if (status === 'disabled') return 'EXCEPTION_INSTALLATION_DISABLED';
   if (status === 'unknown') return 'EXCEPTION_INSTALLATION_UNKNOWN';
   return null;

@@ -195,7 +195,9 @@ export const exceptionPaths = {
         '413': errorResponse('PAYLOAD_TOO_LARGE'),
         '422': verdict('LOST: EXCEPTION_APK_HASH_UNKNOWN'),
         '429': verdict('LOST: EXCEPTION_LIMIT_REACHED'),
-        '503': errorResponse('DEPENDENCY_UNAVAILABLE'),
+        '503': errorResponse(
+          'DEPENDENCY_UNAVAILABLE, or EXCEPTION_INSTALLATION_REGISTERING (Retry-After: 1)',
+        ),
       },
     },
   },

@@ -6,7 +6,8 @@
  * reports are refused: reports are taken only from registered installations (docs/exceptions.md).
  */
 
-export type InstallationStatus = 'enabled' | 'disabled' | 'unknown';
+/** 'registering': the device's registration is being written; ask again in a moment. */
+export type InstallationStatus = 'enabled' | 'disabled' | 'unknown' | 'registering';
 
 export interface InstallationLookup {
   status(accountId: string, pkg: string, deviceId: string): Promise<InstallationStatus>;
