@@ -66,6 +66,14 @@ export const ERRORS = {
     status: 403,
     message: 'Exception rejected: the installation is disabled (beyond the plan).',
   },
+  EXCEPTION_INSTALLATION_UNKNOWN: {
+    status: 403,
+    message: 'Exception rejected: this device id has no installation of this app; register first.',
+  },
+  EXCEPTION_INSTALLATION_REGISTERING: {
+    status: 503,
+    message: "Exception not taken yet: this device's registration is being written; retry shortly.",
+  },
   EXCEPTION_LIMIT_REACHED: {
     status: 429,
     message: "Exception rejected: the app's 24-hour exception limit is reached.",

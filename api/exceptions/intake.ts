@@ -1,7 +1,7 @@
 /**
  * The exception intake shared by the PushLink form and the JSON API: cheap checks, the limit, a
  * job, a verdict. In order: the API key, the app (account + package), the APK by its MD5, the
- * installation's status, then the 24 h window (one atomic Redis call). An admitted report is
+ * installation (registered and enabled), then the 24 h window (one atomic Redis call). An admitted report is
  * enqueued before the device is told REGISTERED; if that fails, its slot is given back and the
  * caller answers 503 so the device keeps the report and retries.
  */
@@ -13,7 +13,7 @@ import type { Account } from '../../shared/accounts/types';
 import { catalog } from '../../shared/catalog/collections';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { AppError } from '../../shared/errors';
-import type { InstallationLookup, InstallationStatus } from '../../shared/exceptions/installations';
+import type { InstallationLookup } from '../../shared/exceptions/installations';
 import { reportDigest, type ExceptionReport } from '../../shared/exceptions/report';
 import { budgetOf, type SlidingWindow } from '../../shared/exceptions/sliding-window';
 import { EXCEPTION_TEXT, limitText, lost, type Verdict } from '../../shared/exceptions/verdicts';
@@ -41,20 +41,17 @@ export interface IntakeDeps {
 export interface IntakeCaches {
   readonly accounts: TtlCache<Account | null>;
   readonly versions: TtlCache<{ app: AppDoc; apk: ApkDoc | null } | null>;
-  readonly installations: TtlCache<InstallationStatus>;
 }
 
 /**
- * Accounts for 5 s, apps and their APKs (found) for 30 s, devices not registered for 5 s.
- * Registered installations are not cached: their status comes from their cards in Redis
- * (api/push/installation-cards.ts), so enabling or disabling one takes effect at once; a device
- * without a card costs a MongoDB read, which the cache saves when it keeps reporting.
+ * Accounts for 5 s, apps and their APKs (found) for 30 s. Installations are not cached here: their
+ * status comes from their cards in Redis (api/push/installation-cards.ts), so registering,
+ * enabling or disabling one takes effect at once.
  */
 export function intakeCaches(clock?: () => number): IntakeCaches {
   return {
     accounts: new TtlCache(5_000, 10_000, clock),
     versions: new TtlCache(30_000, 10_000, clock),
-    installations: new TtlCache(5_000, 100_000, clock),
   };
 }
 
@@ -86,21 +83,8 @@ export async function takeReport(
       await look(),
     );
   }
-  const installation = () => deps.installations.status(account.id, report.package, report.deviceId);
-  const status = deps.caches
-    ? await deps.caches.installations.get(
-        `${account.id}\n${report.package}\n${report.deviceId}`,
-        installation,
-        (s) => s === 'unknown',
-      )
-    : await installation();
-  if (status === 'disabled') {
-    return lost(
-      'EXCEPTION_INSTALLATION_DISABLED',
-      EXCEPTION_TEXT.EXCEPTION_INSTALLATION_DISABLED,
-      await look(),
-    );
-  }
+  const refused = await installationRefusal(deps, account.id, report);
+  if (refused) return lost(refused, EXCEPTION_TEXT[refused], await look());
 
   const digest = reportDigest(report);
   const state = await deps.window.admit(key, digest, nowMs, limit);
@@ -148,6 +132,23 @@ export async function takeReport(
     resent: state.outcome === 'resent',
     budget,
   };
+}
+
+/**
+ * Why the installation may not report, or null when it may: reports are taken only from
+ * registered installations (a device registers before it reports), and not from disabled ones.
+ */
+async function installationRefusal(
+  deps: IntakeDeps,
+  accountId: string,
+  report: ExceptionReport,
+): Promise<'EXCEPTION_INSTALLATION_DISABLED' | 'EXCEPTION_INSTALLATION_UNKNOWN' | null> {
+  const status = await deps.installations.status(accountId, report.package, report.deviceId);
+  // Neither taken nor refused: the device keeps the report (QUEUED) and sends it again.
+  if (status === 'registering') throw new AppError('EXCEPTION_INSTALLATION_REGISTERING');
+  if (status === 'disabled') return 'EXCEPTION_INSTALLATION_DISABLED';
+  if (status === 'unknown') return 'EXCEPTION_INSTALLATION_UNKNOWN';
+  return null;
 }
 
 function authenticate(deps: IntakeDeps, apiKey: string): Promise<Account | null> {

@@ -2,10 +2,16 @@
  * Device requests read an installation's card (devices/live-state.ts) instead of its document,
  * and every writer keeps the card in step with the document:
  * - a status change (owner) drops the card, writes the document, then sets the card;
- * - any other write (registration, reported changes) drops the card, writes the document, then
- *   offers the document's card only if none was set meanwhile;
- * - a reader that finds no card reads the document and offers its card the same way.
- * A card set by a status change is therefore never overwritten by an older read. Pushes,
+ * - a registration (which creates the document, then decides its status by claiming a seat)
+ *   replaces the card by a placeholder, writes, then replaces its own placeholder by the card
+ *   (compare-and-set: a status change in between wins);
+ * - any other write (reported changes) drops the card, writes the document, then offers the
+ *   document's card only if none was set meanwhile;
+ * - a reader that finds no card reads the document and offers its card the same way; one that
+ *   finds a live placeholder offers nothing (the document is half-written: a new installation is
+ *   `disabled` until its seat is claimed), and one that finds an expired placeholder (a registration
+ *   that died) replaces it.
+ * A card set by a status change or a registration is therefore never overwritten by an older read. Pushes,
  * heartbeats, exception reports and downloads all read the status from the card. It can be stale
  * only if Redis fails between a status change's document write and its card write: the owner's
  * request then fails (503) and its retry sets the card.
@@ -21,6 +27,7 @@ import {
 import { cardOf, type AppScope, type InstallationCard } from '../../shared/devices/live-state';
 import type { InstallationDoc, InstallationStatus } from '../../shared/devices/types';
 import type { ApiDeps } from '../deps';
+import { TtlCache } from '../exceptions/ttl-cache';
 
 type CardDeps = Pick<ApiDeps, 'db' | 'live'>;
 
@@ -30,23 +37,69 @@ export async function installationCard(
   app: AppScope,
   id: ObjectId,
 ): Promise<InstallationCard | null> {
-  const card = await deps.live.card(app, id.toHexString());
-  if (card) return card;
+  const entry = await deps.live.cardEntry(app, id.toHexString());
+  if (entry?.card) return entry.card;
   const doc = await installations(deps.db).findOne({ _id: id });
   if (!doc) return null;
-  await deps.live.backfillCard(app, id.toHexString(), cardOf(doc));
+  if (!entry) await deps.live.backfillCard(app, id.toHexString(), cardOf(doc));
+  else if (entry.registeringUntilMs <= Date.now()) {
+    await deps.live.replacePlaceholder(app, id.toHexString(), entry.raw, cardOf(doc));
+  }
   return cardOf(doc);
 }
 
+/** How long a registration's placeholder keeps readers from backfilling (it normally takes ms). */
+export const REGISTERING_MS = 30_000;
+
+/** Runs a registration (it creates or refreshes the document and decides its status): see above. */
+export async function registerWithCard(
+  deps: CardDeps,
+  app: AppScope,
+  id: ObjectId,
+  register: () => Promise<InstallationDoc>,
+): Promise<InstallationDoc> {
+  const hex = id.toHexString();
+  const placeholder = await deps.live.beginRegistration(app, hex, REGISTERING_MS);
+  let doc: InstallationDoc;
+  try {
+    doc = await register();
+  } catch (err) {
+    await deps.live.replacePlaceholder(app, hex, placeholder, null).catch(() => undefined);
+    throw err;
+  }
+  await deps.live.replacePlaceholder(app, hex, placeholder, cardOf(doc));
+  return doc;
+}
+
 /**
- * The exception intake's view of installations, from their cards: a status change takes effect
- * at once, and a report costs a Redis read instead of a MongoDB one (a scan on FerretDB).
+ * The exception intake's view of installations, from their cards: a registration or a status
+ * change takes effect at once, and a report costs a Redis read instead of a MongoDB one (a scan
+ * on FerretDB). A device id without a card and without a document is remembered as unregistered
+ * for `missTtlMs` (its reports are refused; the card is still read first, so a registration in
+ * the meantime is seen at once).
  */
-export function cardInstallationLookup(deps: CardDeps): InstallationLookup {
+export function cardInstallationLookup(
+  deps: CardDeps,
+  options: { missTtlMs?: number; clock?: () => number } = {},
+): InstallationLookup {
+  const misses = new TtlCache<InstallationCard | null>(
+    options.missTtlMs ?? 5_000,
+    100_000,
+    options.clock,
+  );
   return {
     async status(accountId, pkg, deviceId) {
+      const app = { accountId, package: pkg };
       const id = installationId(accountId, pkg, deviceId);
-      const card = await installationCard(deps, { accountId, package: pkg }, id);
+      const entry = await deps.live.cardEntry(app, id.toHexString());
+      if (entry && !entry.card && entry.registeringUntilMs > Date.now()) return 'registering';
+      const card =
+        entry?.card ??
+        (await misses.get(
+          id.toHexString(),
+          () => installationCard(deps, app, id),
+          (found) => found === null,
+        ));
       if (!card) return 'unknown';
       return card.status === 'disabled' ? 'disabled' : 'enabled';
     },

@@ -24,6 +24,7 @@ import { STREAM_PATH, streamEndpoint } from '../push/stream-endpoint';
 import {
   changeInstallationStatus,
   installationCard,
+  registerWithCard,
   writeInstallation,
 } from '../push/installation-cards';
 import { appOf } from './apps';
@@ -52,9 +53,9 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
     const account = await device(req, res);
     const input = parseRegistration(req.body);
     const id = installationId(account.id, input.package, input.deviceId);
-    const inst = (await writeInstallation(deps, { accountId: account.id, ...input }, id, () =>
+    const inst = await registerWithCard(deps, { accountId: account.id, ...input }, id, () =>
       registerInstallation(deps.db, account, input, deps.now()),
-    ))!;
+    );
     res.json({
       status: inst.status,
       // Signed notices name the account (format 2): the device checks them against this.

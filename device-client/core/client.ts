@@ -134,7 +134,11 @@ export class DeviceClient<P extends StartParams = StartParams> {
           () => this.status,
           emit,
         ),
-      onStatus: (s) => this.setStatus(s),
+      onStatus: (s) => {
+        this.setStatus(s);
+        exceptions.onRegistered();
+      },
+      onRegistrationFailed: (reason) => exceptions.onRegistrationFailed(reason),
     });
     const running: Running = {
       ports,

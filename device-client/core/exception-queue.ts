@@ -4,7 +4,9 @@
  * stays at the front, exponential backoff (capped) after network failures and 5xx, `Retry-After`
  * honoured on 429/503, and the server's budget hint honoured (none remaining: hold the queue
  * until a slot frees). Statuses in the log are exactly REGISTERED, QUEUED and LOST. Identical
- * reports (same fingerprint) are not sent twice.
+ * reports (same fingerprint) are not sent twice. Nothing is sent before the installation's first
+ * registration of this run is answered: the service takes reports only from registered
+ * installations, so one sent earlier would be LOST. While registration fails, reports are QUEUED.
  */
 import { backoffDelay, retryAfterMs, type BackoffPolicy } from './backoff';
 import type { EventListener } from './events';
@@ -58,6 +60,10 @@ export class ExceptionQueue {
   private loaded = false;
   private writes: Promise<void> = Promise.resolve();
   private waiters: Array<() => void> = [];
+  /** Until the push connection's registration is answered, nothing is sent. */
+  private registered = false;
+  /** Why the last registration attempt failed, while none succeeded; null when none failed. */
+  private unregisteredBecause: string | null = null;
 
   constructor(private readonly o: ExceptionQueueOptions) {}
 
@@ -137,6 +143,7 @@ export class ExceptionQueue {
     this.trim();
     // While the service is unreachable, new reports are held at once.
     if (this.timer && this.attempt > 0) this.markQueued(item, 'service unreachable');
+    if (this.unregisteredBecause) this.markQueued(item, this.unregisteredBecause);
     void this.persist(sync);
     this.pump();
     return true;
@@ -149,8 +156,22 @@ export class ExceptionQueue {
     this.o.emit({ event: 'exception', status: 'QUEUED', fingerprint: item.fingerprint, reason });
   }
 
+  /** The installation is registered: reports may go. */
+  onRegistered(): void {
+    this.registered = true;
+    this.unregisteredBecause = null;
+    this.pump();
+  }
+
+  /** A registration attempt failed: the reports wait (QUEUED) for the next one to succeed. */
+  onRegistrationFailed(reason: string): void {
+    if (this.registered) return;
+    this.unregisteredBecause = `not registered yet: ${reason}`;
+    for (const i of this.items) this.markQueued(i, this.unregisteredBecause);
+  }
+
   private pump(): void {
-    if (!this.loaded || this.sending || this.timer || this.closed) return;
+    if (!this.loaded || !this.registered || this.sending || this.timer || this.closed) return;
     if (this.items.length === 0) return;
     this.sending = true;
     void this.sendFront().finally(() => {

@@ -35,6 +35,8 @@ export interface PushConnectionOptions {
   /** `accountId`: what the registration reply named ('' if nothing: an older server). */
   readonly onEvent: (event: SseEvent, publicKey: string, accountId: string) => Promise<void>;
   readonly onStatus: (status: 'enabled' | 'disabled') => void;
+  /** A registration attempt failed (network, refusal): why. */
+  readonly onRegistrationFailed?: (reason: string) => void;
 }
 
 const KEY_KEY = 'push-key';
@@ -79,6 +81,7 @@ export class PushConnection {
     } catch (err) {
       if (this.stopped) return;
       this.log('warn', `push: ${(err as Error).message}`);
+      if (!this.registered) this.o.onRegistrationFailed?.((err as Error).message);
       if (err instanceof Refused) {
         this.o.emit({ event: 'error', message: err.message });
         waitMs = err.retryAfterMs ?? 0;

@@ -5,6 +5,33 @@
 import { createHash } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { ObjectId, type Db } from 'mongodb';
+import type { Account } from '../../shared/accounts/types';
+import { registerInstallation } from '../../shared/devices/installations';
+
+/** Devices the reports come from (round robin); registered before they report. */
+export const BENCH_DEVICES = 500;
+const benchDevice = (i: number) => `bench-device-${i % BENCH_DEVICES}`;
+
+/** Registers the bench devices of `pkg` as the registration route does (reports need one). */
+export async function registerBenchDevices(db: Db, account: Account, pkg: string): Promise<void> {
+  for (let i = 0; i < BENCH_DEVICES; i++) {
+    await registerInstallation(
+      db,
+      account,
+      {
+        package: pkg,
+        deviceId: benchDevice(i),
+        installedMd5: null,
+        lastDownloadedMd5: null,
+        strategy: null,
+        device: null,
+        metadata: null,
+        location: null,
+      },
+      new Date(),
+    );
+  }
+}
 
 /** A realistic report: 30 stack lines, 50 log lines, 3 metadata pairs, no screenshot. */
 export function formBody(i: number, pkg: string, apiKey: string, md5: string): string {
@@ -12,7 +39,7 @@ export function formBody(i: number, pkg: string, apiKey: string, md5: string): s
   p.append('package', pkg);
   p.append('api_key', apiKey);
   p.append('hash', md5);
-  p.append('deviceId', `bench-device-${i % 500}`);
+  p.append('deviceId', benchDevice(i));
   p.append('st[]', `java.lang.IllegalStateException: bench failure ${i}`);
   for (let f = 0; f < 29; f++)
     p.append('st[]', `\tat dev.bench.Module${i % 20}.step${f}(Module.java:${f + 1})`);

@@ -26,7 +26,7 @@ import { connectMongo } from '../../shared/storage/mongo';
 import { closeRedis, createWorkerRedis } from '../../shared/storage/redis';
 import { freePort } from '../services/child';
 import { ensureServices } from '../services/embedded';
-import { drive, formBody, seedApp } from './exceptions-load';
+import { drive, formBody, registerBenchDevices, seedApp } from './exceptions-load';
 import { runRole, type RoleMessage } from './exceptions-roles';
 
 const RAW_QUEUE = 'bench-raw';
@@ -157,6 +157,7 @@ async function main(): Promise<void> {
     for (const apiCount of [1, 4]) {
       const pkg = `dev.bench.app${apiCount}`;
       const { appId, md5 } = await seedApp(mongo.db, account.id, pkg);
+      await registerBenchDevices(mongo.db, account, pkg);
       const apis: ChildProcess[] = [];
       const urls: string[] = [];
       for (let k = 0; k < apiCount; k++) {

@@ -130,32 +130,52 @@ export async function registerInstallation(
   input: RegistrationInput,
   now: Date,
 ): Promise<InstallationDoc> {
+  const written = await writeRegistration(db, account, input, now);
+  return settleRegistration(db, account, written, now);
+}
+
+/**
+ * A registration's first step: the document, updated if known, else inserted (a new one is
+ * `disabled` until its seat is claimed). (Not an upsert with $setOnInsert: FerretDB v1 drops null
+ * and empty-array values given there.) Two first registrations of one device at once: the insert
+ * that loses the unique index updates the winner's document instead.
+ */
+export async function writeRegistration(
+  db: Db,
+  account: Account,
+  input: RegistrationInput,
+  now: Date,
+): Promise<{ doc: InstallationDoc; created: boolean }> {
   if (!(await findApp(db, account.id, input.package))) throw new UnknownPackageError();
   const col = installations(db);
   const key = { accountId: account.id, package: input.package, deviceId: input.deviceId };
   const _id = installationId(account.id, input.package, input.deviceId);
   const set = changes(input, now);
-  // Update if known, else insert the whole document. (Not an upsert with $setOnInsert: FerretDB v1
-  // drops null and empty-array values given there.) Two first registrations of one device at
-  // once: the insert that loses the unique index updates the winner's document instead.
-  let doc = await col.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
-  let created = false;
-  if (!doc) {
-    const fresh = newInstallation(_id, key, now, set);
-    try {
-      await col.insertOne(fresh);
-      doc = fresh;
-      created = true;
-    } catch (err) {
-      if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
-      doc = await col.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
-      if (!doc) throw new Error('installation vanished during registration', { cause: err });
-    }
+  const doc = await col.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
+  if (doc) return { doc, created: false };
+  const fresh = newInstallation(_id, key, now, set);
+  try {
+    await col.insertOne(fresh);
+    return { doc: fresh, created: true };
+  } catch (err) {
+    if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+    const won = await col.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
+    if (!won) throw new Error('installation vanished during registration', { cause: err });
+    return { doc: won, created: false };
   }
+}
+
+/** A registration's second step: a new installation claims a seat; the status mirrors the seat. */
+export async function settleRegistration(
+  db: Db,
+  account: Account,
+  { doc, created }: { doc: InstallationDoc; created: boolean },
+  now: Date,
+): Promise<InstallationDoc> {
   const enabled = created
     ? await claimSeat(db, account.id, account.plan.installations, doc._id, now)
     : await holdsSeat(db, doc._id);
-  return syncStatus(col, doc, enabled ? 'enabled' : 'disabled');
+  return syncStatus(installations(db), doc, enabled ? 'enabled' : 'disabled');
 }
 
 async function syncStatus(

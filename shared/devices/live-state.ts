@@ -13,6 +13,7 @@
  * and metadata). FerretDB v1 reads scan the collection even by `_id` (its SQLite plan ignores the
  * index), so a fleet connecting or beating must not read the documents.
  */
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { ObjectId, type Filter } from 'mongodb';
 import { redisKeys } from '../redis-keys';
@@ -62,6 +63,35 @@ function parseCard(raw: string | null): InstallationCard | null {
     return null;
   }
 }
+
+/**
+ * What an installation's field in the cards hash holds: its card, or a registration's placeholder
+ * (`raw` is the placeholder's exact text, for compare-and-set) valid until `untilMs` (wall clock).
+ */
+export type CardEntry =
+  | { readonly card: InstallationCard }
+  | { readonly card: null; readonly registeringUntilMs: number; readonly raw: string };
+
+function parseEntry(raw: string | null): CardEntry | null {
+  const card = parseCard(raw);
+  if (card) return { card };
+  if (!raw) return null;
+  try {
+    const p = JSON.parse(raw) as { registering?: unknown };
+    if (typeof p.registering === 'number') {
+      return { card: null, registeringUntilMs: p.registering, raw };
+    }
+  } catch {
+    /* unreadable: as if absent */
+  }
+  return null;
+}
+
+/** Replaces field ARGV[1] with ARGV[3] (or deletes it when ARGV[3] is '') if it holds ARGV[2]. */
+const REPLACE_IF = `
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+if ARGV[3] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end
+return 1`;
 
 const NO_OFFER: OfferState = { offeredApkId: null, gaveUp: [] };
 /** Arguments per Redis command when writing thousands of entries. */
@@ -119,6 +149,38 @@ export function liveState(redis: Redis, prefix: string) {
 
     async card(app: AppScope, id: string): Promise<InstallationCard | null> {
       return parseCard(await redis.hget(cardsKey(app), id));
+    },
+
+    /** The card, or a registration's placeholder, or null. */
+    async cardEntry(app: AppScope, id: string): Promise<CardEntry | null> {
+      return parseEntry(await redis.hget(cardsKey(app), id));
+    },
+
+    /**
+     * A registration begins: its placeholder replaces the card for at most `forMs`, so no reader
+     * backfills a card from the half-written document meanwhile. Returns the placeholder's text.
+     */
+    async beginRegistration(app: AppScope, id: string, forMs: number): Promise<string> {
+      const raw = JSON.stringify({
+        registering: Date.now() + forMs,
+        n: randomBytes(6).toString('hex'),
+      });
+      await redis.hset(cardsKey(app), id, raw);
+      return raw;
+    },
+
+    /**
+     * Replaces `placeholder` with `card` (null: removes it), unless a status change replaced the
+     * placeholder meanwhile (its card is newer). True when replaced.
+     */
+    async replacePlaceholder(
+      app: AppScope,
+      id: string,
+      placeholder: string,
+      card: InstallationCard | null,
+    ): Promise<boolean> {
+      const value = card ? JSON.stringify(card) : '';
+      return (await redis.eval(REPLACE_IF, 1, cardsKey(app), id, placeholder, value)) === 1;
     },
 
     /** After the document was written: the card says what it says. */

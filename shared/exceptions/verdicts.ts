@@ -12,6 +12,7 @@ export type LostReason = Extract<
   | 'EXCEPTION_PACKAGE_UNKNOWN'
   | 'EXCEPTION_APK_HASH_UNKNOWN'
   | 'EXCEPTION_INSTALLATION_DISABLED'
+  | 'EXCEPTION_INSTALLATION_UNKNOWN'
   | 'EXCEPTION_LIMIT_REACHED'
   | 'EXCEPTION_REPORT_INVALID'
 >;
@@ -44,6 +45,10 @@ export const EXCEPTION_TEXT = {
     'Exception sent but rejected: Invalid APK Hash. Probably you are in a development environment. You did not upload this version yet.',
   EXCEPTION_INSTALLATION_DISABLED:
     'Exception sent but rejected: Installation disabled. This device is beyond the installations of your plan.',
+  // Not a PushLink text (PushLink's server registers devices on their push channel before they
+  // report): apkrelay's, in the same style.
+  EXCEPTION_INSTALLATION_UNKNOWN:
+    'Exception sent but rejected: Installation not registered. This device never registered with the service for this app.',
 } as const;
 
 export function limitText(appName: string): string {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../ops/services/child';
 import { newAccount } from '../helpers/accounts';
+import { deviceIds, registerDevices } from '../helpers/devices';
 import { request } from '../helpers/http';
 import { stackEnv } from '../helpers/processes';
 import { startStack, type TestStack } from '../helpers/stack';
@@ -75,12 +76,17 @@ test('2 API processes, 4 client processes, 40 distinct reports: exactly 10 regis
   const urls = [await spawnApi(), await spawnApi()];
   const account = await newAccount(stack);
   const app = await seedApp(stack, account.id, { label: 'Two Process App' });
+  const devices = deviceIds('device-', 5);
+  await registerDevices(
+    { baseUrl: urls[0]!, ca: stack.ca, apiKey: account.apiKey, ...app },
+    devices,
+  );
   const bodies = Array.from({ length: 40 }, (_, i) =>
     encodeForm({
       package: app.package,
       api_key: account.apiKey,
       hash: app.md5,
-      deviceId: `device-${i % 5}`,
+      deviceId: devices[i % 5]!,
       st: stackTrace(`two processes ${i}`, i + 1),
     }),
   );

@@ -51,6 +51,49 @@ interface Waiting {
   reject(err: unknown): void;
 }
 
+/** Runs `work` holding the group's Redis lock (waits for it at most LOCK_WAIT_MS). */
+async function withLock<T>(redis: Redis, key: string, work: () => Promise<T>): Promise<T> {
+  const token = randomBytes(12).toString('hex');
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  while ((await redis.set(key, token, 'PX', LOCK_TTL_MS, 'NX')) !== 'OK') {
+    if (Date.now() > deadline) throw new Error(`${key}: lock not acquired`);
+    await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
+  }
+  try {
+    return await work();
+  } finally {
+    // The work is done: a failed release must not fail the job (that would count it again);
+    // the lock then expires by itself.
+    await redis.eval(RELEASE_LUA, 1, key, token).catch(() => undefined);
+  }
+}
+
+/** One update counting a batch of reports of one group (upserting the group). */
+function batchUpdate(batch: readonly GroupEntry[]) {
+  const first = batch[0]!;
+  const handled = batch.filter((e) => e.handled).length;
+  const times = batch.map((e) => e.receivedAt.getTime());
+  const latest = batch.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a));
+  return {
+    $inc: { count: batch.length, handledCount: handled, unhandledCount: batch.length - handled },
+    $min: { firstSeen: new Date(Math.min(...times)) },
+    $max: { lastSeen: new Date(Math.max(...times)) },
+    $addToSet: {
+      versions: { $each: [...new Set(batch.map((e) => e.version))] },
+      devices: { $each: [...new Set(batch.map((e) => e.deviceId))] },
+    },
+    $set: { lastReportId: latest.reportId },
+    $setOnInsert: {
+      accountId: first.accountId,
+      appId: first.appId,
+      package: first.package,
+      fingerprint: first.fingerprint,
+      exceptionClass: first.exceptionClass,
+      title: first.title,
+    },
+  };
+}
+
 export function groupWriter(
   db: Db,
   redis: Redis,
@@ -59,48 +102,10 @@ export function groupWriter(
   const pending = new Map<string, Waiting[]>();
   const flushing = new Set<string>();
 
-  async function withLock<T>(groupId: string, work: () => Promise<T>): Promise<T> {
-    const key = lockKey(groupId);
-    const token = randomBytes(12).toString('hex');
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    while ((await redis.set(key, token, 'PX', LOCK_TTL_MS, 'NX')) !== 'OK') {
-      if (Date.now() > deadline) throw new Error(`group ${groupId}: lock not acquired`);
-      await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
-    }
-    try {
-      return await work();
-    } finally {
-      // The work is done: a failed release must not fail the job (that would count it again);
-      // the lock then expires by itself.
-      await redis.eval(RELEASE_LUA, 1, key, token).catch(() => undefined);
-    }
-  }
-
   async function write(groupId: string, batch: readonly GroupEntry[]): Promise<void> {
     const { groups } = exceptionCollections(db);
-    const first = batch[0]!;
-    const handled = batch.filter((e) => e.handled).length;
-    const times = batch.map((e) => e.receivedAt.getTime());
-    const latest = batch.reduce((a, b) => (b.receivedAt > a.receivedAt ? b : a));
-    const update = {
-      $inc: { count: batch.length, handledCount: handled, unhandledCount: batch.length - handled },
-      $min: { firstSeen: new Date(Math.min(...times)) },
-      $max: { lastSeen: new Date(Math.max(...times)) },
-      $addToSet: {
-        versions: { $each: [...new Set(batch.map((e) => e.version))] },
-        devices: { $each: [...new Set(batch.map((e) => e.deviceId))] },
-      },
-      $set: { lastReportId: latest.reportId },
-      $setOnInsert: {
-        accountId: first.accountId,
-        appId: first.appId,
-        package: first.package,
-        fingerprint: first.fingerprint,
-        exceptionClass: first.exceptionClass,
-        title: first.title,
-      },
-    };
-    await withLock(groupId, async () => {
+    const update = batchUpdate(batch);
+    await withLock(redis, lockKey(groupId), async () => {
       try {
         await groups.updateOne({ _id: groupId }, update, { upsert: true });
       } catch (err) {

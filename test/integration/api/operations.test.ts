@@ -9,6 +9,7 @@ import { recordLastBackup } from '../../../shared/backup/last-backup';
 import { QUEUES } from '../../../shared/queues';
 import { closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
 import { newAccount } from '../../helpers/accounts';
+import { registerDevices } from '../../helpers/devices';
 import { request } from '../../helpers/http';
 import { execFile, stackEnv } from '../../helpers/processes';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -96,6 +97,10 @@ test('/metrics: 401 without or with a wrong token; every series with the right o
   );
   expect(download.status).toBe(200);
   const apk = await stack.mongo.db.collection('apks').findOne({ accountId: id });
+  await registerDevices(
+    { baseUrl: stack.urls.web, ca: stack.ca, apiKey, package: 'dev.apkrelay.large' },
+    ['d-1'],
+  );
   const sent = await postForm(
     stack.urls.admin,
     stack.ca,

@@ -7,6 +7,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { newAccount } from '../../helpers/accounts';
+import { deviceIds, registerDevices } from '../../helpers/devices';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { drained, encodeForm, seedApp, stackTrace } from './fixtures';
 
@@ -39,12 +40,15 @@ function message<T>(child: ChildProcess, type: string): Promise<T> {
 test('40 distinct reports from 4 processes to 2 API processes: exactly 10 registered, 30 limited, 10 stored', async () => {
   const account = await newAccount(stack); // free plan: 10 per 24 h
   const app = await seedApp(stack, account.id, { label: 'Concurrent App' });
+  const devices = deviceIds('device-', 5); // the plan's 5 installations, all enabled
+  const target = { baseUrl: stack.urls.web, ca: stack.ca, apiKey: account.apiKey, ...app };
+  expect(await registerDevices(target, devices)).toEqual(Array(5).fill('enabled'));
   const bodies = Array.from({ length: 40 }, (_, i) =>
     encodeForm({
       package: app.package,
       api_key: account.apiKey,
       hash: app.md5,
-      deviceId: `device-${i % 7}`,
+      deviceId: devices[i % 5]!,
       st: stackTrace(`concurrent ${i}`, i + 1),
       lc: [`line ${i}`],
     }),

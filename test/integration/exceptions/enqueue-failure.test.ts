@@ -14,6 +14,7 @@ import { redisSlidingWindow } from '../../../shared/exceptions/sliding-window';
 import { redisKeys } from '../../../shared/redis-keys';
 import { closeRedis, createProducerRedis, redisReady } from '../../../shared/storage/redis';
 import { newAccount } from '../../helpers/accounts';
+import { registerDevices } from '../../helpers/devices';
 import { track } from '../../helpers/resources';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { testLogger } from '../../helpers/services';
@@ -36,6 +37,9 @@ afterAll(async () => {
 test('a failed enqueue releases the slot and answers DEPENDENCY_UNAVAILABLE; the retry is admitted', async () => {
   const account = await newAccount(stack, 1); // 2 per 24 h
   const app = await seedApp(stack, account.id);
+  await registerDevices({ baseUrl: stack.urls.web, ca: stack.ca, apiKey: account.apiKey, ...app }, [
+    'd1',
+  ]);
   const keys = redisKeys(stack.prefix);
   const added: string[] = [];
   let queueDown = true;

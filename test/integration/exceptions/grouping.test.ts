@@ -4,6 +4,7 @@
  * and checks the group's count, split, versions and devices against what was sent.
  */
 import { newAccount } from '../../helpers/accounts';
+import { deviceIds, registerDevices } from '../../helpers/devices';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { drained, encodeForm, postForm, seedApp, stackTrace } from './fixtures';
 
@@ -17,6 +18,11 @@ afterAll(() => stack.close());
 test('120 concurrent reports of one issue (other lines, messages, devices) are counted 120 times in one group', async () => {
   const account = await newAccount(stack, 1000);
   const app = await seedApp(stack, account.id);
+  const devices = deviceIds('device-', 9);
+  await registerDevices(
+    { baseUrl: stack.urls.web, ca: stack.ca, apiKey: account.apiKey, ...app },
+    devices,
+  );
   const replies = await Promise.all(
     Array.from({ length: 120 }, (_, i) =>
       postForm(
@@ -26,7 +32,7 @@ test('120 concurrent reports of one issue (other lines, messages, devices) are c
           package: app.package,
           api_key: account.apiKey,
           hash: app.md5,
-          deviceId: `device-${i % 9}`,
+          deviceId: devices[i % 9]!,
           st: stackTrace(`message ${i}`, (i % 30) + 1),
           lc: [`log ${i}`],
           handled: i % 3 === 0,

@@ -11,6 +11,7 @@ import { exceptionCollections } from '../../../shared/exceptions/collections';
 import { EXCEPTION_TEXT } from '../../../shared/exceptions/verdicts';
 import { createLogger } from '../../../shared/log';
 import { newAccount } from '../../helpers/accounts';
+import { registerDevices } from '../../helpers/devices';
 import { request, type Reply } from '../../helpers/http';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { encodeForm, eventually, postForm, seedApp, stackTrace, type SeededApp } from './fixtures';
@@ -114,6 +115,10 @@ function sameness(reply: Reply): Record<string, unknown> {
 test('the PushLink form and the JSON route answer alike on admin, web and push, and every report is stored', async () => {
   const account = await newAccount(stack, 10); // 10 installations → 20 reports per 24 h
   const app = await seedApp(stack, account.id);
+  await registerDevices(
+    { baseUrl: stack.urls.web, ca: stack.ca, apiKey: account.apiKey, ...app },
+    HOSTS.map((host) => `device-on-${host}`),
+  );
   // A screenshot that takes the JSON body past the API's 64 KB default, within the route's limit.
   // It starts as a JPEG does (FF D8 FF): other screenshots are dropped at intake.
   const jpeg = randomBytes(96 * 1024);

@@ -5,6 +5,7 @@
 import { installationId } from '../../../shared/devices/installations';
 import { randomBytes } from 'node:crypto';
 import { newAccount } from '../../helpers/accounts';
+import { registerDevices } from '../../helpers/devices';
 import { request, type Reply } from '../../helpers/http';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { drained, seedApp, stackTrace } from './fixtures';
@@ -36,6 +37,9 @@ function get(apiKey: string, path: string): Promise<Reply> {
 async function setup() {
   const account = await newAccount(stack, 1); // 1 installation → 2 per 24 h
   const app = await seedApp(stack, account.id, { label: 'Json App' });
+  await registerDevices({ baseUrl: stack.urls.web, ca: stack.ca, apiKey: account.apiKey, ...app }, [
+    'json-device',
+  ]);
   const body = (i: number, extra: Record<string, unknown> = {}) => ({
     package: app.package,
     hash: app.md5,

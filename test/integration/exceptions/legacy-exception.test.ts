@@ -6,6 +6,7 @@
 import { installationId } from '../../../shared/devices/installations';
 import { randomBytes } from 'node:crypto';
 import { newAccount } from '../../helpers/accounts';
+import { registerDevices } from '../../helpers/devices';
 import { request, type Reply } from '../../helpers/http';
 import { startStack, type TestStack } from '../../helpers/stack';
 import {
@@ -48,6 +49,10 @@ const reports = (accountId: string) =>
 async function freeAccountWithApp(label: string | null = 'Crash Test App') {
   const account = await newAccount(stack); // free plan: 5 installations → 10 per 24 h
   const app = await seedApp(stack, account.id, { label });
+  await registerDevices({ baseUrl: stack.urls.web, ca: stack.ca, apiKey: account.apiKey, ...app }, [
+    'device-1',
+    'device-2',
+  ]);
   const base = (i: number, device = 'device-1'): FormReport => ({
     package: app.package,
     api_key: account.apiKey,

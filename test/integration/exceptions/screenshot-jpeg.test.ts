@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { newAccount } from '../../helpers/accounts';
+import { registerDevices } from '../../helpers/devices';
 import { request } from '../../helpers/http';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { encodeForm, eventually, postForm, seedApp, stackTrace } from './fixtures';
@@ -20,6 +21,9 @@ afterAll(() => stack.close());
 async function sendWithScreen(screen: Buffer) {
   const account = await newAccount(stack);
   const app = await seedApp(stack, account.id);
+  await registerDevices({ baseUrl: stack.urls.web, ca: stack.ca, apiKey: account.apiKey, ...app }, [
+    'device-1',
+  ]);
   const reply = await postForm(
     stack.urls.admin,
     stack.ca,

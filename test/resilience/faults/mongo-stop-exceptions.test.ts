@@ -8,6 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EXCEPTION_TEXT } from '../../../shared/exceptions/verdicts';
 import { newAccount } from '../../helpers/accounts';
+import { deviceIds, registerDevices } from '../../helpers/devices';
 import { request, type Reply } from '../../helpers/http';
 import type { TestStack } from '../../helpers/stack';
 import { encodeForm, postForm, seedApp, stackTrace } from '../../integration/exceptions/fixtures';
@@ -52,6 +53,8 @@ test('Mongo stopped for 30 s during an exception burst: acknowledged reports sto
   // A plan large enough that the 24 h limit never refuses a report of this test.
   const { apiKey, id: accountId } = await newAccount(stack, 5_000);
   const app = await seedApp(stack, accountId);
+  const target = { baseUrl: stack.urls.web, ca: stack.ca, apiKey, package: app.package };
+  await registerDevices(target, deviceIds('device-', DEVICES));
   const send = async (r: Report): Promise<Outcome> => {
     try {
       if (r.via === 'legacy') {

@@ -272,3 +272,28 @@ test('automatic capture: an uncaught error is written to the queue at once (unha
   h.client.enableExceptionNotification();
   expect(h.capture).toBeDefined();
 });
+
+test('nothing is sent before registration is answered: QUEUED while it fails, then REGISTERED', async () => {
+  // The service takes reports only from registered installations (docs/exceptions.md).
+  const h = new Harness({ reconnectBackoff: { initialMs: 1_000, maxMs: 1_000, jitter: 0 } });
+  h.registerReply = () => json(503, { error: { code: 'DEPENDENCY_UNAVAILABLE', message: 'x' } });
+  h.client.sendAsyncException(new Error('before start'));
+  h.start();
+  await settle();
+  h.client.sendAsyncException(new Error('after a failed registration'));
+  await settle();
+  expect(posts(h)).toHaveLength(0);
+  expect(statuses(h)).toEqual(['QUEUED', 'QUEUED']);
+  expect(h.of('exception').map((e) => e.reason)).toEqual([
+    'not registered yet: registration refused: HTTP 503 x',
+    'not registered yet: registration refused: HTTP 503 x',
+  ]);
+
+  h.registerReply = undefined;
+  await h.clock.advance(1_000);
+  await settle();
+  const registration = h.requests.findLastIndex((r) => r.url.endsWith('/api/v2/installations'));
+  const firstPost = h.requests.findIndex((r) => r.url.endsWith('/api/v2/exceptions'));
+  expect(firstPost).toBeGreaterThan(registration);
+  expect(statuses(h)).toEqual(['QUEUED', 'QUEUED', 'REGISTERED', 'REGISTERED']);
+});

@@ -80,6 +80,8 @@ public final class Engine {
   private volatile boolean stopped;
   private volatile String status;
   private volatile String lastDownloadedMd5;
+  /** Reports are delivered only once the installation's registration was answered in this run. */
+  private volatile boolean registered;
   private int downloadAttempt;
   private boolean delivering;
 
@@ -105,6 +107,17 @@ public final class Engine {
           @Override
           public void onStatus(String s) {
             status = s;
+            if (registered) return;
+            registered = true;
+            ExceptionQueue q = exceptions;
+            if (q != null) q.registered();
+            deliverExceptions();
+          }
+
+          @Override
+          public void onRegistrationFailed(String reason) {
+            ExceptionQueue q = exceptions;
+            if (!registered && q != null) q.registrationFailed(reason);
           }
         });
   }
@@ -394,7 +407,7 @@ public final class Engine {
   }
 
   private synchronized void deliverExceptions() {
-    if (delivering || stopped || exceptions == null) return;
+    if (delivering || stopped || exceptions == null || !registered) return;
     delivering = true;
     executor.execute(() -> {
       long wait;

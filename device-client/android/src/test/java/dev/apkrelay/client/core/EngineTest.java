@@ -70,6 +70,10 @@ class EngineTest {
   final List<String> withdrawn = Collections.synchronizedList(new ArrayList<>());
   final AtomicInteger exceptionPosts = new AtomicInteger();
   final List<String> exceptionBodies = Collections.synchronizedList(new ArrayList<>());
+  /** Registrations still to refuse with 503 (the device API down for them). */
+  final AtomicInteger registrationsToRefuse = new AtomicInteger();
+  /** Device API calls in arrival order: "register 503", "register 200", "exception". */
+  final List<String> calls = Collections.synchronizedList(new ArrayList<>());
   Engine engine;
 
   @BeforeEach
@@ -77,7 +81,11 @@ class EngineTest {
     keys = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     server.setExecutor(Executors.newFixedThreadPool(4));
-    server.createContext("/api/v2/installations", ex -> TestHttp.reply(ex, 200, registrationReply));
+    server.createContext("/api/v2/installations", ex -> {
+      boolean refuse = registrationsToRefuse.getAndDecrement() > 0;
+      calls.add(refuse ? "register 503" : "register 200");
+      TestHttp.reply(ex, refuse ? 503 : 200, refuse ? "" : registrationReply);
+    });
     server.createContext("/api/v2/stream", ex -> {
       String body;
       try {
@@ -103,6 +111,7 @@ class EngineTest {
       ex.close();
     });
     server.createContext("/api/v2/exceptions", ex -> {
+      calls.add("exception");
       exceptionBodies.add(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
       if (exceptionPosts.incrementAndGet() == 1) {
         TestHttp.reply(ex, 503, "");
@@ -220,6 +229,24 @@ class EngineTest {
     assertFalse(engine.hasPendingUpdate());
     assertEquals(2, exceptionPosts.get()); // refused once (503), then delivered once
     assertEquals(exceptionBodies.get(0), exceptionBodies.get(1));
+  }
+
+  /** The service takes reports only from registered installations (docs/exceptions.md). */
+  @Test
+  void exceptionsWaitForTheFirstRegistrationQueuedWhileItFails() throws Exception {
+    Engine.Config c = config();
+    engine = engine(c);
+    registrationsToRefuse.set(1);
+    engine.start();
+    engine.report(ExceptionReport.of(List.of("java.lang.IllegalStateException: early"), true,
+        Collections.emptyList(), Collections.emptyList(), "dev.apkrelay.demo", DEVICE, c.installedMd5), false);
+
+    long deadline = System.currentTimeMillis() + 20_000;
+    while (exceptionPosts.get() < 2 && System.currentTimeMillis() < deadline) Thread.sleep(50);
+    // Refused once (503: the queue's backoff), then delivered; never before the registration.
+    assertEquals(List.of("register 503", "register 200", "exception", "exception"), calls);
+    assertTrue(logged.stream().anyMatch(l -> l.contains(": QUEUED (not registered yet: registration refused: HTTP 503")),
+        logged.toString());
   }
 
   @Test

@@ -42,6 +42,9 @@ public final class PushSession {
 
     /** "enabled" or "disabled", from registration or a heartbeat. */
     void onStatus(String status);
+
+    /** A registration attempt failed (network, refusal): why. Exception reports wait for one. */
+    default void onRegistrationFailed(String reason) {}
   }
 
   static final String KEY_KEY = "push-key";
@@ -99,8 +102,10 @@ public final class PushSession {
     } catch (Refused r) {
       logger.log(Level.WARN, "push: " + r.getMessage());
       waitMs = r.retryAfterMs;
+      if (!registered) listener.onRegistrationFailed(r.getMessage());
     } catch (IOException | RuntimeException e) {
       if (!stopped) logger.log(Level.WARN, "push: " + e.getMessage());
+      if (!stopped && !registered) listener.onRegistrationFailed(String.valueOf(e.getMessage()));
     }
     long delay = backoff.next(attempt, clock.random(), retryFieldMs, waitMs);
     attempt++;

@@ -45,6 +45,8 @@ public final class ExceptionQueue {
   private final List<String> sent = new ArrayList<>();
   private final List<String> queuedLogged = new ArrayList<>();
   private int maxSize;
+  /** Why reports are held before the installation's first registration; null once registered. */
+  private String unregistered;
   private int attempt;
   private long notBefore;
 
@@ -110,7 +112,23 @@ public final class ExceptionQueue {
     persist();
     // While the service is unreachable, a new report is held at once.
     if (attempt > 0) markQueued(item, "service unreachable");
+    if (unregistered != null) markQueued(item, unregistered);
     return true;
+  }
+
+  /**
+   * A registration attempt failed and none succeeded yet: the reports wait (QUEUED), because the
+   * service takes reports only from registered installations. The caller does not deliver until
+   * {@link #registered()}.
+   */
+  public synchronized void registrationFailed(String reason) {
+    unregistered = "not registered yet: " + reason;
+    for (Map<String, Object> item : items) markQueued(item, unregistered);
+  }
+
+  /** The installation is registered: reports may go. */
+  public synchronized void registered() {
+    unregistered = null;
   }
 
   /**
