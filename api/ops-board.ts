@@ -4,10 +4,10 @@
  * administration has sessions). It is a UI with its own sub-routes and static assets, so it is
  * mounted here rather than listed in the route table (and the OpenAPI document).
  *
- * Read-only but for retrying failed jobs (bull-board itself also retries completed ones, which
- * would run finished work again: the gate asks the job's state). bull-board 9's `readOnlyMode` also refuses retries (it
+ * Read-only but for retrying failed jobs. bull-board 9's `readOnlyMode` also refuses retries (it
  * forces `allowRetries` off), so the board is mounted writable and gated here instead: reads pass,
- * the two retry routes pass for failed jobs, every other method and route is 405. An operator
+ * the two retry routes pass for failed jobs (bull-board alone would re-run completed ones too, so
+ * the gate asks the job's state), every other method and route is 405. An operator
  * could otherwise add a job naming any account (issue 24), empty queues or rewrite job data.
  */
 import { createBullBoard } from '@bull-board/api';
