@@ -120,6 +120,20 @@ const uiForm =
     form: { ...fields(c), _csrf: csrf(c) },
   });
 
+/** A form sent from a session signed in for this call only (the route ends sessions). */
+const freshSessionForm =
+  (path: string, fields: Record<string, string> = {}) =>
+  async (c: CaseContext): Promise<Call> => {
+    const account = accountOf(c.w, c.role);
+    const session = account ? await signIn(c.w.stack, account.email) : undefined;
+    return {
+      method: 'POST',
+      path,
+      headers: session ? { cookie: session.cookie } : {},
+      form: { ...fields, _csrf: knowsCsrf(c.role) ? (session?.csrf ?? '') : '' },
+    };
+  };
+
 const OWN_ACCOUNT = 'acts on the caller’s own account only; A’s data must not appear (leak check)';
 
 function exceptionForm(c: CaseContext): URLSearchParams {
@@ -454,17 +468,36 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     overrides: { ownerB: 'allow', operator: 'allow' },
     why: 'ends the caller’s own session (a fresh one, so the other cases keep theirs)',
     judge: logoutJudge,
-    call: async (c) => {
-      const account = accountOf(c.w, c.role);
-      const session = account ? await signIn(c.w.stack, account.email) : undefined;
-      const headers: Record<string, string> = session ? { cookie: session.cookie } : {};
-      return {
-        method: 'POST',
-        path: '/ui/logout',
-        headers,
-        form: { _csrf: knowsCsrf(c.role) ? (session?.csrf ?? '') : '' },
-      };
-    },
+    call: freshSessionForm('/ui/logout'),
+  },
+  'GET /ui/account': {
+    addresses: [],
+    overrides: { ownerB: 'allow', operator: 'allow' },
+    why: OWN_ACCOUNT,
+    judge: pageJudge,
+    call: page(() => '/ui/account'),
+  },
+  'POST /ui/account/password': {
+    addresses: [],
+    overrides: { ownerB: 'allow', operator: 'allow' },
+    why:
+      'changes the caller’s own password (to the same one, from a fresh session); runs late, ' +
+      'since it ends the account’s other sessions',
+    judge: formJudge,
+    last: 3,
+    call: freshSessionForm('/ui/account/password', {
+      current: PASSWORD,
+      password: PASSWORD,
+      confirm: PASSWORD,
+    }),
+  },
+  'POST /ui/account/sign-out-everywhere': {
+    addresses: [],
+    overrides: { ownerB: 'allow', operator: 'allow' },
+    why: 'ends the caller’s own sessions (from a fresh one); runs last, it ends all of them',
+    judge: logoutJudge,
+    last: 4,
+    call: freshSessionForm('/ui/account/sign-out-everywhere'),
   },
   'GET /ui/apps': {
     addresses: [],
