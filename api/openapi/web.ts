@@ -75,6 +75,23 @@ export const webPaths = {
     }),
   },
   '/ui/logout': { post: post('Log out (form: _csrf).', { '303': seeOther }) },
+  '/ui/account': { get: page('Account page: password change, sign out everywhere.') },
+  '/ui/account/password': {
+    post: post(
+      'Change the password (form: current, password, confirm, _csrf); ends the other sessions.',
+      {
+        '303': { description: 'Changed: to the account page, with a renewed session cookie.' },
+        '400': html('The new passwords differ or break the sign-up rules.'),
+        '401': html('Wrong current password (counts against the login throttle).'),
+        '429': html('Too many failed attempts; Retry-After.'),
+      },
+    ),
+  },
+  '/ui/account/sign-out-everywhere': {
+    post: post('Sign out everywhere: end every session of the account (form: _csrf).', {
+      '303': { description: 'To the login page; the session cookie is cleared.' },
+    }),
+  },
   '/ui/apps': { get: page('Apps list.') },
   '/ui/apks': {
     post: post('Upload an APK of any package (multipart with _csrf).', {

@@ -8,6 +8,7 @@ import { clientAddress } from '../auth';
 import { formBody } from '../body-parsers';
 import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
+import { accountPages, throttledMessage } from '../web/account-pages';
 import { APP_JS, STYLE_CSS } from '../web/assets';
 import { sendPage, webPages } from '../web/pages';
 import {
@@ -50,6 +51,7 @@ const anonymousCsrfCheck: RequestHandler = (req, res, next) => {
 
 export function webRoutes(deps: ApiDeps): Route[] {
   const pages = webPages(deps);
+  const account = accountPages(deps);
   const session = sessionAuth(deps);
 
   async function logIn(req: Request, res: Response): Promise<void> {
@@ -64,9 +66,7 @@ export function webRoutes(deps: ApiDeps): Route[] {
       deps.now().getTime(),
     );
     if (attempt.waitMs > 0) {
-      res.setHeader('Retry-After', String(Math.ceil(attempt.waitMs / 1000)));
-      const minutes = Math.ceil(attempt.waitMs / 60_000);
-      const problem = `Too many failed attempts; wait ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+      const problem = throttledMessage(res, attempt.waitMs);
       sendPage(res, 429, credentialsPage('login', csrf, problem, email, open));
       return;
     }
@@ -157,6 +157,25 @@ export function webRoutes(deps: ApiDeps): Route[] {
         await endSession(deps, req, res);
         res.redirect(303, '/ui/login');
       },
+    ),
+    page('get', '/ui/account', 'session', 'Account page: password, sessions (HTML).', account.page),
+    page(
+      'post',
+      '/ui/account/password',
+      'session',
+      'Change the password (form: current, password, confirm, _csrf); ends the other sessions.',
+      form,
+      csrfCheck,
+      account.changePassword,
+    ),
+    page(
+      'post',
+      '/ui/account/sign-out-everywhere',
+      'session',
+      'Sign out everywhere: end every session of the account (form: _csrf).',
+      form,
+      csrfCheck,
+      account.signOutEverywhere,
     ),
     page('get', '/ui/apps', 'session', 'Apps list (HTML).', pages.apps),
     page(

@@ -33,15 +33,18 @@ export function sendPage(res: Response, status: number, body: string): void {
   res.status(status).type('text/html; charset=utf-8').send(body);
 }
 
+/** The signed-in viewer of a page: the session's account, CSRF token and API key. */
+export async function viewerOfSession(deps: ApiDeps, res: Response): Promise<Viewer> {
+  const { account, csrf } = currentSession(res);
+  return { account, csrf, apiKey: await deps.accounts.revealApiKey(account.id) };
+}
+
 export function webPages(deps: ApiDeps) {
   const notices = queueNoticeSink(deps.producers.get(versionNoticeQueue.name));
   const { groups, reports } = exceptionCollections(deps.db);
   const screenshots = gridFsScreenshots(deps.db);
 
-  async function viewerOf(res: Response): Promise<Viewer> {
-    const { account, csrf } = currentSession(res);
-    return { account, csrf, apiKey: await deps.accounts.revealApiKey(account.id) };
-  }
+  const viewerOf = (res: Response) => viewerOfSession(deps, res);
 
   /** The viewer's app named by the path; another account's (or no) app answers 404. */
   async function ownApp(req: Request, res: Response, viewer: Viewer): Promise<AppDoc | null> {

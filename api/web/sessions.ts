@@ -83,7 +83,23 @@ export async function startSession(deps: ApiDeps, res: Response, account: Accoun
 export async function endSession(deps: ApiDeps, req: Request, res: Response): Promise<void> {
   const id = cookieOf(req, SESSION_COOKIE);
   if (id) await sessions(deps.db).deleteOne({ _id: hashId(id) });
+  clearSessionCookie(res);
+}
+
+function clearSessionCookie(res: Response): void {
   res.clearCookie(SESSION_COOKIE, { secure: true, httpOnly: true, sameSite: 'lax', path: '/' });
+}
+
+/** Ends every session of the account, the caller's included ("sign out everywhere"). */
+export async function endAllSessions(deps: ApiDeps, res: Response, accountId: string) {
+  await sessions(deps.db).deleteMany({ accountId });
+  clearSessionCookie(res);
+}
+
+/** Ends every session of the account and signs the caller in afresh (after a password change). */
+export async function renewOnlySession(deps: ApiDeps, res: Response, account: Account) {
+  await sessions(deps.db).deleteMany({ accountId: account.id });
+  await startSession(deps, res, account);
 }
 
 export async function findSession(deps: ApiDeps, req: Request): Promise<WebSession | null> {

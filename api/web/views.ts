@@ -17,7 +17,7 @@ export function layout(
 ): string {
   const nav = viewer
     ? html`<a href="/ui/apps">Apps</a>
-        <span>${viewer.account.email}</span>
+        <a href="/ui/account">${viewer.account.email}</a>
         <span class="key">
           <label for="api-key">API key</label>
           <input id="api-key" readonly value="${viewer.apiKey}" />

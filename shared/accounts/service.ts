@@ -14,7 +14,7 @@ import {
   sealApiKey,
   unsealApiKey,
 } from './api-keys';
-import { hashPassword, verifyPassword } from './passwords';
+import { hashPassword, needsRehash, verifyPassword } from './passwords';
 import { FREE_PLAN, toAccount, type Account, type AccountDoc, type Plan, type Role } from './types';
 
 export const ACCOUNTS_COLLECTION = 'accounts';
@@ -36,8 +36,16 @@ export interface AccountsService {
   findByEmail(email: string): Promise<Account | null>;
   /** Replaces the account's API key (the old one stops working at once); returns the new one. */
   regenerateApiKey(accountId: string): Promise<string>;
-  /** The account whose email and password match, else null (a password is hashed either way). */
+  /**
+   * The account whose email and password match, else null (a password is hashed either way). A
+   * match whose stored hash has older scrypt parameters is rehashed with the current ones.
+   */
   verifyLogin(email: string, password: string): Promise<Account | null>;
+  /**
+   * Sets `next` (checked like a sign-up's password: 400 VALIDATION_FAILED) as the password when
+   * `current` is the account's password; false (nothing changed) when it is not.
+   */
+  changePassword(accountId: string, current: string, next: string): Promise<boolean>;
   setPlan(email: string, plan: Plan): Promise<Account>;
   /** Grants (or with `granted: false` revokes) a role, e.g. `operator` (queue board, metrics). */
   setRole(email: string, role: Role, granted: boolean): Promise<Account>;
@@ -65,28 +73,71 @@ export function validatePlan(installations: number): Plan {
   return { installations };
 }
 
+/** What is wrong with a new password (sign-up or change): nothing, or one problem. */
+export function passwordProblems(password: string): string[] {
+  return password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH
+    ? [`password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`]
+    : [];
+}
+
 /** Checks a sign-up's email and password (400 VALIDATION_FAILED) without touching the database. */
 export function validateSignUp(input: SignUp): { email: string; password: string } {
   const problems: string[] = [];
   const email = typeof input.email === 'string' ? normaliseEmail(input.email) : '';
   if (!EMAIL_PATTERN.test(email)) problems.push('email must be an email address');
   const password = typeof input.password === 'string' ? input.password : '';
-  if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
-    problems.push(
-      `password must be ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters long`,
-    );
-  }
+  problems.push(...passwordProblems(password));
   if (problems.length > 0) {
     throw new AppError('VALIDATION_FAILED', problems.join('; '), { problems });
   }
   return { email, password };
 }
 
-export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
-  const accounts = accountsCollection(db);
+/** Login and password change: hashes checked in constant time, rehashed when parameters rose. */
+function passwordMethods(
+  accounts: Collection<AccountDoc>,
+): Pick<AccountsService, 'verifyLogin' | 'changePassword'> {
   let dummyHash: string | undefined;
 
+  /** Stores a new hash of `password` unless the stored hash changed meanwhile (one update). */
+  async function storeHash(doc: AccountDoc, password: string): Promise<boolean> {
+    const result = await accounts.updateOne(
+      { _id: doc._id, passwordHash: doc.passwordHash },
+      { $set: { passwordHash: await hashPassword(password), updatedAt: new Date() } },
+    );
+    return result.modifiedCount === 1;
+  }
+
   return {
+    async verifyLogin(email, password) {
+      const doc = await accounts.findOne({ email: normaliseEmail(email) });
+      dummyHash ??= await hashPassword('not a password of anyone');
+      const ok = await verifyPassword(password, doc?.passwordHash ?? dummyHash);
+      if (!doc || !ok) return null;
+      if (needsRehash(doc.passwordHash)) await storeHash(doc, password);
+      return toAccount(doc);
+    },
+
+    async changePassword(accountId, current, next) {
+      const problems = passwordProblems(next);
+      if (problems.length > 0) {
+        throw new AppError('VALIDATION_FAILED', problems.join('; '), { problems });
+      }
+      const doc = await accounts.findOne({ _id: new ObjectId(accountId) });
+      if (!doc) throw new AppError('NOT_FOUND', 'account not found');
+      if (!(await verifyPassword(current, doc.passwordHash))) return false;
+      // A concurrent change between the check and the update wins; this one is then refused.
+      return storeHash(doc, next);
+    },
+  };
+}
+
+export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
+  const accounts = accountsCollection(db);
+
+  return {
+    ...passwordMethods(accounts),
+
     async create(input) {
       const { email, password } = validateSignUp(input);
       const plan = input.plan ?? FREE_PLAN;
@@ -148,13 +199,6 @@ export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
       );
       if (result.matchedCount === 0) throw new AppError('NOT_FOUND', 'account not found');
       return apiKey;
-    },
-
-    async verifyLogin(email, password) {
-      const doc = await accounts.findOne({ email: normaliseEmail(email) });
-      dummyHash ??= await hashPassword('not a password of anyone');
-      const ok = await verifyPassword(password, doc?.passwordHash ?? dummyHash);
-      return doc && ok ? toAccount(doc) : null;
     },
 
     async setPlan(email, plan) {

@@ -187,3 +187,35 @@ test("another account's app page answers 404 and shows none of its data", async 
   }
   expect(consoleErrors).toEqual([]);
 });
+
+test('the account page changes the password; the new one logs in, the old one not', async () => {
+  const admin = stack.urls.admin;
+  const newPassword = 'another horse battery';
+  await page.getByRole('link', { name: `other-${email}` }).click();
+  await page.waitForURL(`${admin}/ui/account`);
+  await page.getByLabel('Current password', { exact: true }).fill(password);
+  await page.getByLabel('New password (8 to 1024 characters)', { exact: true }).fill(newPassword);
+  await page.getByLabel('New password again', { exact: true }).fill(newPassword);
+  await page.getByRole('button', { name: 'Change the password' }).click();
+  await page.waitForURL(`${admin}/ui/account?changed=password`);
+  expect(await page.getByRole('status').textContent()).toContain('Password changed');
+  await shot('account');
+
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await page.waitForURL(`${admin}/ui/login`);
+  const logIn = async (tried: string) => {
+    await page.getByLabel('Email').fill(`other-${email}`);
+    await page.getByLabel('Password').fill(tried);
+    await page.getByRole('button', { name: 'Log in' }).click();
+  };
+  const errorsBefore = consoleErrors.length;
+  await logIn(password);
+  expect(await page.getByRole('alert').textContent()).toBe('Wrong email or password.');
+  // The refused login's 401 is the one console error here, and an expected one.
+  expect(consoleErrors.splice(errorsBefore)).toEqual([
+    expect.stringContaining('the server responded with a status of 401'),
+  ]);
+  await logIn(newPassword);
+  await page.waitForURL(`${admin}/ui/apps`);
+  expect(consoleErrors).toEqual([]);
+});

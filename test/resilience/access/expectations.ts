@@ -94,6 +94,20 @@ const uiForm =
     form: { ...fields(c), _csrf: csrf(c) },
   });
 
+/** A form sent from a session signed in for this call only (the route ends sessions). */
+const freshSessionForm =
+  (path: string, fields: Record<string, string> = {}) =>
+  async (c: CaseContext): Promise<Call> => {
+    const account = accountOf(c.w, c.role);
+    const session = account ? await signIn(c.w.stack, account.email) : undefined;
+    return {
+      method: 'POST',
+      path,
+      headers: session ? { cookie: session.cookie } : {},
+      form: { ...fields, _csrf: knowsCsrf(c.role) ? (session?.csrf ?? '') : '' },
+    };
+  };
+
 function exceptionForm(c: CaseContext): URLSearchParams {
   const form = new URLSearchParams();
   form.set('package', c.w.a.package);
@@ -358,17 +372,25 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
   },
   'POST /ui/logout': {
     judge: logoutJudge,
-    call: async (c) => {
-      const account = accountOf(c.w, c.role);
-      const session = account ? await signIn(c.w.stack, account.email) : undefined;
-      const headers: Record<string, string> = session ? { cookie: session.cookie } : {};
-      return {
-        method: 'POST',
-        path: '/ui/logout',
-        headers,
-        form: { _csrf: knowsCsrf(c.role) ? (session?.csrf ?? '') : '' },
-      };
-    },
+    call: freshSessionForm('/ui/logout'),
+  },
+  'GET /ui/account': {
+    judge: pageJudge,
+    call: page(() => '/ui/account'),
+  },
+  'POST /ui/account/password': {
+    judge: formJudge,
+    last: 3,
+    call: freshSessionForm('/ui/account/password', {
+      current: PASSWORD,
+      password: PASSWORD,
+      confirm: PASSWORD,
+    }),
+  },
+  'POST /ui/account/sign-out-everywhere': {
+    judge: logoutJudge,
+    last: 4,
+    call: freshSessionForm('/ui/account/sign-out-everywhere'),
   },
   'GET /ui/apps': {
     judge: pageJudge,

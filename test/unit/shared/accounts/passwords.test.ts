@@ -52,7 +52,7 @@ describe('API keys', () => {
 describe('passwords', () => {
   test('hash with scrypt and verify', async () => {
     const encoded = await hashPassword('correct horse battery');
-    expect(encoded).toMatch(/^scrypt\$32768\$8\$1\$/);
+    expect(encoded).toMatch(/^scrypt\$131072\$8\$1\$/);
     expect(encoded).not.toContain('correct horse');
     await expect(verifyPassword('correct horse battery', encoded)).resolves.toBe(true);
     await expect(verifyPassword('correct horse batterY', encoded)).resolves.toBe(false);

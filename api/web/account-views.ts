@@ -1,0 +1,49 @@
+/** The account page of the web administration: password change and "sign out everywhere". */
+import { html } from './html';
+import { layout, type Viewer } from './views';
+
+export interface AccountPageState {
+  /** Shown as a refusal (role=alert). */
+  readonly problem?: string | null;
+  /** Shown after a change that went through. */
+  readonly notice?: string | null;
+}
+
+function passwordForm(viewer: Viewer) {
+  const field = (id: string, label: string, autocomplete: string) =>
+    html`<label for="${id}">${label}</label>
+      <input
+        id="${id}"
+        name="${id}"
+        type="password"
+        autocomplete="${autocomplete}"
+        minlength="${id === 'current' ? 1 : 8}"
+        required
+      />`;
+  return html`<form class="stack" method="post" action="/ui/account/password">
+    <input type="hidden" name="_csrf" value="${viewer.csrf}" />
+    ${field('current', 'Current password', 'current-password')}
+    ${field('password', 'New password (8 to 1024 characters)', 'new-password')}
+    ${field('confirm', 'New password again', 'new-password')}
+    <button type="submit">Change the password</button>
+  </form>`;
+}
+
+export function accountPage(viewer: Viewer, state: AccountPageState = {}): string {
+  return layout(
+    'Account',
+    viewer,
+    html`<h1>Account</h1>
+      ${state.notice ? html`<p class="notice" role="status">${state.notice}</p>` : ''}
+      ${state.problem ? html`<p class="error" role="alert">${state.problem}</p>` : ''}
+      <h2>Change the password</h2>
+      <p>Every other session of this account is signed out; this one stays.</p>
+      ${passwordForm(viewer)}
+      <h2>Sign out everywhere</h2>
+      <p>Ends every session of this account in every browser, this one included.</p>
+      <form class="stack" method="post" action="/ui/account/sign-out-everywhere">
+        <input type="hidden" name="_csrf" value="${viewer.csrf}" />
+        <button type="submit">Sign out everywhere</button>
+      </form>`,
+  );
+}
