@@ -54,6 +54,15 @@ class PendingUpdateTest {
     return u;
   }
 
+  /** V2 downloaded, verified and handed to the installer. */
+  PendingUpdate installingV2() throws IOException {
+    PendingUpdate u = update(INSTALLED);
+    u.onVersion(V2);
+    u.onDownloaded(V2, DownloadResultFactory.verified());
+    u.installing();
+    return u;
+  }
+
   void file(String name) throws IOException {
     Files.write(dir.resolve(name), new byte[] {1, 2, 3});
   }
@@ -92,10 +101,7 @@ class PendingUpdateTest {
 
   @Test
   void theInstallOutcomeIsKeptForTheNextHeartbeat() throws IOException {
-    PendingUpdate u = update(INSTALLED);
-    u.onVersion(V2);
-    u.onDownloaded(V2, DownloadResultFactory.verified());
-    u.installing();
+    PendingUpdate u = installingV2();
     u.installFailed(4, "INSTALL_FAILED_UPDATE_INCOMPATIBLE: signatures do not match");
     String failure = "{\"md5\":\"" + V2.md5 + "\",\"versionCode\":2,\"status\":\"failure\",\"osStatus\":4,"
         + "\"message\":\"INSTALL_FAILED_UPDATE_INCOMPATIBLE: signatures do not match\","
@@ -111,10 +117,7 @@ class PendingUpdateTest {
 
   @Test
   void anOutcomeAcknowledgedAfterANewerOneWasRecordedLeavesTheNewerUnreported() throws IOException {
-    PendingUpdate u = update(INSTALLED);
-    u.onVersion(V2);
-    u.onDownloaded(V2, DownloadResultFactory.verified());
-    u.installing();
+    PendingUpdate u = installingV2();
     u.installFailed(-1, "first");
     java.util.Map<String, Object> sent = u.unreportedOutcome();
     u.installing();
@@ -125,10 +128,7 @@ class PendingUpdateTest {
 
   @Test
   void aSuccessHeardFromTheOsIsNotRecordedAgainAtTheNextStart() throws IOException {
-    PendingUpdate u = update(INSTALLED);
-    u.onVersion(V2);
-    u.onDownloaded(V2, DownloadResultFactory.verified());
-    u.installing();
+    PendingUpdate u = installingV2();
     u.installSucceeded(0, "INSTALL_SUCCEEDED");
     u.outcomeReported(u.unreportedOutcome());
     assertNull(update(V2.md5).unreportedOutcome()); // reported before the process was replaced
