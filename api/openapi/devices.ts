@@ -46,8 +46,31 @@ const registration = {
   },
 };
 
+const lastInstall = {
+  type: 'object',
+  description:
+    'Sent once, on the heartbeat after an installation attempt: what the OS installer answered. Stored on the installation and shown in its list as lastInstall (with reportedAt).',
+  required: ['md5', 'versionCode', 'status'],
+  properties: {
+    md5: { type: 'string', description: 'MD5 of the APK the device tried to install.' },
+    versionCode: { type: 'integer', minimum: 0 },
+    status: { enum: ['success', 'failure'] },
+    osStatus: {
+      type: 'integer',
+      description:
+        'The OS status (Android: PackageInstaller.STATUS_*); -1: failed before the OS answered.',
+    },
+    message: { type: 'string', maxLength: 1000, description: "The OS's message." },
+    at: { type: 'string', format: 'date-time', description: "When, by the device's clock." },
+  },
+};
+
 export const deviceSchemas = {
   Registration: registration,
+  Heartbeat: {
+    ...registration,
+    properties: { ...registration.properties, lastInstall },
+  },
   InstallationStatus: {
     type: 'object',
     properties: {
@@ -84,11 +107,11 @@ export const devicePaths = {
   },
   '/api/v2/heartbeat': {
     post: {
-      summary: `Heartbeat (every heartbeatSeconds), with changed metadata and hashes (admin, web and push hosts). ${deviceAuth}`,
+      summary: `Heartbeat (every heartbeatSeconds), with changed metadata and hashes, and once the outcome of an installation attempt (admin, web and push hosts). ${deviceAuth}`,
       ...onDeviceHosts,
       requestBody: {
         required: true,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Registration' } } },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Heartbeat' } } },
       },
       responses: {
         '200': json('Seen.', 'InstallationStatus'),

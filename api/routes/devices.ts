@@ -13,6 +13,7 @@ import {
   REGISTER_TEXT,
   reportedChanges,
 } from '../../shared/devices/installations';
+import { parseInstallOutcome } from '../../shared/devices/install-outcome';
 import { parseRegistration } from '../../shared/devices/registration-input';
 import { publicKeyInfo } from '../../shared/devices/push-signing';
 import { AppError } from '../../shared/errors';
@@ -69,11 +70,15 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
   /**
    * A heartbeat is a sighting (Redis); the installation's document is written only when the
    * device reports something new (hashes, metadata). A fleet beating every 30 s must not make
-   * FerretDB read or rewrite documents all the time.
+   * FerretDB read or rewrite documents all the time. An installation outcome (`lastInstall`) is
+   * sent once by the device, so it is always written.
    */
   async function heartbeat(req: Request, res: Response): Promise<void> {
     const account = await device(req, res);
     const input = parseRegistration(req.body);
+    const outcome = parseInstallOutcome(
+      (req.body as { lastInstall?: unknown } | undefined)?.lastInstall,
+    );
     const app = { accountId: account.id, package: input.package };
     const id = installationId(account.id, input.package, input.deviceId);
     const card = await installationCard(deps, app, id);
@@ -84,7 +89,8 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       );
     const now = deps.now();
     await deps.live.seen(app, [id.toHexString()], now);
-    const set = reportedChanges(card, input);
+    const reported = reportedChanges(card, input);
+    const set = outcome ? { ...reported, lastInstall: { ...outcome, reportedAt: now } } : reported;
     if (set) {
       await writeInstallation(deps, app, id, () =>
         installations(deps.db).findOneAndUpdate(

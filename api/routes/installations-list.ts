@@ -2,6 +2,7 @@
 import type { Request } from 'express';
 import type { Filter } from 'mongodb';
 import type { AppDoc } from '../../shared/catalog/types';
+import { presentInstallOutcome } from '../../shared/devices/install-outcome';
 import { installations } from '../../shared/devices/installations';
 import { lastSeenAt, seenFilter } from '../../shared/devices/live-state';
 import type { InstallationDoc } from '../../shared/devices/types';
@@ -75,6 +76,7 @@ export async function listInstallations(deps: ApiDeps, app: AppDoc, req: Request
       location: d.location
         ? { lat: d.location.lat, lon: d.location.lon, at: d.location.at.toISOString() }
         : null,
+      lastInstall: d.lastInstall ? presentInstallOutcome(d.lastInstall) : null,
       registeredAt: d.registeredAt.toISOString(),
       lastSeenAt: lastSeenAt(d, seen[i]!).toISOString(),
     })),

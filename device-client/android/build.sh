@@ -5,6 +5,9 @@
 # (dexdump reads it back) and the AAR; then demo/build.sh builds the demo APK in two versions and
 # runs `apksigner verify` on both, and ../cordova/build.sh compiles and tests the Cordova plugin's
 # Java bridge. Prints the Surefire summary; the Maven log is kept in target/.
+# The JUnit suites include StackTest, the core against a real apkrelay stack started from the
+# checkout's dist/ (`node dist/ops/dev/stack.js`): here it is required (it fails, not skips, when
+# Node.js or dist/ is missing), so run `npm ci` or `npm run build` first, as .ci/run does.
 # Usage: device-client/android/build.sh   (CI calls it from .ci/run)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -33,7 +36,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 started=$(date +%s)
 status=0
-mvn -B -ntp -Dstyle.color=never clean verify >"$log" 2>&1 || status=$?
+mvn -B -ntp -Dstyle.color=never -Dapkrelay.stackTest=required clean verify >"$log" 2>&1 || status=$?
 mkdir -p target && cp "$log" target/build.log
 # Per-class and total test lines, Animal Sniffer and D8/dexdump lines, and Maven's verdict.
 grep -a -E '(Tests run:|animal-sniffer|dexdump:|classes\.dex|BUILD (SUCCESS|FAILURE))' "$log" || true

@@ -10,7 +10,7 @@
  *
  * Every client first downloads once (warm-up, not measured), then `rounds` times back to back.
  * The API and workers run as their own processes on embedded services for a temporary DATA_DIR
- * (lib/deployment.ts); nginx runs in the foreground from a temporary prefix (lib/nginx.ts).
+ * (ops/dev/deployment.ts); nginx runs in the foreground from a temporary prefix (lib/nginx.ts).
  * Everything is stopped at the end, also on error.
  */
 import { createHash } from 'node:crypto';
@@ -20,7 +20,7 @@ import path from 'node:path';
 import { APK_CONTENT_TYPE } from '../../api/download/send-apk';
 import { uploadFile } from '../cli/upload/upload-file';
 import { cpuSnapshot } from './lib/cpu-time';
-import { createBenchAccount, startDeployment, type Deployment } from './lib/deployment';
+import { createBenchAccount, startDeployment, type Deployment } from '../dev/deployment';
 import { percentile, runLoad, type LoadOptions, type LoadResult } from './lib/download-load';
 import { ensureNginx, startNginx, type NginxServer } from './lib/nginx';
 import { benchApk } from './lib/signed-apk';

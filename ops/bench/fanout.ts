@@ -25,7 +25,7 @@
  * also on error.
  */
 import path from 'node:path';
-import { startDeployment, type Deployment } from './lib/deployment';
+import { startDeployment, type Deployment } from '../dev/deployment';
 import { startBaseline, type Baseline } from './lib/fanout-baseline';
 import { ClientFleet } from './lib/fanout-clients';
 import {

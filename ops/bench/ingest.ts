@@ -20,7 +20,7 @@ import { exchange, type TlsTrust } from '../cli/upload/http-client';
 import { streamedForm } from '../cli/upload/multipart-stream';
 import { pollStatus } from '../cli/upload/poll-status';
 import { jobOf, statusTarget } from '../cli/upload/upload-file';
-import { createBenchAccount, startDeployment, type Deployment } from './lib/deployment';
+import { createBenchAccount, startDeployment, type Deployment } from '../dev/deployment';
 import { cpuSnapshot } from './lib/cpu-time';
 import { breakdownTable, mainTable, MiB, rssVerdict, type Measurement } from './lib/ingest-report';
 import { rssBytes, sampleRss, type RssPeak } from './lib/rss';

@@ -5,6 +5,7 @@
  * exception slot.
  */
 import type { ObjectId } from 'mongodb';
+import type { InstallOutcome } from './install-outcome';
 
 export type InstallationStatus = 'enabled' | 'disabled';
 
@@ -34,6 +35,11 @@ export interface InstallationDoc {
   /** User-supplied pairs, stored as an array (FerretDB forbids dotted or `$` keys). */
   metadata: KeyValue[];
   location: { lat: number; lon: number; at: Date } | null;
+  /**
+   * What the OS answered to the last installation the device attempted, as its heartbeat reported
+   * it (absent until one is reported); `reportedAt` by the server's clock.
+   */
+  lastInstall?: (InstallOutcome & { reportedAt: Date }) | null;
   registeredAt: Date;
   /**
    * Last registration or reported change. Sightings in between (heartbeats, open streams) are in

@@ -7,7 +7,7 @@
 import type { Agent } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cpuSnapshot } from './cpu-time';
-import type { Deployment } from './deployment';
+import type { Deployment } from '../../dev/deployment';
 import type { Baseline } from './fanout-baseline';
 import { nowMs, type ClientFleet, type ConnectCommand } from './fanout-clients';
 import { latency, type SideResult } from './fanout-report';

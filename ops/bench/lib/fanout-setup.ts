@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import { processEnv } from '../../../shared/config';
 import { exchange } from '../../cli/upload/http-client';
 import { streamedForm } from '../../cli/upload/multipart-stream';
-import type { Deployment } from './deployment';
+import type { Deployment } from '../../dev/deployment';
 import { benchApk } from './signed-apk';
 import { request } from './transport';
 

@@ -166,3 +166,76 @@ test('the list filters by device id prefix and paginates', async () => {
     400,
   );
 });
+
+test("a heartbeat's lastInstall is validated, stored once, and shown in the installations list", async () => {
+  const { apiKey } = await newAccount(stack);
+  await uploadFixture(stack, apiKey, 'version-1.apk');
+  const device = { package: PKG, deviceId: 'outcome-1' };
+  const beat = (json: Record<string, unknown>) =>
+    call(apiKey, '/api/v2/heartbeat', { method: 'POST', host: stack.urls.web, json });
+  await call(apiKey, '/api/v2/installations', {
+    method: 'POST',
+    host: stack.urls.push,
+    json: device,
+  });
+  const shown = async () =>
+    (await call(apiKey, `/api/v2/apps/${PKG}/installations`)).json<{
+      installations: Array<{ lastInstall: unknown }>;
+    }>().installations[0]!.lastInstall;
+  expect(await shown()).toBeNull();
+
+  const failure = {
+    md5: 'ABCDEF0123456789ABCDEF0123456789',
+    versionCode: 2,
+    status: 'failure',
+    osStatus: 4,
+    message: 'INSTALL_FAILED_UPDATE_INCOMPATIBLE: signatures do not match',
+    at: '2026-11-21T09:59:58.000Z',
+  };
+  const reply = await beat({ ...device, lastInstall: failure });
+  expect(reply.status).toBe(200);
+  // The reply is unchanged by the new field.
+  expect(reply.json()).toEqual({ status: 'enabled', heartbeatSeconds: 30 });
+  const stored = {
+    md5: 'abcdef0123456789abcdef0123456789',
+    versionCode: 2,
+    status: 'failure',
+    osStatus: 4,
+    message: 'INSTALL_FAILED_UPDATE_INCOMPATIBLE: signatures do not match',
+    at: '2026-11-21T09:59:58.000Z',
+    reportedAt: new Date(clock).toISOString(),
+  };
+  expect(await shown()).toEqual(stored);
+
+  // A later heartbeat without it leaves the last outcome as it was.
+  expect((await beat(device)).status).toBe(200);
+  expect(await shown()).toEqual(stored);
+
+  // Malformed outcomes are refused with 400 and change nothing.
+  const bad: Array<[Record<string, unknown>, string]> = [
+    [{ ...failure, status: 'ok' }, 'lastInstall.status must be success or failure'],
+    [{ ...failure, md5: 'nope' }, 'lastInstall.md5 must be an MD5 in hex'],
+    [{ ...failure, versionCode: -1 }, 'lastInstall.versionCode must be a non-negative integer'],
+    [{ ...failure, osStatus: 'x' }, 'lastInstall.osStatus must be an integer'],
+    [{ ...failure, message: 'm'.repeat(1001) }, 'at most 1000 characters'],
+    [{ ...failure, at: 'yesterday' }, 'lastInstall.at must be an ISO 8601 date'],
+  ];
+  for (const [lastInstall, text] of bad) {
+    const refused = await beat({ ...device, lastInstall });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain(text);
+  }
+  expect((await beat({ ...device, lastInstall: 'failure' })).status).toBe(400);
+  expect(await shown()).toEqual(stored);
+
+  // A success replaces it; osStatus, message and at may be left out.
+  const success = { md5: '0123456789abcdef0123456789abcdef', versionCode: 3, status: 'success' };
+  expect((await beat({ ...device, lastInstall: success })).status).toBe(200);
+  expect(await shown()).toEqual({
+    ...success,
+    osStatus: null,
+    message: null,
+    at: null,
+    reportedAt: new Date(clock).toISOString(),
+  });
+});

@@ -284,9 +284,10 @@ public final class Client {
   }
 
   /**
-   * The last installation's outcome as JSON ({@code md5, versionCode, success, status, message};
-   * {@code status} is PackageInstaller's, -1 when the library failed before the OS answered), or
-   * null. Kept in the library's storage; apkrelay's heartbeat has no field for it yet.
+   * The last installation's outcome as JSON ({@code md5, versionCode, status: success|failure,
+   * osStatus, message, at, reported}; {@code osStatus} is PackageInstaller's, -1 when the library
+   * failed before the OS answered), or null. Kept in the library's storage and sent once, on the
+   * next heartbeat, as its {@code lastInstall}.
    */
   public static String lastInstallOutcome() {
     Engine e = engine;

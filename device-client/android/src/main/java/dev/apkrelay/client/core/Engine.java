@@ -128,7 +128,7 @@ public final class Engine {
       try {
         exceptions = new ExceptionQueue(storage, transport, clock, logger, Backoff.exceptionDefault(),
             config.baseUrl, config.apiKey, config.maxExceptionQueue);
-        pending = new PendingUpdate(storage, logger, config.installedMd5, config.maxTamperedDownloads);
+        pending = new PendingUpdate(storage, logger, config.installedMd5, config.maxTamperedDownloads, clock);
         act(pending.load());
         deliverExceptions();
       } catch (IOException | RuntimeException e) {
@@ -165,12 +165,31 @@ public final class Engine {
     return body;
   }
 
+  /**
+   * Beats every heartbeatSeconds of the registration reply, the first one that long after
+   * registration (checked every second until then: the server's period is not known before).
+   */
   private void scheduleHeartbeat() {
     if (stopped) return;
+    boolean registered = push.registered();
     executor.schedule(() -> {
-      push.heartbeat(registrationBody());
+      if (registered && push.registered()) heartbeat();
       scheduleHeartbeat();
-    }, push.heartbeatMs(), TimeUnit.MILLISECONDS);
+    }, registered ? push.heartbeatMs() : 1_000, TimeUnit.MILLISECONDS);
+  }
+
+  /** One heartbeat; the last installation's outcome rides on it until the server accepts it once. */
+  private void heartbeat() {
+    Map<String, Object> body = registrationBody();
+    PendingUpdate p = pending;
+    Map<String, Object> outcome = null;
+    try {
+      outcome = p == null ? null : p.unreportedOutcome();
+      if (outcome != null) body.put("lastInstall", outcome);
+      if (push.heartbeat(body) && outcome != null) p.outcomeReported(outcome);
+    } catch (IOException e) {
+      logger.log(Level.WARN, "installation outcome not kept: " + e.getMessage());
+    }
   }
 
   /**
@@ -321,6 +340,11 @@ public final class Engine {
       if (p == null || p.event() == null || !p.event().md5.equals(md5)) return; // stale or duplicate
       if (success) {
         logger.log(Level.INFO, "update " + md5 + " installed: status " + status);
+        try {
+          p.installSucceeded(status, message);
+        } catch (IOException e) {
+          logger.log(Level.WARN, "installation outcome not saved: " + e.getMessage());
+        }
         return;
       }
       failed(p, status, message);
@@ -336,7 +360,7 @@ public final class Engine {
     present();
   }
 
-  /** The last installation's outcome (JSON), or null; apkrelay's heartbeat has no field for it yet. */
+  /** The last installation's outcome (JSON, see PendingUpdate#installOutcome), or null; sent on the next heartbeat. */
   public String installOutcome() {
     PendingUpdate p = pending;
     try {

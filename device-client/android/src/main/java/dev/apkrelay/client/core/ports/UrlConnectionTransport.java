@@ -10,6 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.net.ssl.HttpsURLConnection;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * {@link HttpTransport} over {@link HttpURLConnection}, which Android (API 1+) and the JVM both
@@ -21,11 +23,22 @@ public final class UrlConnectionTransport implements HttpTransport {
   private final int connectTimeoutMs;
   private final int readTimeoutMs;
   private final int streamReadTimeoutMs;
+  private final SSLSocketFactory tls;
 
   public UrlConnectionTransport(int connectTimeoutMs, int readTimeoutMs, int streamReadTimeoutMs) {
+    this(connectTimeoutMs, readTimeoutMs, streamReadTimeoutMs, null);
+  }
+
+  /**
+   * @param tls the TLS sockets of https URLs (a private CA, e.g. a self-hosted server's
+   *     self-signed certificate); null: the platform's default trust
+   */
+  public UrlConnectionTransport(int connectTimeoutMs, int readTimeoutMs, int streamReadTimeoutMs,
+      SSLSocketFactory tls) {
     this.connectTimeoutMs = connectTimeoutMs;
     this.readTimeoutMs = readTimeoutMs;
     this.streamReadTimeoutMs = streamReadTimeoutMs;
+    this.tls = tls;
   }
 
   /** 15 s to connect, 30 s per read, 90 s of silence on a stream (as the TS client's watchdog). */
@@ -82,6 +95,7 @@ public final class UrlConnectionTransport implements HttpTransport {
 
   private HttpURLConnection connect(HttpRequest request, int readTimeout) throws IOException {
     HttpURLConnection c = (HttpURLConnection) new URL(request.url).openConnection();
+    if (tls != null && c instanceof HttpsURLConnection) ((HttpsURLConnection) c).setSSLSocketFactory(tls);
     c.setInstanceFollowRedirects(false);
     c.setConnectTimeout(connectTimeoutMs);
     c.setReadTimeout(readTimeout);

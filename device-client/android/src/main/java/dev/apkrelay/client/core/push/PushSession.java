@@ -62,10 +62,10 @@ public final class PushSession {
   private volatile boolean stopped;
   private volatile HttpStream current;
   private PushKey key;
-  private boolean registered;
+  private volatile boolean registered;
   private volatile String accountId = "";
   private String streamUrl;
-  private long heartbeatMs = 30_000;
+  private volatile long heartbeatMs = 30_000;
   private Long retryFieldMs;
   private int attempt;
   private String sentMetadata = "";
@@ -87,6 +87,11 @@ public final class PushSession {
   /** The server's heartbeat period (from registration; 30 s until then). */
   public long heartbeatMs() {
     return heartbeatMs;
+  }
+
+  /** Whether the installation is registered (the server forgot it after a 404 until it is again). */
+  public boolean registered() {
+    return registered;
   }
 
   /**
@@ -196,15 +201,17 @@ public final class PushSession {
   }
 
   /**
-   * {@code POST /api/v2/heartbeat}: hashes, and the metadata when it changed since it was last
-   * sent. A 404 means the server forgot the installation: the next cycle registers again.
+   * {@code POST /api/v2/heartbeat}: hashes, the metadata when it changed since it was last sent,
+   * and {@code lastInstall} when the caller put one in. A 404 means the server forgot the
+   * installation: the next cycle registers again. True when the server accepted it (200).
    */
-  public void heartbeat(Map<String, Object> registration) {
+  public boolean heartbeat(Map<String, Object> registration) {
     String metadata = Json.stringify(registration.get("metadata"));
     Map<String, Object> body = Json.object("package", registration.get("package"),
         "deviceId", registration.get("deviceId"), "installedMd5", registration.get("installedMd5"),
         "lastDownloadedMd5", registration.get("lastDownloadedMd5"));
     if (!metadata.equals(sentMetadata)) body.put("metadata", registration.get("metadata"));
+    if (registration.get("lastInstall") != null) body.put("lastInstall", registration.get("lastInstall"));
     Map<String, String> h = headers();
     h.put("content-type", "application/json");
     try {
@@ -213,12 +220,13 @@ public final class PushSession {
         sentMetadata = metadata;
         Object s = Json.parseObject(reply.text).get("status");
         if (s instanceof String) listener.onStatus((String) s);
-      } else if (reply.status == 404) {
-        registered = false;
+        return true;
       }
+      if (reply.status == 404) registered = false;
     } catch (IOException | RuntimeException e) {
       logger.log(Level.DEBUG, "heartbeat failed: " + e.getMessage());
     }
+    return false;
   }
 
   private Long retryAfter(int status, String header) {

@@ -2,12 +2,14 @@ package dev.apkrelay.client.core.update;
 
 import dev.apkrelay.client.core.download.DownloadResult;
 import dev.apkrelay.client.core.json.Json;
+import dev.apkrelay.client.core.ports.Clock;
 import dev.apkrelay.client.core.ports.Logger;
 import dev.apkrelay.client.core.ports.Logger.Level;
 import dev.apkrelay.client.core.ports.Storage;
 import dev.apkrelay.client.core.protocol.GiveupEvent;
 import dev.apkrelay.client.core.protocol.VersionEvent;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +51,7 @@ public final class PendingUpdate {
   private final Logger logger;
   private final String installedMd5;
   private final int maxTamperedDownloads;
+  private final Clock clock;
   private VersionEvent event;
   private State state = State.NONE;
   private long remindAt;
@@ -57,10 +60,17 @@ public final class PendingUpdate {
 
   /** @param installedMd5 the running APK's MD5; null when unknown */
   public PendingUpdate(Storage storage, Logger logger, String installedMd5, int maxTamperedDownloads) {
+    this(storage, logger, installedMd5, maxTamperedDownloads, Clock.SYSTEM);
+  }
+
+  /** @param clock when an installation outcome was seen (its {@code at}) */
+  public PendingUpdate(Storage storage, Logger logger, String installedMd5, int maxTamperedDownloads,
+      Clock clock) {
     this.storage = storage;
     this.logger = logger;
     this.installedMd5 = installedMd5;
     this.maxTamperedDownloads = maxTamperedDownloads;
+    this.clock = clock;
   }
 
   /** Restores the last run's state: an installed update is cleared, an unfinished install is downloaded. */
@@ -77,7 +87,8 @@ public final class PendingUpdate {
     if (e == null) return Action.NOTHING;
     if (e.md5.equals(installedMd5)) {
       logger.log(Level.INFO, "update " + e.md5 + " is installed");
-      recordOutcome(e, true, 0, "installed");
+      // The OS's own success, when it was heard before the process was replaced, stays as it was.
+      if (!isOutcome(e.md5, "success")) recordOutcome(e, true, 0, "installed");
       storage.removeFile(fileName(e));
       save(null, State.NONE);
       return Action.NOTHING;
@@ -197,17 +208,59 @@ public final class PendingUpdate {
   }
 
   /**
-   * The last installation's outcome as JSON ({@code md5, versionCode, success, status, message}),
-   * or null. Kept until the next outcome replaces it; apkrelay's heartbeat has no field for it yet.
+   * The OS installed the update and its answer was heard (a self-update is normally replaced
+   * before that: {@link #load()} records the success at the next start instead).
+   */
+  public synchronized void installSucceeded(int status, String message) throws IOException {
+    if (state != State.INSTALLING) return;
+    recordOutcome(event, true, status, message);
+  }
+
+  /**
+   * The last installation's outcome as JSON, in the heartbeat's {@code lastInstall} form ({@code
+   * md5, versionCode, status: success|failure, osStatus, message, at}) plus {@code reported}, or
+   * null. Kept until the next outcome replaces it.
    */
   public String installOutcome() throws IOException {
     String raw = storage.read(OUTCOME_KEY);
     return raw == null || raw.isEmpty() ? null : raw;
   }
 
+  /** The outcome the server has not acknowledged yet, as the heartbeat's {@code lastInstall}; or null. */
+  public synchronized Map<String, Object> unreportedOutcome() throws IOException {
+    Map<String, Object> o = outcome();
+    if (o == null || Boolean.TRUE.equals(o.remove("reported"))) return null;
+    return o;
+  }
+
+  /** A heartbeat carrying {@code sent} was accepted: it is not sent again (a newer one still is). */
+  public synchronized void outcomeReported(Map<String, Object> sent) throws IOException {
+    Map<String, Object> o = outcome();
+    if (o == null) return;
+    o.remove("reported");
+    if (!Json.stringify(o).equals(Json.stringify(sent))) return;
+    o.put("reported", true);
+    storage.write(OUTCOME_KEY, Json.stringify(o));
+  }
+
+  private Map<String, Object> outcome() throws IOException {
+    String raw = installOutcome();
+    try {
+      return raw == null ? null : Json.parseObject(raw);
+    } catch (RuntimeException unreadable) {
+      return null;
+    }
+  }
+
+  private boolean isOutcome(String md5, String status) throws IOException {
+    Map<String, Object> o = outcome();
+    return o != null && md5.equals(o.get("md5")) && status.equals(o.get("status"));
+  }
+
   private void recordOutcome(VersionEvent e, boolean success, int status, String message) throws IOException {
     storage.write(OUTCOME_KEY, Json.stringify(Json.object("md5", e.md5, "versionCode", e.versionCode,
-        "success", success, "status", status, "message", message)));
+        "status", success ? "success" : "failure", "osStatus", status, "message", message,
+        "at", Instant.ofEpochMilli(clock.now()).toString(), "reported", false)));
   }
 
   /** The file failed its check right before the install: deleted, back to none. */

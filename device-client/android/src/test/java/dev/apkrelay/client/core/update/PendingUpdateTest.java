@@ -2,9 +2,12 @@ package dev.apkrelay.client.core.update;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.apkrelay.client.core.download.DownloadResultFactory;
+import dev.apkrelay.client.core.json.Json;
+import dev.apkrelay.client.core.ports.Clock;
 import dev.apkrelay.client.core.ports.FileStorage;
 import dev.apkrelay.client.core.ports.Logger;
 import dev.apkrelay.client.core.protocol.GiveupEvent;
@@ -28,13 +31,35 @@ class PendingUpdateTest {
   static final VersionEvent V3 = new VersionEvent("dev.apkrelay.demo", "apk-3", "33333333333333333333333333333333",
       "3333333333333333333333333333333333333333333333333333333333333333", 3, "3.0", 3, "https://h/download", null);
 
+  /** Outcomes are stamped with this clock's time: 1.5 s after the epoch. */
+  static final Clock CLOCK = new Clock() {
+    @Override
+    public long now() {
+      return 1_500;
+    }
+
+    @Override
+    public double random() {
+      return 0;
+    }
+  };
+
   @TempDir Path dir;
   final List<String> log = new ArrayList<>();
   final Logger logger = (level, message) -> log.add(level + " " + message);
 
   PendingUpdate update(String installed) throws IOException {
-    PendingUpdate u = new PendingUpdate(new FileStorage(dir.toFile()), logger, installed, 3);
+    PendingUpdate u = new PendingUpdate(new FileStorage(dir.toFile()), logger, installed, 3, CLOCK);
     u.load();
+    return u;
+  }
+
+  /** V2 downloaded, verified and handed to the installer. */
+  PendingUpdate installingV2() throws IOException {
+    PendingUpdate u = update(INSTALLED);
+    u.onVersion(V2);
+    u.onDownloaded(V2, DownloadResultFactory.verified());
+    u.installing();
     return u;
   }
 
@@ -76,17 +101,37 @@ class PendingUpdateTest {
 
   @Test
   void theInstallOutcomeIsKeptForTheNextHeartbeat() throws IOException {
-    PendingUpdate u = update(INSTALLED);
-    u.onVersion(V2);
-    u.onDownloaded(V2, DownloadResultFactory.verified());
-    u.installing();
+    PendingUpdate u = installingV2();
     u.installFailed(4, "INSTALL_FAILED_UPDATE_INCOMPATIBLE: signatures do not match");
-    assertEquals("{\"md5\":\"" + V2.md5 + "\",\"versionCode\":2,\"success\":false,\"status\":4,"
-        + "\"message\":\"INSTALL_FAILED_UPDATE_INCOMPATIBLE: signatures do not match\"}", u.installOutcome());
+    String failure = "{\"md5\":\"" + V2.md5 + "\",\"versionCode\":2,\"status\":\"failure\",\"osStatus\":4,"
+        + "\"message\":\"INSTALL_FAILED_UPDATE_INCOMPATIBLE: signatures do not match\","
+        + "\"at\":\"1970-01-01T00:00:01.500Z\"}";
+    assertEquals(failure, Json.stringify(u.unreportedOutcome()));
+    u.outcomeReported(u.unreportedOutcome());
+    assertNull(u.unreportedOutcome()); // sent once
     u.installing();
     PendingUpdate after = update(V2.md5); // the OS replaced the process with V2
-    assertEquals("{\"md5\":\"" + V2.md5 + "\",\"versionCode\":2,\"success\":true,\"status\":0,"
-        + "\"message\":\"installed\"}", after.installOutcome());
+    assertEquals("{\"md5\":\"" + V2.md5 + "\",\"versionCode\":2,\"status\":\"success\",\"osStatus\":0,"
+        + "\"message\":\"installed\",\"at\":\"1970-01-01T00:00:01.500Z\"}", Json.stringify(after.unreportedOutcome()));
+  }
+
+  @Test
+  void anOutcomeAcknowledgedAfterANewerOneWasRecordedLeavesTheNewerUnreported() throws IOException {
+    PendingUpdate u = installingV2();
+    u.installFailed(-1, "first");
+    java.util.Map<String, Object> sent = u.unreportedOutcome();
+    u.installing();
+    u.installFailed(-1, "second"); // recorded while the heartbeat with "first" was on its way
+    u.outcomeReported(sent);
+    assertEquals("second", u.unreportedOutcome().get("message"));
+  }
+
+  @Test
+  void aSuccessHeardFromTheOsIsNotRecordedAgainAtTheNextStart() throws IOException {
+    PendingUpdate u = installingV2();
+    u.installSucceeded(0, "INSTALL_SUCCEEDED");
+    u.outcomeReported(u.unreportedOutcome());
+    assertNull(update(V2.md5).unreportedOutcome()); // reported before the process was replaced
   }
 
   @Test

@@ -1,6 +1,7 @@
 /**
- * A throwaway apkrelay deployment for benchmarks, as separate processes so each one's memory can
- * be measured: embedded Redis and MongoDB-protocol server for a temporary DATA_DIR, then
+ * A throwaway apkrelay deployment for benchmarks and the Android library's stack test
+ * (ops/dev/stack.ts), as separate processes so each one's memory can be measured and the API can
+ * be stopped and started again: embedded Redis and MongoDB-protocol server for a temporary DATA_DIR, then
  * `apkrelay start --only api` and `--only workers` from the built CLI, on free ports, with their
  * settings passed explicitly (nothing inherited from the caller's apkrelay variables). With
  * `tls: false` the listeners speak plain HTTP (TLS=off, as behind a TLS-terminating proxy) and
@@ -14,20 +15,27 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig, processEnv } from '../../../shared/config';
-import { exchange } from '../../cli/upload/http-client';
-import { ensureServices, readServicesState } from '../../services/embedded';
-import { freePort, stopPid } from '../../services/child';
+import { loadConfig, processEnv } from '../../shared/config';
+import { exchange } from '../cli/upload/http-client';
+import { ensureServices, readServicesState } from '../services/embedded';
+import { freePort, stopPid } from '../services/child';
 
 export interface Deployment {
   /** https://localhost:port, or http://localhost:port with TLS off. */
   readonly adminUrl: string;
+  /** The three hosts' URLs (admin is adminUrl). */
+  readonly urls: { readonly admin: string; readonly web: string; readonly push: string };
   /** PEM of the API's generated self-signed certificate ('' with TLS off: there is none). */
   readonly ca: string;
+  /** The running API process (another one after restartApi). */
   readonly apiPid: number;
   readonly workersPid: number;
   /** The embedded services' processes (null if not found). */
   readonly servicePids: { readonly mongo: number | null; readonly redis: number | null };
+  /** Stops the API process (SIGTERM, then waits); the workers and services keep running. */
+  stopApi(): Promise<void>;
+  /** Starts an API process again, same settings and ports, and waits until it is ready. */
+  startApi(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -36,6 +44,8 @@ export interface DeploymentOptions {
   readonly readyTimeoutMs?: number;
   /** false: TLS=off, plain HTTP listeners (default true: HTTPS, self-signed certificate). */
   readonly tls?: boolean;
+  /** More settings for both processes, e.g. HEARTBEAT_SECONDS. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 const STOP_GRACE_MS = 15_000;
@@ -44,8 +54,8 @@ const STOP_GRACE_MS = 15_000;
 const INHERITED = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'DOWNLOAD_CACHE_MB'];
 
 function cliMain(): string {
-  // dist/ops/bench/lib/deployment.js -> dist/ops/cli/main.js
-  return path.resolve(__dirname, '../../cli/main.js');
+  // dist/ops/dev/deployment.js -> dist/ops/cli/main.js
+  return path.resolve(__dirname, '../cli/main.js');
 }
 
 interface Role {
@@ -96,6 +106,45 @@ async function waitReady(
   throw new Error(`not ready within ${timeoutMs} ms: ${last}`);
 }
 
+async function deploymentEnv(
+  options: DeploymentOptions,
+  base: Record<string, string>,
+  dataDir: string,
+  services: { redisUrl: string; mongoUrl: string },
+): Promise<{ env: Record<string, string>; urls: Deployment['urls'] }> {
+  const [port, webPort, pushPort] = [await freePort(), await freePort(), await freePort()];
+  const env: Record<string, string> = {
+    ...base,
+    DATA_DIR: dataDir,
+    REDIS_URL: services.redisUrl,
+    MONGO_URL: services.mongoUrl,
+    // Shared by both processes; generating it in each would race.
+    MASTER_KEY: randomBytes(32).toString('base64'),
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    WEB_PORT: String(webPort),
+    PUSH_PORT: String(pushPort),
+    MAX_APK_BYTES: String(options.maxApkBytes),
+    // The benchmark times the synchronous reply; it must not give up before the verdict.
+    UPLOAD_WAIT_TIMEOUT_MS: '3600000',
+    LOG_LEVEL: 'warn',
+    ...options.env,
+  };
+  const scheme = (options.tls ?? true) ? 'https' : 'http';
+  const urls = {
+    admin: `${scheme}://localhost:${port}`,
+    web: `${scheme}://localhost:${webPort}`,
+    push: `${scheme}://localhost:${pushPort}`,
+  };
+  if (scheme === 'http') {
+    env.TLS = 'off';
+    env.PUBLIC_BASE_URL = urls.admin;
+    env.PUBLIC_WEB_URL = urls.web;
+    env.PUBLIC_PUSH_URL = urls.push;
+  }
+  return { env, urls };
+}
+
 export async function startDeployment(options: DeploymentOptions): Promise<Deployment> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'apkrelay-bench-deployment-'));
   const outer = processEnv();
@@ -113,48 +162,37 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
   try {
     const services = await ensureServices(loadConfig({ ...base, DATA_DIR: dataDir }));
     closers.push(() => services.stop());
-    const [port, webPort, pushPort] = [await freePort(), await freePort(), await freePort()];
-    const env: Record<string, string> = {
-      ...base,
-      DATA_DIR: dataDir,
-      REDIS_URL: services.redisUrl,
-      MONGO_URL: services.mongoUrl,
-      // Shared by both processes; generating it in each would race.
-      MASTER_KEY: randomBytes(32).toString('base64'),
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      WEB_PORT: String(webPort),
-      PUSH_PORT: String(pushPort),
-      MAX_APK_BYTES: String(options.maxApkBytes),
-      // The benchmark times the synchronous reply; it must not give up before the verdict.
-      UPLOAD_WAIT_TIMEOUT_MS: '3600000',
-      LOG_LEVEL: 'warn',
-    };
-    const tls = options.tls ?? true;
-    const scheme = tls ? 'https' : 'http';
-    if (!tls) {
-      env.TLS = 'off';
-      env.PUBLIC_BASE_URL = `http://localhost:${port}`;
-      env.PUBLIC_WEB_URL = `http://localhost:${webPort}`;
-      env.PUBLIC_PUSH_URL = `http://localhost:${pushPort}`;
-    }
-    const roles: Role[] = [];
-    for (const name of ['workers', 'api'] as const) {
-      const role = startRole(name, env);
-      roles.push(role);
-      closers.push(() => stopPid(role.child.pid ?? -1, STOP_GRACE_MS));
-    }
-    const adminUrl = `${scheme}://localhost:${port}`;
-    const ca = await waitReady(
-      adminUrl,
-      tls ? path.join(dataDir, 'tls', 'self-signed.crt') : null,
-      roles,
-      options.readyTimeoutMs ?? 120_000,
-    );
-    const [workers, api] = roles.map((r) => r.child.pid ?? -1) as [number, number];
+    const { env, urls } = await deploymentEnv(options, base, dataDir, services);
+    const workers = startRole('workers', env);
+    closers.push(() => stopPid(workers.child.pid ?? -1, STOP_GRACE_MS));
+    let api: Role | null = startRole('api', env);
+    closers.push(() => (api ? stopPid(api.child.pid ?? -1, STOP_GRACE_MS) : Promise.resolve()));
+    const caFile = env.TLS === 'off' ? null : path.join(dataDir, 'tls', 'self-signed.crt');
+    const ready = (role: Role) =>
+      waitReady(urls.admin, caFile, [workers, role], options.readyTimeoutMs ?? 120_000);
+    const ca = await ready(api);
     const state = await readServicesState(dataDir);
     const servicePids = { mongo: state.mongo?.pid ?? null, redis: state.redis?.pid ?? null };
-    return { adminUrl, ca, apiPid: api, workersPid: workers, servicePids, stop };
+    return {
+      adminUrl: urls.admin,
+      urls,
+      ca,
+      get apiPid() {
+        return api?.child.pid ?? -1;
+      },
+      workersPid: workers.child.pid ?? -1,
+      servicePids,
+      async stopApi() {
+        if (api) await stopPid(api.child.pid ?? -1, STOP_GRACE_MS);
+        api = null;
+      },
+      async startApi() {
+        if (api) return;
+        api = startRole('api', env);
+        await ready(api);
+      },
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;
