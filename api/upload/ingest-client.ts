@@ -17,7 +17,7 @@ import type { BlobStore } from '../../shared/storage/blob-store';
 import { diskFullAsOutage } from '../../shared/storage/disk-full';
 import type { Verdict } from '../../shared/uploads/verdicts';
 import { isDependencyOutage } from '../http-errors';
-import type { ReceivedFile } from './receive-upload';
+import type { ReceivedFile } from './received';
 
 export interface IngestClient {
   /** Records the upload and enqueues its ingest job; on failure nothing of it remains. */
