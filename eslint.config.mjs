@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import boundaries from './eslint.boundaries.js';
+import functionLength from './eslint.function-length.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'test-output/**'] },
@@ -29,6 +30,7 @@ export default tseslint.config(
     },
   },
   ...boundaries,
+  ...functionLength,
   {
     files: ['shared/config.ts', 'test/**/*.ts', 'test/**/*.js'],
     rules: { 'no-restricted-properties': 'off' },

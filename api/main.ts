@@ -10,7 +10,7 @@ import { createAccountsService } from '../shared/accounts/service';
 import { redisLoginThrottle } from '../shared/accounts/login-throttle';
 import { redisSignupThrottle } from '../shared/accounts/signup-throttle';
 import { redisKeys } from '../shared/redis-keys';
-import { createKeyRing } from '../shared/crypto/keys';
+import { createKeyRing, type KeyRing } from '../shared/crypto/keys';
 import { loadPinnedKeys } from '../shared/crypto/pinned-keys';
 import { apkIngestQueue } from '../shared/queues/apk-ingest';
 import { cachedBlobStore } from '../shared/storage/blob-cache';
@@ -81,7 +81,18 @@ export interface ApiProcess {
   close(deadlineMs: number): Promise<void>;
 }
 
-export async function startApi(options: ApiOptions): Promise<ApiProcess> {
+/** The connections the API process holds, and their one release path. */
+interface Connections {
+  readonly mongo: Awaited<ReturnType<typeof connectMongo>>;
+  /** The key ring, with the keys pinned in the database. */
+  readonly keys: KeyRing;
+  readonly redis: ReturnType<typeof createProducerRedis>;
+  readonly eventsRedis: ReturnType<typeof createWorkerRedis>;
+  readonly producers: ReturnType<typeof createProducers>;
+  readonly ingestEvents: QueueEvents;
+}
+
+async function connect(options: ApiOptions): Promise<Connections> {
   const { log } = options;
   const mongo = await connectMongo(options.mongoUrl, options.database);
   // Refuses to start (MASTER_KEY_MISSING) when the pinned keys need a key that is not configured.
@@ -105,11 +116,18 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
     prefix: options.queuePrefix,
   });
   ingestEvents.on('error', (err) => log.warn({ err: err.message }, 'queue events error'));
+  return { mongo, keys, redis, eventsRedis, producers, ingestEvents };
+}
+
+export async function startApi(options: ApiOptions): Promise<ApiProcess> {
+  const { log } = options;
+  const conn = await connect(options);
+  const { mongo, redis, eventsRedis, producers, ingestEvents } = conn;
   const listeners: Listener[] = [];
   const stopping = new AbortController();
   // Every upload waiting for its verdict listens to it: as many as there are uploads in flight.
   setMaxListeners(0, stopping.signal);
-  const pushKeys = pushKeysFromSeed(keys.pinned('push-signing'));
+  const pushKeys = pushKeysFromSeed(conn.keys.pinned('push-signing'));
   const limits: ApiDeps['limits'] = {
     ...options.limits,
     heartbeatSeconds: options.limits.heartbeatSeconds ?? 30,
@@ -144,64 +162,14 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
     // when Redis is down (those requests then get a retryable 503).
     await redisReady(redis, 3_000).catch(() => log.warn('starting while Redis is unavailable'));
     pushHub.start();
-    const stored = gridFsBlobStore(mongo.db);
-    const blobs = options.downloadCache
-      ? cachedBlobStore(stored, { ...options.downloadCache, log })
-      : stored;
-    const deps: ApiDeps = {
-      log,
-      db: mongo.db,
-      accounts: createAccountsService(mongo.db, keys),
-      authThrottle: redisAuthThrottle(
-        redis,
-        redisKeys(options.queuePrefix),
-        options.authFailureLimits,
-      ),
-      loginThrottle: redisLoginThrottle(redis, redisKeys(options.queuePrefix)),
-      signups: {
-        open: options.signups?.open ?? true,
-        throttle: redisSignupThrottle(
-          redis,
-          redisKeys(options.queuePrefix),
-          options.signups?.perAddress,
-        ),
-      },
-      ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
-      hstsMaxAge: options.hstsMaxAge ?? (options.tls ? 31_536_000 : 0),
-      keys,
-      redis,
-      producers,
-      now,
-      push: pushHub,
+    const deps = buildDeps(options, conn, {
+      pushHub,
       live,
       pushKeys,
-      blobs,
-      ingest: createIngestClient({
-        db: mongo.db,
-        blobs,
-        keys,
-        queue: producers.get(apkIngestQueue.name),
-        events: ingestEvents,
-        stopping: stopping.signal,
-      }),
-      uploadSlots: uploadSlots(limits.uploads),
-      publicUrls: options.publicUrls,
       limits,
-      readiness: {
-        redis: async () => (await redis.ping()) === 'PONG',
-        mongo: () => mongoReachable(mongo),
-        workers: () => producers.allHaveWorkers(),
-      },
-      metrics: createApiMetrics({
-        db: mongo.db,
-        redis,
-        prefix: options.queuePrefix,
-        producers,
-        openStreams: () => pushHub.openStreams,
-        now,
-      }),
-      ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
-    };
+      now,
+      stopping: stopping.signal,
+    });
     for (const host of ['admin', 'web', 'push'] as const) {
       listeners.push(
         await listen(createHostListener(host, deps), {
@@ -230,5 +198,80 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
         await Promise.all(listeners.map((l) => l.close(deadlineMs)));
         await release();
       })()),
+  };
+}
+
+/** What startApi made before the dependencies: the push hub and the settled options. */
+interface Made {
+  readonly pushHub: PushHub;
+  readonly live: ApiDeps['live'];
+  readonly pushKeys: ApiDeps['pushKeys'];
+  readonly limits: ApiDeps['limits'];
+  readonly now: () => Date;
+  readonly stopping: AbortSignal;
+}
+
+/** The request handlers' dependencies, built once. */
+function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps {
+  const { log } = options;
+  const { mongo, keys, redis, producers, ingestEvents } = conn;
+  const { pushHub, live, pushKeys, limits, now } = made;
+  const stored = gridFsBlobStore(mongo.db);
+  const blobs = options.downloadCache
+    ? cachedBlobStore(stored, { ...options.downloadCache, log })
+    : stored;
+  return {
+    log,
+    db: mongo.db,
+    accounts: createAccountsService(mongo.db, keys),
+    authThrottle: redisAuthThrottle(
+      redis,
+      redisKeys(options.queuePrefix),
+      options.authFailureLimits,
+    ),
+    loginThrottle: redisLoginThrottle(redis, redisKeys(options.queuePrefix)),
+    signups: {
+      open: options.signups?.open ?? true,
+      throttle: redisSignupThrottle(
+        redis,
+        redisKeys(options.queuePrefix),
+        options.signups?.perAddress,
+      ),
+    },
+    ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+    hstsMaxAge: options.hstsMaxAge ?? (options.tls ? 31_536_000 : 0),
+    keys,
+    redis,
+    producers,
+    now,
+    push: pushHub,
+    live,
+    pushKeys,
+    blobs,
+    ingest: createIngestClient({
+      db: mongo.db,
+      blobs,
+      keys,
+      queue: producers.get(apkIngestQueue.name),
+      events: ingestEvents,
+      stopping: made.stopping,
+    }),
+    uploadSlots: uploadSlots(limits.uploads),
+    publicUrls: options.publicUrls,
+    limits,
+    readiness: {
+      redis: async () => (await redis.ping()) === 'PONG',
+      mongo: () => mongoReachable(mongo),
+      workers: () => producers.allHaveWorkers(),
+    },
+    metrics: createApiMetrics({
+      db: mongo.db,
+      redis,
+      prefix: options.queuePrefix,
+      producers,
+      openStreams: () => pushHub.openStreams,
+      now,
+    }),
+    ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
   };
 }

@@ -51,7 +51,6 @@ const UPLOAD_COUNTS_TTL_MS = 10_000;
 
 export function createApiMetrics(sources: MetricsSources): ApiMetrics {
   const registry = new Registry();
-  const uploadCounts = { at: -Infinity };
   collectDefaultMetrics({ register: registry, prefix: 'apkrelay_' });
   const bytesDownloaded = new Counter({
     name: 'apkrelay_download_bytes_total',
@@ -72,6 +71,28 @@ export function createApiMetrics(sources: MetricsSources): ApiMetrics {
       this.set(sources.openStreams());
     },
   });
+  deploymentGauges(registry, sources);
+  return {
+    bytesDownloaded,
+    countException(verdict) {
+      exceptions.inc({ verdict: verdict.status === 'REGISTERED' ? 'REGISTERED' : verdict.reason });
+      return verdict;
+    },
+    contentType: registry.contentType,
+    async render() {
+      const durations = await jobDurationText(
+        sources.redis,
+        sources.prefix,
+        QUEUES.map((q) => q.name),
+      );
+      return `${await registry.metrics()}\n${durations}`;
+    },
+  };
+}
+
+/** The deployment-wide series, read at scrape time from the shared stores. */
+function deploymentGauges(registry: Registry, sources: MetricsSources): void {
+  const uploadCounts = { at: -Infinity };
   new Gauge({
     name: 'apkrelay_queue_jobs',
     help: 'Jobs per queue and state (deployment-wide).',
@@ -117,20 +138,4 @@ export function createApiMetrics(sources: MetricsSources): ApiMetrics {
       this.set(last ? (sources.now().getTime() - last.at) / 1000 : Infinity);
     },
   });
-  return {
-    bytesDownloaded,
-    countException(verdict) {
-      exceptions.inc({ verdict: verdict.status === 'REGISTERED' ? 'REGISTERED' : verdict.reason });
-      return verdict;
-    },
-    contentType: registry.contentType,
-    async render() {
-      const durations = await jobDurationText(
-        sources.redis,
-        sources.prefix,
-        QUEUES.map((q) => q.name),
-      );
-      return `${await registry.metrics()}\n${durations}`;
-    },
-  };
 }

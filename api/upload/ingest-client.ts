@@ -17,7 +17,7 @@ import type { BlobStore } from '../../shared/storage/blob-store';
 import { diskFullAsOutage } from '../../shared/storage/disk-full';
 import type { Verdict } from '../../shared/uploads/verdicts';
 import { isDependencyOutage } from '../http-errors';
-import type { ReceivedFile } from './receive-upload';
+import type { ReceivedFile } from './received';
 
 export interface IngestClient {
   /** Records the upload and enqueues its ingest job; on failure nothing of it remains. */
@@ -33,7 +33,7 @@ export interface IngestClient {
 
 const POLL_MS = 1_000;
 
-export function createIngestClient(deps: {
+export interface IngestClientDeps {
   db: Db;
   blobs: BlobStore;
   keys: KeyRing;
@@ -44,7 +44,9 @@ export function createIngestClient(deps: {
    * are acknowledged by then (queued in Redis), so the workers finish them, now or after a restart.
    */
   stopping?: AbortSignal;
-}): IngestClient {
+}
+
+export function createIngestClient(deps: IngestClientDeps): IngestClient {
   const { uploads } = catalog(deps.db);
   return {
     async submit(accountId, file, options) {
@@ -80,57 +82,62 @@ export function createIngestClient(deps: {
       return file.uploadId;
     },
 
-    async waitForVerdict(uploadId, timeoutMs) {
-      const deadline = Date.now() + timeoutMs;
-      // Woken early by the job's completion event. Not BullMQ's Job.waitUntilFinished: its
-      // promise executor is async, so a Redis command failing inside it (Redis going away just
-      // then) was an unhandled rejection, which ends the API process.
-      const jobId = apkIngestQueue.jobId!({ uploadId } as ApkIngestPayload);
-      const finished = [`completed:${jobId}`, `failed:${jobId}`];
-      const events = deps.events as unknown as EventEmitter;
-      let woken = false;
-      let wake: (() => void) | undefined;
-      const onFinished = () => {
-        woken = true;
-        wake?.();
-      };
-      for (const name of finished) events.on(name, onFinished);
-      deps.stopping?.addEventListener('abort', onFinished);
-      try {
-        while (Date.now() < deadline) {
-          // The upload is acknowledged (its job is queued): an outage while waiting must not turn
-          // into a 503, which tells the client to send again what will be stored anyway.
-          const doc = await uploads
-            .findOne({ _id: uploadId }, { projection: { verdict: 1 } })
-            .catch((err: unknown) => {
-              if (isDependencyOutage(err)) return null;
-              throw err;
-            });
-          if (doc?.verdict) return doc.verdict;
-          if (deps.stopping?.aborted) return null;
-          if (woken) {
-            woken = false; // finished meanwhile: read the verdict again at once
-            continue;
-          }
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(
-              resolve,
-              Math.min(POLL_MS, Math.max(0, deadline - Date.now())),
-            );
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-          wake = undefined;
-        }
-        return null;
-      } finally {
-        for (const name of finished) events.off(name, onFinished);
-        deps.stopping?.removeEventListener('abort', onFinished);
-      }
-    },
+    waitForVerdict: (uploadId, timeoutMs) => waitForVerdict(deps, uploadId, timeoutMs),
 
     find: (accountId, uploadId) => uploads.findOne({ _id: uploadId, accountId }),
   };
+}
+
+/** Polls the upload's verdict until `timeoutMs`, woken early by its job's end or by `stopping`. */
+async function waitForVerdict(
+  deps: IngestClientDeps,
+  uploadId: string,
+  timeoutMs: number,
+): Promise<Verdict | null> {
+  const { uploads } = catalog(deps.db);
+  const deadline = Date.now() + timeoutMs;
+  // Woken early by the job's completion event. Not BullMQ's Job.waitUntilFinished: its
+  // promise executor is async, so a Redis command failing inside it (Redis going away just
+  // then) was an unhandled rejection, which ends the API process.
+  const jobId = apkIngestQueue.jobId!({ uploadId } as ApkIngestPayload);
+  const finished = [`completed:${jobId}`, `failed:${jobId}`];
+  const events = deps.events as unknown as EventEmitter;
+  let woken = false;
+  let wake: (() => void) | undefined;
+  const onFinished = () => {
+    woken = true;
+    wake?.();
+  };
+  for (const name of finished) events.on(name, onFinished);
+  deps.stopping?.addEventListener('abort', onFinished);
+  try {
+    while (Date.now() < deadline) {
+      // The upload is acknowledged (its job is queued): an outage while waiting must not turn
+      // into a 503, which tells the client to send again what will be stored anyway.
+      const doc = await uploads
+        .findOne({ _id: uploadId }, { projection: { verdict: 1 } })
+        .catch((err: unknown) => {
+          if (isDependencyOutage(err)) return null;
+          throw err;
+        });
+      if (doc?.verdict) return doc.verdict;
+      if (deps.stopping?.aborted) return null;
+      if (woken) {
+        woken = false; // finished meanwhile: read the verdict again at once
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+    return null;
+  } finally {
+    for (const name of finished) events.off(name, onFinished);
+    deps.stopping?.removeEventListener('abort', onFinished);
+  }
 }

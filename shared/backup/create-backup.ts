@@ -76,71 +76,26 @@ async function* ejsonLines(docs: AsyncIterable<Document>, counter: { n: number }
   }
 }
 
+/** What the dump steps add up: the archive's parts and the counts the manifest reports. */
+interface Dumped {
+  readonly parts: Part[];
+  readonly collections: Record<string, number>;
+  files: number;
+}
+
 export async function createBackup(options: CreateBackupOptions): Promise<BackupSummary> {
-  const { db, dir, at, log } = options;
+  const { db, dir, at } = options;
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const stage = await mkdtemp(path.join(dir, '.staging-'));
   try {
     await mkdir(path.join(stage, 'collections'));
     await mkdir(path.join(stage, 'gridfs'));
-    const parts: Part[] = [];
-    const collections: Record<string, number> = {};
+    const dumped: Dumped = { parts: [], collections: {}, files: 0 };
     const { plain, buckets } = await listContents(db);
-    for (const [i, name] of plain.entries()) {
-      options.signal?.throwIfAborted();
-      const counter = { n: 0 };
-      const rel = `collections/${i}.ejson`;
-      const digest = await writeHashed(
-        path.join(stage, rel),
-        ejsonLines(db.collection(name).find({}), counter),
-      );
-      collections[name] = counter.n;
-      parts.push({ kind: 'collection', path: rel, collection: name, count: counter.n, ...digest });
-    }
-    let files = 0;
-    for (const [b, bucket] of buckets.entries()) {
-      const filesDocs: Document[] = [];
-      const gridfs = new GridFSBucket(db, { bucketName: bucket });
-      await mkdir(path.join(stage, 'gridfs', String(b)));
-      for await (const doc of db.collection(`${bucket}.files`).find({})) {
-        options.signal?.throwIfAborted();
-        const rel = `gridfs/${b}/${filesDocs.length}.bin`;
-        try {
-          const digest = await writeHashed(
-            path.join(stage, rel),
-            gridfs.openDownloadStream(doc._id),
-          );
-          parts.push({
-            kind: 'gridfs',
-            path: rel,
-            bucket,
-            fileId: EJSON.stringify(doc._id, { relaxed: false }),
-            chunkSize: Number(doc.chunkSize),
-            ...digest,
-          });
-          filesDocs.push(doc);
-        } catch (err) {
-          // Deleted while we read it (an orphan sweep, an APK removed): leave it out.
-          log.warn({ bucket, err: (err as Error).message }, 'backup: GridFS file skipped');
-          await rm(path.join(stage, rel), { force: true });
-        }
-      }
-      const rel = `collections/gridfs-${b}.files.ejson`;
-      const counter = { n: 0 };
-      const digest = await writeHashed(
-        path.join(stage, rel),
-        ejsonLines(Readable.from(filesDocs), counter),
-      );
-      collections[`${bucket}.files`] = counter.n;
-      files += counter.n;
-      parts.push({
-        kind: 'collection',
-        path: rel,
-        collection: `${bucket}.files`,
-        count: counter.n,
-        ...digest,
-      });
-    }
+    await dumpCollections(options, stage, plain, dumped);
+    for (const [b, bucket] of buckets.entries())
+      await dumpBucket(options, stage, b, bucket, dumped);
+    const { parts, collections, files } = dumped;
     const manifest: Manifest = {
       format: FORMAT,
       version: 1,
@@ -153,33 +108,125 @@ export async function createBackup(options: CreateBackupOptions): Promise<Backup
     await writeFile(path.join(stage, MANIFEST_NAME), JSON.stringify(manifest, null, 2), {
       mode: 0o600,
     });
-    const inputs: TarInput[] = [];
-    for (const rel of [MANIFEST_NAME, ...parts.map((p) => p.path)]) {
-      const file = path.join(stage, rel);
-      inputs.push({ name: rel, file, size: (await stat(file)).size });
-    }
-    const name = archiveName(at);
-    const final = path.join(dir, name);
-    const partial = path.join(stage, `${name}.partial`);
-    const { tap, digest } = digestTap();
-    const { header, encryptor } = sealArchive(options.keys);
-    await pipeline(
-      Readable.from(tarStream(inputs, at)),
-      createGzip(),
-      encryptor,
-      async function* (sealed: AsyncIterable<Buffer>) {
-        yield header;
-        yield* sealed;
-      },
-      tap,
-      createWriteStream(partial, { mode: 0o600 }),
-    );
-    const { bytes, sha256 } = digest();
-    await writeFile(path.join(stage, 'sidecar'), `${sha256}  ${name}\n`, { mode: 0o600 });
-    await rename(partial, final);
-    await rename(path.join(stage, 'sidecar'), path.join(dir, sidecarName(name)));
+    const { final, bytes, sha256 } = await packArchive(options, stage, parts);
     return { path: final, bytes, sha256, collections, files };
   } finally {
     await rm(stage, { recursive: true, force: true });
   }
+}
+
+/** Writes each plain collection as EJSON lines (`collections/<i>.ejson`). */
+async function dumpCollections(
+  options: CreateBackupOptions,
+  stage: string,
+  plain: readonly string[],
+  dumped: Dumped,
+): Promise<void> {
+  for (const [i, name] of plain.entries()) {
+    options.signal?.throwIfAborted();
+    const counter = { n: 0 };
+    const rel = `collections/${i}.ejson`;
+    const digest = await writeHashed(
+      path.join(stage, rel),
+      ejsonLines(options.db.collection(name).find({}), counter),
+    );
+    dumped.collections[name] = counter.n;
+    dumped.parts.push({
+      kind: 'collection',
+      path: rel,
+      collection: name,
+      count: counter.n,
+      ...digest,
+    });
+  }
+}
+
+/**
+ * Writes bucket number `b`: each GridFS file's bytes (`gridfs/<b>/<n>.bin`), then the `.files`
+ * documents of the files it copied (a file deleted meanwhile is left out with its document).
+ */
+async function dumpBucket(
+  options: CreateBackupOptions,
+  stage: string,
+  b: number,
+  bucket: string,
+  dumped: Dumped,
+): Promise<void> {
+  const { db, log } = options;
+  const filesDocs: Document[] = [];
+  const gridfs = new GridFSBucket(db, { bucketName: bucket });
+  await mkdir(path.join(stage, 'gridfs', String(b)));
+  for await (const doc of db.collection(`${bucket}.files`).find({})) {
+    options.signal?.throwIfAborted();
+    const rel = `gridfs/${b}/${filesDocs.length}.bin`;
+    try {
+      const digest = await writeHashed(path.join(stage, rel), gridfs.openDownloadStream(doc._id));
+      dumped.parts.push({
+        kind: 'gridfs',
+        path: rel,
+        bucket,
+        fileId: EJSON.stringify(doc._id, { relaxed: false }),
+        chunkSize: Number(doc.chunkSize),
+        ...digest,
+      });
+      filesDocs.push(doc);
+    } catch (err) {
+      // Deleted while we read it (an orphan sweep, an APK removed): leave it out.
+      log.warn({ bucket, err: (err as Error).message }, 'backup: GridFS file skipped');
+      await rm(path.join(stage, rel), { force: true });
+    }
+  }
+  const rel = `collections/gridfs-${b}.files.ejson`;
+  const counter = { n: 0 };
+  const digest = await writeHashed(
+    path.join(stage, rel),
+    ejsonLines(Readable.from(filesDocs), counter),
+  );
+  dumped.collections[`${bucket}.files`] = counter.n;
+  dumped.files += counter.n;
+  dumped.parts.push({
+    kind: 'collection',
+    path: rel,
+    collection: `${bucket}.files`,
+    count: counter.n,
+    ...digest,
+  });
+}
+
+/**
+ * Packs the manifest and the parts into the sealed archive, then gives it (and its `.sha256`
+ * sidecar) their final names.
+ */
+async function packArchive(
+  options: CreateBackupOptions,
+  stage: string,
+  parts: readonly Part[],
+): Promise<{ final: string; bytes: number; sha256: string }> {
+  const { dir, at } = options;
+  const inputs: TarInput[] = [];
+  for (const rel of [MANIFEST_NAME, ...parts.map((p) => p.path)]) {
+    const file = path.join(stage, rel);
+    inputs.push({ name: rel, file, size: (await stat(file)).size });
+  }
+  const name = archiveName(at);
+  const final = path.join(dir, name);
+  const partial = path.join(stage, `${name}.partial`);
+  const { tap, digest } = digestTap();
+  const { header, encryptor } = sealArchive(options.keys);
+  await pipeline(
+    Readable.from(tarStream(inputs, at)),
+    createGzip(),
+    encryptor,
+    async function* (sealed: AsyncIterable<Buffer>) {
+      yield header;
+      yield* sealed;
+    },
+    tap,
+    createWriteStream(partial, { mode: 0o600 }),
+  );
+  const { bytes, sha256 } = digest();
+  await writeFile(path.join(stage, 'sidecar'), `${sha256}  ${name}\n`, { mode: 0o600 });
+  await rename(partial, final);
+  await rename(path.join(stage, 'sidecar'), path.join(dir, sidecarName(name)));
+  return { final, bytes, sha256 };
 }

@@ -70,7 +70,7 @@ export function cachedBlobStore(inner: BlobStore, o: BlobCacheOptions): BlobStor
           o.log.warn({ err: err.message, blobId: id }, 'download cache: copy failed');
           return false;
         });
-        await evict().catch((err: Error) =>
+        await evict(o.dir, o.maxBytes).catch((err: Error) =>
           o.log.warn({ err: err.message }, 'download cache: eviction failed'),
         );
         return copied;
@@ -78,29 +78,6 @@ export function cachedBlobStore(inner: BlobStore, o: BlobCacheOptions): BlobStor
       copying.set(id, pending);
     }
     return pending;
-  }
-
-  /** Removes the least recently read files until the cache fits, and stale partial copies. */
-  async function evict(): Promise<void> {
-    const now = Date.now();
-    const files: Array<{ file: string; size: number; used: number }> = [];
-    // No directory yet: nothing was ever copied (e.g. only blobs larger than the bound).
-    for (const name of await readdir(o.dir).catch(() => [] as string[])) {
-      const file = path.join(o.dir, name);
-      const s = await stat(file).catch(() => null);
-      if (!s?.isFile()) continue;
-      if (name.endsWith(PART_SUFFIX)) {
-        if (now - s.mtimeMs > STALE_PART_MS) await rm(file, { force: true });
-        continue;
-      }
-      files.push({ file, size: s.size, used: s.mtimeMs });
-    }
-    let total = files.reduce((sum, f) => sum + f.size, 0);
-    for (const f of files.sort((a, b) => a.used - b.used)) {
-      if (total <= o.maxBytes) break;
-      await rm(f.file, { force: true });
-      total -= f.size;
-    }
   }
 
   /** The cached file's bytes `start..end` (end exclusive), or null when it is not cached. */
@@ -136,4 +113,27 @@ export function cachedBlobStore(inner: BlobStore, o: BlobCacheOptions): BlobStor
       if (BLOB_ID.test(id)) await rm(fileOf(id), { force: true });
     },
   };
+}
+
+/** Removes the least recently read files until the cache fits, and stale partial copies. */
+async function evict(dir: string, maxBytes: number): Promise<void> {
+  const now = Date.now();
+  const files: Array<{ file: string; size: number; used: number }> = [];
+  // No directory yet: nothing was ever copied (e.g. only blobs larger than the bound).
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const file = path.join(dir, name);
+    const s = await stat(file).catch(() => null);
+    if (!s?.isFile()) continue;
+    if (name.endsWith(PART_SUFFIX)) {
+      if (now - s.mtimeMs > STALE_PART_MS) await rm(file, { force: true });
+      continue;
+    }
+    files.push({ file, size: s.size, used: s.mtimeMs });
+  }
+  let total = files.reduce((sum, f) => sum + f.size, 0);
+  for (const f of files.sort((a, b) => a.used - b.used)) {
+    if (total <= maxBytes) break;
+    await rm(f.file, { force: true });
+    total -= f.size;
+  }
 }

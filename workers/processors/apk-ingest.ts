@@ -13,7 +13,11 @@
 import os from 'node:os';
 import { UnrecoverableError } from 'bullmq';
 import { MongoServerError, ObjectId, type Db } from 'mongodb';
-import { inspectSource } from '../../shared/apk/inspect-apk';
+import {
+  inspectSource,
+  type InspectReport,
+  type InspectResult,
+} from '../../shared/apk/inspect-apk';
 import { catalog } from '../../shared/catalog/collections';
 import { setCurrentApk, type NoticeSink } from '../../shared/catalog/current-apk';
 import type { ApkDoc } from '../../shared/catalog/types';
@@ -50,24 +54,7 @@ export function apkIngestProcessor(
   deps: ApkIngestDeps,
 ): Processor<ApkIngestPayload, { status: string }> {
   const { apks, uploads } = catalog(deps.db);
-
-  async function decide(p: ApkIngestPayload, verdict: Verdict): Promise<{ status: string }> {
-    const status = verdict.status === 'accepted' ? 'done' : 'failed';
-    await uploads.updateOne(
-      { _id: p.uploadId },
-      { $set: { status, verdict, updatedAt: deps.now() } },
-    );
-    if (verdict.status === 'rejected') {
-      await deps.blobs.delete(p.uploadId);
-      throw new UnrecoverableError(`${verdict.code}: ${verdict.message}`);
-    }
-    return { status };
-  }
-
-  async function finish(p: ApkIngestPayload, apk: ApkDoc): Promise<{ status: string }> {
-    if (p.current) await setCurrentApk(deps.db, deps.notices, apk, deps.now());
-    return decide(p, { status: 'accepted', apkId: apk._id.toHexString() });
-  }
+  const { decide, finish } = verdicts(deps);
 
   return async (p, ctx) => {
     try {
@@ -99,31 +86,7 @@ export function apkIngestProcessor(
     const size = await deps.blobs.size(p.uploadId);
     if (size === null) return decide(p, rejection('UPLOAD_FAILED', 'The uploaded bytes are gone.'));
     const dataKey = unwrapDataKey(deps.keys, p.wrappedKey, p.uploadId);
-    // An outage while copying throws here, before any verdict: the job is retried. A full local
-    // disk is no reason to fail an acknowledged upload (nor to wait): read from storage instead.
-    const local = await localCiphertextCopy(
-      deps.blobs,
-      p.uploadId,
-      size,
-      deps.tmpDir ?? os.tmpdir(),
-    ).catch((err: unknown) => {
-      if (!isDiskFull(err)) throw err;
-      ctx.log.warn({ err: (err as Error).message }, 'temporary disk full: verifying from storage');
-      return null;
-    });
-    let inspected;
-    try {
-      const reader: CiphertextReader = local
-        ? await fileCiphertext(local.path)
-        : blobCiphertext(deps.blobs, p.uploadId, size);
-      const cipher = watchedCiphertext(reader);
-      const source = decryptingSource(cipher, dataKey, Buffer.from(p.noncePrefix, 'base64'));
-      inspected = await inspectSource(source, p.uploadId);
-      await source.close();
-      if (cipher.failure()) throw cipher.failure(); // a read failure, not a bad APK: retry
-    } finally {
-      await local?.cleanup();
-    }
+    const inspected = await inspectUpload(deps, p, size, dataKey, ctx);
     const { report, verification } = inspected;
     ctx.log.info(
       {
@@ -144,31 +107,7 @@ export function apkIngestProcessor(
     if (continuity === 'mismatch') return decide(p, rejection('APK_SIGNER_MISMATCH'));
     if (await isDuplicate(deps.db, app._id, apk)) return decide(p, rejection('APK_DUPLICATE'));
 
-    const doc: ApkDoc = {
-      _id: new ObjectId(),
-      appId: app._id,
-      accountId: p.accountId,
-      package: apk.package,
-      versionCode: apk.versionCode,
-      versionName: report.versionName,
-      minSdk: report.minSdk,
-      targetSdk: report.targetSdk,
-      label: report.label,
-      debuggable: report.debuggable === true,
-      schemes: report.schemes,
-      md5: apk.md5,
-      sha256: apk.sha256,
-      size: apk.size,
-      signerSha256: apk.signerSha256,
-      lineage,
-      whatsnew: p.whatsnew,
-      uploadedAt: deps.now(),
-      uploader: p.accountId,
-      uploadId: p.uploadId,
-      blobId: p.uploadId,
-      wrappedKey: p.wrappedKey,
-      noncePrefix: p.noncePrefix,
-    };
+    const doc = apkRecord(p, app._id, apk, report, lineage, deps.now());
     try {
       await apks.insertOne(doc);
     } catch (err) {
@@ -195,4 +134,105 @@ async function isDuplicate(db: Db, appId: ObjectId, apk: AcceptableApk): Promise
       { limit: 1 },
     )) > 0
   );
+}
+
+/** Records an upload's verdict; `finish` first makes an accepted APK current when asked. */
+function verdicts(deps: ApkIngestDeps): {
+  readonly decide: (p: ApkIngestPayload, verdict: Verdict) => Promise<{ status: string }>;
+  readonly finish: (p: ApkIngestPayload, apk: ApkDoc) => Promise<{ status: string }>;
+} {
+  const { uploads } = catalog(deps.db);
+  async function decide(p: ApkIngestPayload, verdict: Verdict): Promise<{ status: string }> {
+    const status = verdict.status === 'accepted' ? 'done' : 'failed';
+    await uploads.updateOne(
+      { _id: p.uploadId },
+      { $set: { status, verdict, updatedAt: deps.now() } },
+    );
+    if (verdict.status === 'rejected') {
+      await deps.blobs.delete(p.uploadId);
+      throw new UnrecoverableError(`${verdict.code}: ${verdict.message}`);
+    }
+    return { status };
+  }
+
+  async function finish(p: ApkIngestPayload, apk: ApkDoc): Promise<{ status: string }> {
+    if (p.current) await setCurrentApk(deps.db, deps.notices, apk, deps.now());
+    return decide(p, { status: 'accepted', apkId: apk._id.toHexString() });
+  }
+  return { decide, finish };
+}
+
+/**
+ * Inspects the upload's APK, decrypted on the fly from a local copy of its ciphertext (or from
+ * storage when the local disk is full). Throws on a read failure, so the job is retried.
+ */
+async function inspectUpload(
+  deps: ApkIngestDeps,
+  p: ApkIngestPayload,
+  size: number,
+  dataKey: Buffer,
+  ctx: JobContext,
+): Promise<InspectResult> {
+  // An outage while copying throws here, before any verdict: the job is retried. A full local
+  // disk is no reason to fail an acknowledged upload (nor to wait): read from storage instead.
+  const local = await localCiphertextCopy(
+    deps.blobs,
+    p.uploadId,
+    size,
+    deps.tmpDir ?? os.tmpdir(),
+  ).catch((err: unknown) => {
+    if (!isDiskFull(err)) throw err;
+    ctx.log.warn({ err: (err as Error).message }, 'temporary disk full: verifying from storage');
+    return null;
+  });
+  try {
+    const reader: CiphertextReader = local
+      ? await fileCiphertext(local.path)
+      : blobCiphertext(deps.blobs, p.uploadId, size);
+    const cipher = watchedCiphertext(reader);
+    const source = decryptingSource(cipher, dataKey, Buffer.from(p.noncePrefix, 'base64'));
+    const inspected = await inspectSource(source, p.uploadId);
+    await source.close();
+    if (cipher.failure()) throw cipher.failure(); // a read failure, not a bad APK: retry
+    return inspected;
+  } finally {
+    await local?.cleanup();
+  }
+}
+
+/** The APK record of an accepted upload (its blob is the upload's, under the same data key). */
+function apkRecord(
+  p: ApkIngestPayload,
+  appId: ObjectId,
+  apk: AcceptableApk,
+  report: InspectReport,
+  lineage: ApkDoc['lineage'],
+  uploadedAt: Date,
+): ApkDoc {
+  const doc: ApkDoc = {
+    _id: new ObjectId(),
+    appId,
+    accountId: p.accountId,
+    package: apk.package,
+    versionCode: apk.versionCode,
+    versionName: report.versionName,
+    minSdk: report.minSdk,
+    targetSdk: report.targetSdk,
+    label: report.label,
+    debuggable: report.debuggable === true,
+    schemes: report.schemes,
+    md5: apk.md5,
+    sha256: apk.sha256,
+    size: apk.size,
+    signerSha256: apk.signerSha256,
+    lineage,
+    whatsnew: p.whatsnew,
+    uploadedAt,
+    uploader: p.accountId,
+    uploadId: p.uploadId,
+    blobId: p.uploadId,
+    wrappedKey: p.wrappedKey,
+    noncePrefix: p.noncePrefix,
+  };
+  return doc;
 }

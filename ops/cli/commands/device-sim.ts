@@ -75,9 +75,15 @@ function describe(e: FleetEvent): string {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('device-sim')
-    .description('Simulate a fleet of devices (full client instances) against a server.')
+    .description('Simulate a fleet of devices (full client instances) against a server.');
+  withOptions(command).action(runSim);
+}
+
+/** The command's options (see SimOptions). */
+function withOptions(command: Command): Command {
+  return command
     .requiredOption('--push-url <url>', 'push host, e.g. https://push.example.com', urlOption)
     .requiredOption('--base-url <url>', 'admin/API host (exceptions)', urlOption)
     .requiredOption('--api-key <key>', 'API key of the account')
@@ -139,52 +145,53 @@ export function register(program: Command): void {
     )
     .option('--json', 'one JSON object per line per device event')
     .option('--ca <file>', 'trust this PEM certificate (e.g. a self-signed server certificate)')
-    .option('--insecure', 'do not verify the server certificate')
-    .action(async (opts: SimOptions) => {
-      const ca = opts.ca === undefined ? undefined : await readFile(opts.ca, 'utf8');
-      const storageDir =
-        opts.storageDir ?? path.join(os.tmpdir(), 'apkrelay-device-sim', opts.package);
-      const counts = new Map<string, number>();
-      const json = opts.json ?? false;
-      const fleet = startFleet({
-        pushUrl: opts.pushUrl,
-        baseUrl: opts.baseUrl,
-        apiKey: opts.apiKey,
-        packageName: opts.package,
-        devices: opts.devices,
-        devicePrefix: opts.devicePrefix,
-        installedMd5: opts.installedMd5 ?? null,
-        strategy: opts.strategy,
-        idle: opts.idle,
-        applyIntervalMs: opts.applyIntervalMs,
-        exceptions: opts.exceptions,
-        storageDir,
-        ...(ca !== undefined ? { ca } : {}),
-        insecure: opts.insecure ?? false,
-        startRate: opts.startRate,
-        logger: printLogger('device-sim', undefined, opts.logLevel),
-        onEvent: (e) => {
-          const key = e.event === 'exception' ? `exception ${e.status}` : e.event;
-          counts.set(key, (counts.get(key) ?? 0) + 1);
-          process.stdout.write(`${json ? JSON.stringify(e) : describe(e)}\n`);
-        },
-      });
-      await new Promise<void>((resolve) => {
-        let timer: NodeJS.Timeout | undefined;
-        const stop = () => {
-          clearTimeout(timer);
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-        if (opts.durationS !== undefined) timer = setTimeout(stop, opts.durationS * 1000);
-      });
-      const closed = await fleet.close(opts.flushTimeoutS * 1000);
-      const summary = [...counts].map(([k, v]) => `${k}: ${v}`).join(', ');
-      process.stderr.write(
-        `device-sim: ${opts.devices} devices; ${summary || 'no events'}; exceptions flushed on ${closed.flushed}, still queued on ${closed.unflushed} (kept in ${storageDir})\n`,
-      );
-    });
+    .option('--insecure', 'do not verify the server certificate');
+}
+
+/** Runs the fleet until --duration-s or a signal, then prints the summary. */
+async function runSim(opts: SimOptions): Promise<void> {
+  const ca = opts.ca === undefined ? undefined : await readFile(opts.ca, 'utf8');
+  const storageDir = opts.storageDir ?? path.join(os.tmpdir(), 'apkrelay-device-sim', opts.package);
+  const counts = new Map<string, number>();
+  const json = opts.json ?? false;
+  const fleet = startFleet({
+    pushUrl: opts.pushUrl,
+    baseUrl: opts.baseUrl,
+    apiKey: opts.apiKey,
+    packageName: opts.package,
+    devices: opts.devices,
+    devicePrefix: opts.devicePrefix,
+    installedMd5: opts.installedMd5 ?? null,
+    strategy: opts.strategy,
+    idle: opts.idle,
+    applyIntervalMs: opts.applyIntervalMs,
+    exceptions: opts.exceptions,
+    storageDir,
+    ...(ca !== undefined ? { ca } : {}),
+    insecure: opts.insecure ?? false,
+    startRate: opts.startRate,
+    logger: printLogger('device-sim', undefined, opts.logLevel),
+    onEvent: (e) => {
+      const key = e.event === 'exception' ? `exception ${e.status}` : e.event;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      process.stdout.write(`${json ? JSON.stringify(e) : describe(e)}\n`);
+    },
+  });
+  await new Promise<void>((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    const stop = () => {
+      clearTimeout(timer);
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    if (opts.durationS !== undefined) timer = setTimeout(stop, opts.durationS * 1000);
+  });
+  const closed = await fleet.close(opts.flushTimeoutS * 1000);
+  const summary = [...counts].map(([k, v]) => `${k}: ${v}`).join(', ');
+  process.stderr.write(
+    `device-sim: ${opts.devices} devices; ${summary || 'no events'}; exceptions flushed on ${closed.flushed}, still queued on ${closed.unflushed} (kept in ${storageDir})\n`,
+  );
 }

@@ -48,7 +48,7 @@ async function runRole(config: Config, role: Role): Promise<void> {
   const log = cliLogger(config, role);
   const services = await ensureServices(config);
   const masterKey = await resolveMasterKey(config.masterKey, config.dataDir, log);
-  const common = {
+  const common: RoleCommon = {
     log,
     redisUrl: services.redisUrl,
     mongoUrl: services.mongoUrl,
@@ -56,72 +56,7 @@ async function runRole(config: Config, role: Role): Promise<void> {
     masterKey,
     previousMasterKeys: config.masterKeyPrevious,
   };
-  let stop: () => Promise<void>;
-  if (role === 'api') {
-    const tls = config.tls
-      ? await resolveTlsMaterial({
-          certFile: config.tlsCert,
-          keyFile: config.tlsKey,
-          dataDir: config.dataDir,
-          hostnames: hostnames(config),
-        })
-      : undefined;
-    const api = await startApi({
-      ...common,
-      tls,
-      host: config.host,
-      adminHost: config.adminHost,
-      hstsMaxAge: config.hstsMaxAge,
-      ports: { admin: config.port, web: config.webPort, push: config.pushPort },
-      publicUrls: {
-        base: config.publicBaseUrl,
-        web: config.publicWebUrl,
-        push: config.publicPushUrl,
-      },
-      limits: {
-        maxApkBytes: config.maxApkBytes,
-        uploadWaitTimeoutMs: config.uploadWaitTimeoutMs,
-        maxExceptionBytes: config.maxExceptionBytes,
-        heartbeatSeconds: config.heartbeatSeconds,
-        uploads: config.uploads,
-      },
-      ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
-      listenerTimeouts: { headersMs: config.headersTimeoutMs, requestMs: config.requestTimeoutMs },
-      trustProxy: config.trustProxy,
-      authFailureLimits: {
-        perAddress: config.authFailuresPerAddress,
-        perKey: config.authFailuresPerKey,
-      },
-      signups: { open: config.signup === 'open', perAddress: config.signupsPerAddress },
-      ...(config.downloadCacheMiB > 0
-        ? {
-            downloadCache: {
-              dir: path.join(config.dataDir, 'cache', 'apks'),
-              maxBytes: config.downloadCacheMiB * 1024 * 1024,
-            },
-          }
-        : {}),
-    });
-    log.info({ ports: api.ports }, 'api listening');
-    if (!config.tls && config.trustProxy === false) {
-      log.warn(
-        'TLS=off (behind a proxy?) but TRUST_PROXY is off: every client appears with the proxy’s address, so the per-address throttles (web login, sign-up, failed API keys) count all clients as one; set TRUST_PROXY',
-      );
-    }
-    stop = () => api.close(config.shutdownTimeoutMs);
-  } else {
-    const workers = await startWorkers({
-      ...common,
-      lockMs: config.jobLockMs,
-      backup: {
-        dir: config.backupDir,
-        keepDays: config.backupKeepDays,
-        tz: config.backupTz,
-        cron: config.backupCron,
-      },
-    });
-    stop = () => workers.close();
-  }
+  const stop = role === 'api' ? await runApi(config, common) : await runWorkers(config, common);
   const shutdown = installShutdown(log, { deadlineMs: config.shutdownTimeoutMs }, async () => {
     await stop();
     await services.stop();
@@ -134,6 +69,87 @@ async function runRole(config: Config, role: Role): Promise<void> {
     process.send({ type: 'ready', role } satisfies ReadyMessage);
   }
   if (!process.send && role === 'api') printUrls(config);
+}
+
+/** What both roles are started with. */
+interface RoleCommon {
+  readonly log: Logger;
+  readonly redisUrl: string;
+  readonly mongoUrl: string;
+  readonly queuePrefix: string;
+  readonly masterKey: Buffer;
+  readonly previousMasterKeys: readonly Buffer[];
+}
+
+/** Starts the API role; returns its stop function. */
+async function runApi(config: Config, common: RoleCommon): Promise<() => Promise<void>> {
+  const { log } = common;
+  const tls = config.tls
+    ? await resolveTlsMaterial({
+        certFile: config.tlsCert,
+        keyFile: config.tlsKey,
+        dataDir: config.dataDir,
+        hostnames: hostnames(config),
+      })
+    : undefined;
+  const api = await startApi({
+    ...common,
+    tls,
+    host: config.host,
+    adminHost: config.adminHost,
+    hstsMaxAge: config.hstsMaxAge,
+    ports: { admin: config.port, web: config.webPort, push: config.pushPort },
+    publicUrls: {
+      base: config.publicBaseUrl,
+      web: config.publicWebUrl,
+      push: config.publicPushUrl,
+    },
+    limits: {
+      maxApkBytes: config.maxApkBytes,
+      uploadWaitTimeoutMs: config.uploadWaitTimeoutMs,
+      maxExceptionBytes: config.maxExceptionBytes,
+      heartbeatSeconds: config.heartbeatSeconds,
+      uploads: config.uploads,
+    },
+    ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+    listenerTimeouts: { headersMs: config.headersTimeoutMs, requestMs: config.requestTimeoutMs },
+    trustProxy: config.trustProxy,
+    authFailureLimits: {
+      perAddress: config.authFailuresPerAddress,
+      perKey: config.authFailuresPerKey,
+    },
+    signups: { open: config.signup === 'open', perAddress: config.signupsPerAddress },
+    ...(config.downloadCacheMiB > 0
+      ? {
+          downloadCache: {
+            dir: path.join(config.dataDir, 'cache', 'apks'),
+            maxBytes: config.downloadCacheMiB * 1024 * 1024,
+          },
+        }
+      : {}),
+  });
+  log.info({ ports: api.ports }, 'api listening');
+  if (!config.tls && config.trustProxy === false) {
+    log.warn(
+      'TLS=off (behind a proxy?) but TRUST_PROXY is off: every client appears with the proxy’s address, so the per-address throttles (web login, sign-up, failed API keys) count all clients as one; set TRUST_PROXY',
+    );
+  }
+  return () => api.close(config.shutdownTimeoutMs);
+}
+
+/** Starts the workers role; returns its stop function. */
+async function runWorkers(config: Config, common: RoleCommon): Promise<() => Promise<void>> {
+  const workers = await startWorkers({
+    ...common,
+    lockMs: config.jobLockMs,
+    backup: {
+      dir: config.backupDir,
+      keepDays: config.backupKeepDays,
+      tz: config.backupTz,
+      cron: config.backupCron,
+    },
+  });
+  return () => workers.close();
 }
 
 function printUrls(config: Config): void {

@@ -82,37 +82,8 @@ export async function verifyEntryDigests(
       );
       continue;
     }
-    const expected = getDigestsToVerify(section, '-Digest', minSdk, maxSdk);
-    if (expected.length === 0) {
-      errors.push(
-        issue(
-          V1IssueCode.JAR_SIG_NO_ZIP_ENTRY_DIGEST_IN_MANIFEST,
-          `no usable digest of ${name} in the manifest`,
-        ),
-      );
-      continue;
-    }
-    let actual: Buffer[];
-    try {
-      actual = await digestEntry(
-        zip,
-        entry,
-        expected.map((d) => createHash(nodeHashName(d.algorithm))),
-      );
-    } catch (err) {
-      errors.push(issueFromError(err, V1IssueCode.JAR_SIG_ENTRY_UNREADABLE));
-      return { errors, apkSigners: new Set() };
-    }
-    expected.forEach((d, i) => {
-      if (!digestMatches(d, actual[i] as Buffer)) {
-        errors.push(
-          issue(
-            V1IssueCode.JAR_SIG_ZIP_ENTRY_DIGEST_DID_NOT_VERIFY,
-            `${d.algorithm} digest of ${name} does not match META-INF/MANIFEST.MF`,
-          ),
-        );
-      }
-    });
+    const read = await checkEntryDigest(zip, entry, section, { minSdk, maxSdk }, errors);
+    if (!read) return { errors, apkSigners: new Set() };
   }
   if (firstSigners === null) {
     errors.push(
@@ -124,4 +95,50 @@ export async function verifyEntryDigests(
     return { errors, apkSigners: new Set() };
   }
   return { errors, apkSigners: new Set(firstSigners) };
+}
+
+/**
+ * Checks `entry`'s data against its manifest section's digests, adding what does not match to
+ * `errors`; false when the entry could not be read (verification stops there).
+ */
+async function checkEntryDigest(
+  zip: ZipArchive,
+  entry: ZipEntry,
+  section: ManifestSection,
+  { minSdk, maxSdk }: { readonly minSdk: number; readonly maxSdk: number },
+  errors: ApkIssue[],
+): Promise<boolean> {
+  const name = entry.name;
+  const expected = getDigestsToVerify(section, '-Digest', minSdk, maxSdk);
+  if (expected.length === 0) {
+    errors.push(
+      issue(
+        V1IssueCode.JAR_SIG_NO_ZIP_ENTRY_DIGEST_IN_MANIFEST,
+        `no usable digest of ${name} in the manifest`,
+      ),
+    );
+    return true;
+  }
+  let actual: Buffer[];
+  try {
+    actual = await digestEntry(
+      zip,
+      entry,
+      expected.map((d) => createHash(nodeHashName(d.algorithm))),
+    );
+  } catch (err) {
+    errors.push(issueFromError(err, V1IssueCode.JAR_SIG_ENTRY_UNREADABLE));
+    return false;
+  }
+  expected.forEach((d, i) => {
+    if (!digestMatches(d, actual[i] as Buffer)) {
+      errors.push(
+        issue(
+          V1IssueCode.JAR_SIG_ZIP_ENTRY_DIGEST_DID_NOT_VERIFY,
+          `${d.algorithm} digest of ${name} does not match META-INF/MANIFEST.MF`,
+        ),
+      );
+    }
+  });
+  return true;
 }

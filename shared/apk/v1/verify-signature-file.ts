@@ -16,6 +16,7 @@ import { V1IssueCode } from './issue-codes';
 import { digestMatches, getDigestsToVerify, nodeHashName, type NamedDigest } from './jar-digests';
 import { attributeValue, parseManifest, type ManifestSection } from './manifest-parser';
 import { SdkVersion } from './sdk-versions';
+import { checkStripped, parseSchemeIds, supportedSchemeIds } from './strip-protection';
 
 export interface ManifestContext {
   readonly bytes: Buffer;
@@ -34,16 +35,23 @@ export interface SigFileOutcome {
   readonly strippedSchemeIds: number[];
 }
 
-/** Scheme IDs the platform range knows (apksig ApkVerifier.getSupportedSchemeNames). */
-export function supportedSchemeIds(maxSdk: number): ReadonlySet<number> {
-  if (maxSdk >= SdkVersion.P) return new Set([2, 3]);
-  if (maxSdk >= SdkVersion.N) return new Set([2]);
-  return new Set();
-}
-
 function digestOf(algorithm: NamedDigest['algorithm'], data: Buffer): Buffer {
   return createHash(nodeHashName(algorithm)).update(data).digest();
 }
+
+/** One .SF file's check: where its issues go, and the platform range. */
+interface SigFileCheck {
+  readonly sigFileName: string;
+  readonly minSdk: number;
+  readonly maxSdk: number;
+  readonly errors: ApkIssue[];
+  readonly warnings: ApkIssue[];
+}
+
+/** How the .SF's individual sections came out. */
+type SectionsOutcome =
+  | { readonly ignoredBy: { readonly code: string; readonly message: string } }
+  | { readonly ignoredBy: null; readonly entryNames: Set<string>; readonly ignored: boolean };
 
 export function verifySignatureFile(
   sigFileName: string,
@@ -55,6 +63,7 @@ export function verifySignatureFile(
 ): SigFileOutcome {
   const errors: ApkIssue[] = [];
   const warnings: ApkIssue[] = [];
+  const c: SigFileCheck = { sigFileName, minSdk, maxSdk, errors, warnings };
   const out = {
     errors,
     warnings,
@@ -67,18 +76,6 @@ export function verifySignatureFile(
     ignored: true,
     entryNames: new Set(),
   });
-  const digests = (section: ManifestSection, suffix: string): NamedDigest[] => {
-    const list = getDigestsToVerify(section, suffix, minSdk, maxSdk);
-    if (list.some((d) => d.digest === null)) {
-      errors.push(
-        issue(
-          V1IssueCode.JAR_SIG_MALFORMED_DIGEST,
-          `${sigFileName}: malformed base64 in ${suffix} attribute`,
-        ),
-      );
-    }
-    return list;
-  };
 
   const sf = parseManifest(sigFileBytes);
   const sfMain = sf.mainSection;
@@ -97,160 +94,163 @@ export function verifySignatureFile(
 
   const createdBy = attributeValue(sfMain, 'Created-By');
   const bySigntool = createdBy !== null && createdBy.includes('signtool');
-  let manifestDigestVerified = false;
-  const wholeDigests = digests(sfMain, bySigntool ? '-Digest' : '-Digest-Manifest');
-  if (wholeDigests.length === 0) {
-    warnings.push(
-      issue(
-        V1IssueCode.JAR_SIG_NO_MANIFEST_DIGEST_IN_SIG_FILE,
-        `${sigFileName}: no digest of the manifest`,
-      ),
-    );
-  } else {
-    manifestDigestVerified = true;
-    for (const expected of wholeDigests) {
-      if (!digestMatches(expected, digestOf(expected.algorithm, manifest.bytes))) {
-        warnings.push(
-          issue(
-            V1IssueCode.JAR_SIG_ZIP_ENTRY_DIGEST_DID_NOT_VERIFY,
-            `${sigFileName}: ${expected.algorithm} digest of META-INF/MANIFEST.MF does not match`,
-          ),
-        );
-        manifestDigestVerified = false;
-      }
-    }
-  }
-  if (!bySigntool && manifest.mainSection !== null) {
-    const main = manifest.mainSection;
-    const mainBytes = manifest.bytes.subarray(main.startOffset, main.startOffset + main.sizeBytes);
-    for (const expected of digests(sfMain, '-Digest-Manifest-Main-Attributes')) {
-      if (!digestMatches(expected, digestOf(expected.algorithm, mainBytes))) {
-        errors.push(
-          issue(
-            V1IssueCode.JAR_SIG_MANIFEST_MAIN_SECTION_DIGEST_DID_NOT_VERIFY,
-            `${sigFileName}: ${expected.algorithm} digest of the manifest main section does not match`,
-          ),
-        );
-      }
-    }
-  }
+  const manifestDigestVerified = checkManifestDigest(c, sfMain, manifest, bySigntool);
+  if (!bySigntool && manifest.mainSection !== null)
+    checkMainSectionDigest(c, sfMain, manifest.bytes, manifest.mainSection);
   if (errors.length > 0) return { ...out, ignored: false, entryNames: new Set() };
 
+  const sections = checkSections(c, sf.individualSections, manifest, {
+    bySigntool,
+    manifestDigestVerified,
+  });
+  if (sections.ignoredBy) return ignored(sections.ignoredBy.code, sections.ignoredBy.message);
+  return { ...out, ignored: sections.ignored, entryNames: sections.entryNames };
+}
+
+/** The digests of `section`'s `<alg><suffix>` attributes to check; malformed base64 is an error. */
+function digestsIn(c: SigFileCheck, section: ManifestSection, suffix: string): NamedDigest[] {
+  const list = getDigestsToVerify(section, suffix, c.minSdk, c.maxSdk);
+  if (list.some((d) => d.digest === null)) {
+    c.errors.push(
+      issue(
+        V1IssueCode.JAR_SIG_MALFORMED_DIGEST,
+        `${c.sigFileName}: malformed base64 in ${suffix} attribute`,
+      ),
+    );
+  }
+  return list;
+}
+
+/** Checks the digest of the whole manifest: true when it verifies (mismatches only warn). */
+function checkManifestDigest(
+  c: SigFileCheck,
+  sfMain: ManifestSection,
+  manifest: ManifestContext,
+  bySigntool: boolean,
+): boolean {
+  const wholeDigests = digestsIn(c, sfMain, bySigntool ? '-Digest' : '-Digest-Manifest');
+  if (wholeDigests.length === 0) {
+    c.warnings.push(
+      issue(
+        V1IssueCode.JAR_SIG_NO_MANIFEST_DIGEST_IN_SIG_FILE,
+        `${c.sigFileName}: no digest of the manifest`,
+      ),
+    );
+    return false;
+  }
+  let verified = true;
+  for (const expected of wholeDigests) {
+    if (!digestMatches(expected, digestOf(expected.algorithm, manifest.bytes))) {
+      c.warnings.push(
+        issue(
+          V1IssueCode.JAR_SIG_ZIP_ENTRY_DIGEST_DID_NOT_VERIFY,
+          `${c.sigFileName}: ${expected.algorithm} digest of META-INF/MANIFEST.MF does not match`,
+        ),
+      );
+      verified = false;
+    }
+  }
+  return verified;
+}
+
+/** Checks `-Digest-Manifest-Main-Attributes` against the manifest's main section, if present. */
+function checkMainSectionDigest(
+  c: SigFileCheck,
+  sfMain: ManifestSection,
+  manifestBytes: Buffer,
+  main: ManifestSection,
+): void {
+  const mainBytes = manifestBytes.subarray(main.startOffset, main.startOffset + main.sizeBytes);
+  for (const expected of digestsIn(c, sfMain, '-Digest-Manifest-Main-Attributes')) {
+    if (!digestMatches(expected, digestOf(expected.algorithm, mainBytes))) {
+      c.errors.push(
+        issue(
+          V1IssueCode.JAR_SIG_MANIFEST_MAIN_SECTION_DIGEST_DID_NOT_VERIFY,
+          `${c.sigFileName}: ${expected.algorithm} digest of the manifest main section does not match`,
+        ),
+      );
+    }
+  }
+}
+
+/**
+ * Walks the .SF's individual sections: each must be named and unique (else the signer is
+ * ignored); unless the whole manifest's digest verified, each must match its manifest section.
+ */
+function checkSections(
+  c: SigFileCheck,
+  sfSections: readonly ManifestSection[],
+  manifest: ManifestContext,
+  how: { readonly bySigntool: boolean; readonly manifestDigestVerified: boolean },
+): SectionsOutcome {
   const entryNames = new Set<string>();
-  let ignoredSigner = false;
-  for (const [index, sfSection] of sf.individualSections.entries()) {
+  let ignored = false;
+  for (const [index, sfSection] of sfSections.entries()) {
     const name = sfSection.name;
     if (name === null) {
-      return ignored(
-        V1IssueCode.JAR_SIG_UNNNAMED_SIG_FILE_SECTION,
-        `section #${index + 1} has no name`,
-      );
+      return {
+        ignoredBy: {
+          code: V1IssueCode.JAR_SIG_UNNNAMED_SIG_FILE_SECTION,
+          message: `section #${index + 1} has no name`,
+        },
+      };
     }
     if (entryNames.has(name)) {
-      return ignored(
-        V1IssueCode.JAR_SIG_DUPLICATE_SIG_FILE_SECTION,
-        `duplicate section for ${name}`,
-      );
+      return {
+        ignoredBy: {
+          code: V1IssueCode.JAR_SIG_DUPLICATE_SIG_FILE_SECTION,
+          message: `duplicate section for ${name}`,
+        },
+      };
     }
     entryNames.add(name);
-    if (manifestDigestVerified) continue;
+    if (how.manifestDigestVerified) continue;
     const mfSection = manifest.sections.get(name);
     if (mfSection === undefined) {
-      errors.push(
+      c.errors.push(
         issue(
           V1IssueCode.JAR_SIG_NO_ZIP_ENTRY_DIGEST_IN_SIG_FILE,
-          `${sigFileName}: ${name} has no manifest section`,
+          `${c.sigFileName}: ${name} has no manifest section`,
         ),
       );
-      ignoredSigner = true;
+      ignored = true;
       continue;
     }
-    const expectedDigests = digests(sfSection, '-Digest');
-    if (expectedDigests.length === 0) {
-      errors.push(
-        issue(
-          V1IssueCode.JAR_SIG_NO_ZIP_ENTRY_DIGEST_IN_SIG_FILE,
-          `${sigFileName}: no digest for ${name}`,
-        ),
-      );
-      continue;
-    }
-    let size = mfSection.sizeBytes;
-    const end = mfSection.startOffset + size;
-    if (
-      bySigntool &&
-      size >= 2 &&
-      manifest.bytes[end - 1] === 0x0a &&
-      manifest.bytes[end - 2] === 0x0a
-    )
-      size--;
-    const sectionBytes = manifest.bytes.subarray(
-      mfSection.startOffset,
-      mfSection.startOffset + size,
-    );
-    for (const expected of expectedDigests) {
-      if (!digestMatches(expected, digestOf(expected.algorithm, sectionBytes))) {
-        errors.push(
-          issue(
-            V1IssueCode.JAR_SIG_MANIFEST_SECTION_DIGEST_DID_NOT_VERIFY,
-            `${sigFileName}: ${expected.algorithm} digest of the manifest section for ${name} does not match`,
-          ),
-        );
-      }
-    }
+    checkSectionDigest(c, name, sfSection, mfSection, manifest.bytes, how.bySigntool);
   }
-  return { ...out, ignored: ignoredSigner, entryNames };
+  return { ignoredBy: null, entryNames, ignored };
 }
 
-/** Comma-separated integers; blanks and non-numbers are skipped (Java Integer.parseInt rules). */
-export function parseSchemeIds(value: string): number[] {
-  const ids: number[] = [];
-  for (const token of value.split(',')) {
-    const t = token.trim();
-    if (!/^[+-]?\d{1,10}$/.test(t)) continue;
-    const id = Number(t);
-    if (id >= -2147483648 && id <= 2147483647) ids.push(id);
-  }
-  return ids;
-}
-
-function checkStripped(
-  sigFileName: string,
-  declared: string | null,
-  out: { errors: ApkIssue[]; warnings: ApkIssue[]; strippedSchemeIds: number[] },
-  foundSchemeIds: ReadonlySet<number>,
-  supported: ReadonlySet<number>,
+/** Checks one .SF section's digests against its manifest section's bytes. */
+function checkSectionDigest(
+  c: SigFileCheck,
+  name: string,
+  sfSection: ManifestSection,
+  mfSection: ManifestSection,
+  manifestBytes: Buffer,
+  bySigntool: boolean,
 ): void {
-  if (declared === null) {
-    if (foundSchemeIds.size > 0) {
-      out.warnings.push(
-        issue(
-          V1IssueCode.JAR_SIG_NO_APK_SIG_STRIP_PROTECTION,
-          `${sigFileName}: no X-Android-APK-Signed attribute`,
-        ),
-      );
-    }
+  const expectedDigests = digestsIn(c, sfSection, '-Digest');
+  if (expectedDigests.length === 0) {
+    c.errors.push(
+      issue(
+        V1IssueCode.JAR_SIG_NO_ZIP_ENTRY_DIGEST_IN_SIG_FILE,
+        `${c.sigFileName}: no digest for ${name}`,
+      ),
+    );
     return;
   }
-  if (supported.size === 0) return;
-  const expected = new Set<number>();
-  for (const id of parseSchemeIds(declared)) {
-    if (supported.has(id)) expected.add(id);
-    else
-      out.warnings.push(
+  let size = mfSection.sizeBytes;
+  const end = mfSection.startOffset + size;
+  if (bySigntool && size >= 2 && manifestBytes[end - 1] === 0x0a && manifestBytes[end - 2] === 0x0a)
+    size--;
+  const sectionBytes = manifestBytes.subarray(mfSection.startOffset, mfSection.startOffset + size);
+  for (const expected of expectedDigests) {
+    if (!digestMatches(expected, digestOf(expected.algorithm, sectionBytes))) {
+      c.errors.push(
         issue(
-          V1IssueCode.JAR_SIG_UNKNOWN_APK_SIG_SCHEME_ID,
-          `${sigFileName}: unknown APK signature scheme ID ${id}`,
-        ),
-      );
-  }
-  for (const id of expected) {
-    if (!foundSchemeIds.has(id)) {
-      out.strippedSchemeIds.push(id);
-      out.errors.push(
-        issue(
-          V1IssueCode.JAR_SIG_MISSING_APK_SIG_REFERENCED,
-          `${sigFileName}: APK signed with scheme v${id} according to X-Android-APK-Signed, but no such signature was found`,
+          V1IssueCode.JAR_SIG_MANIFEST_SECTION_DIGEST_DID_NOT_VERIFY,
+          `${c.sigFileName}: ${expected.algorithm} digest of the manifest section for ${name} does not match`,
         ),
       );
     }

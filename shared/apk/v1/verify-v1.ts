@@ -18,14 +18,21 @@ import { createHash } from 'node:crypto';
 import { appendIssues, issue, issueFromError, type ApkIssue } from '../issues';
 import type { ZipArchive, ZipEntry } from '../zip/types';
 import { V1IssueCode } from './issue-codes';
-import { parseManifest, type ManifestSection } from './manifest-parser';
+import {
+  MANIFEST_ENTRY_NAME,
+  metaInfEntries,
+  pairSigners,
+  readManifestContext,
+  uniqueEntryNames,
+  type Signer,
+} from './jar-layout';
 import type { V1Options, V1Result, V1Signer } from './types';
 import { verifyEntryDigests } from './verify-entry-digests';
 import { verifySignatureBlock } from './verify-signature-block';
 import { verifySignatureFile, type ManifestContext } from './verify-signature-file';
 import type { X509Certificate } from './x509-certificate';
 
-export const MANIFEST_ENTRY_NAME = 'META-INF/MANIFEST.MF';
+export { MANIFEST_ENTRY_NAME };
 /** Android accepts at most this many JAR signers (apksig Constants.MAX_APK_SIGNERS). */
 export const MAX_APK_SIGNERS = 10;
 /** Size caps for the files read whole; larger ones are refused by the ZIP reader. */
@@ -33,16 +40,19 @@ export const MAX_MANIFEST_BYTES = 32 * 1024 * 1024;
 export const MAX_SIGNATURE_FILE_BYTES = 32 * 1024 * 1024;
 export const MAX_SIGNATURE_BLOCK_BYTES = 4 * 1024 * 1024;
 
-interface Signer {
-  readonly name: string;
-  readonly blockEntry: ZipEntry;
-  readonly sigFileEntry: ZipEntry;
-}
-
 class Abort extends Error {}
 
-function isSignatureBlock(name: string): boolean {
-  return name.endsWith('.RSA') || name.endsWith('.DSA') || name.endsWith('.EC');
+/** One verification: the archive, the options and the result being filled. */
+interface Run {
+  readonly zip: ZipArchive;
+  readonly opts: V1Options;
+  readonly result: V1Result;
+}
+
+/** A signer whose .SF verified against the manifest, with the entries it lists. */
+interface Remaining {
+  readonly index: number;
+  readonly entryNames: ReadonlySet<string>;
 }
 
 export async function verifyV1(zip: ZipArchive, opts: V1Options): Promise<V1Result> {
@@ -56,7 +66,7 @@ export async function verifyV1(zip: ZipArchive, opts: V1Options): Promise<V1Resu
     declaredSchemeIds: [],
   };
   try {
-    await verifyInto(zip, opts, result);
+    await verifyInto({ zip, opts, result });
   } catch (err) {
     if (!(err instanceof Abort)) result.errors.push(issueFromError(err));
   }
@@ -67,87 +77,98 @@ export async function verifyV1(zip: ZipArchive, opts: V1Options): Promise<V1Resu
   return result;
 }
 
-async function verifyInto(zip: ZipArchive, opts: V1Options, result: V1Result): Promise<void> {
+/** Adds the error and stops verification. */
+function fail(result: V1Result, code: string, message: string): never {
+  result.errors.push(issue(code, message));
+  throw new Abort();
+}
+
+/** Stops verification when a step found errors. */
+function stopOnErrors(result: V1Result): void {
+  if (result.errors.length > 0) throw new Abort();
+}
+
+/** Reads an entry whole, at most `maxBytes`; an unreadable one stops verification. */
+async function read(run: Run, entry: ZipEntry, maxBytes: number): Promise<Buffer> {
+  try {
+    return await run.zip.readEntry(entry, maxBytes);
+  } catch (err) {
+    const found = issueFromError(err, V1IssueCode.JAR_SIG_ENTRY_UNREADABLE);
+    return fail(run.result, found.code, `${entry.name}: ${found.message}`);
+  }
+}
+
+async function verifyInto(run: Run): Promise<void> {
+  const { zip, opts, result } = run;
   const { minSdk, maxSdk } = opts;
-  const fail = (code: string, message: string): never => {
-    result.errors.push(issue(code, message));
-    throw new Abort();
-  };
-  const stopOnErrors = (): void => {
-    if (result.errors.length > 0) throw new Abort();
-  };
-  const read = async (entry: ZipEntry, maxBytes: number): Promise<Buffer> => {
-    try {
-      return await zip.readEntry(entry, maxBytes);
-    } catch (err) {
-      const found = issueFromError(err, V1IssueCode.JAR_SIG_ENTRY_UNREADABLE);
-      return fail(found.code, `${entry.name}: ${found.message}`);
-    }
-  };
   if (!(minSdk <= maxSdk))
-    fail(V1IssueCode.JAR_SIG_INVALID_SDK_RANGE, `minSdk ${minSdk} > maxSdk ${maxSdk}`);
+    fail(result, V1IssueCode.JAR_SIG_INVALID_SDK_RANGE, `minSdk ${minSdk} > maxSdk ${maxSdk}`);
 
   // Directory entries are ignored throughout, as apksig's parseZipCentralDirectory does.
   const entries = zip.entries.filter((e) => !e.name.endsWith('/'));
-  const entryNames = new Set<string>();
-  const reported = new Set<string>();
-  for (const e of entries) {
-    if (!entryNames.has(e.name)) entryNames.add(e.name);
-    else if (!reported.has(e.name)) {
-      reported.add(e.name);
-      result.errors.push(
-        issue(V1IssueCode.JAR_SIG_DUPLICATE_ZIP_ENTRY, `duplicate entry ${e.name}`),
-      );
-    }
-  }
-  stopOnErrors();
+  const entryNames = uniqueEntryNames(entries, result.errors);
+  stopOnErrors(result);
 
-  let manifestEntry: ZipEntry | undefined;
-  const sigFileEntries = new Map<string, ZipEntry>();
-  const sigBlockEntries: ZipEntry[] = [];
-  for (const e of entries) {
-    if (!e.name.startsWith('META-INF/')) continue;
-    if (manifestEntry === undefined && e.name === MANIFEST_ENTRY_NAME) manifestEntry = e;
-    else if (e.name.endsWith('.SF')) sigFileEntries.set(e.name, e);
-    else if (isSignatureBlock(e.name)) sigBlockEntries.push(e);
-  }
-  result.present = sigBlockEntries.length > 0;
-  if (manifestEntry === undefined)
-    return fail(V1IssueCode.JAR_SIG_NO_MANIFEST, `no ${MANIFEST_ENTRY_NAME}`);
+  const metaInf = metaInfEntries(entries);
+  result.present = metaInf.sigBlockEntries.length > 0;
+  if (metaInf.manifestEntry === undefined)
+    return fail(result, V1IssueCode.JAR_SIG_NO_MANIFEST, `no ${MANIFEST_ENTRY_NAME}`);
 
   const manifest = readManifestContext(
-    await read(manifestEntry, MAX_MANIFEST_BYTES),
+    await read(run, metaInf.manifestEntry, MAX_MANIFEST_BYTES),
     entryNames,
     result.errors,
   );
-  stopOnErrors();
+  stopOnErrors(result);
 
-  const signers: Signer[] = [];
-  for (const blockEntry of sigBlockEntries) {
-    const sigFileName = `${blockEntry.name.slice(0, blockEntry.name.lastIndexOf('.'))}.SF`;
-    const sigFileEntry = sigFileEntries.get(sigFileName);
-    if (sigFileEntry === undefined) {
-      result.warnings.push(
-        issue(V1IssueCode.JAR_SIG_MISSING_FILE, `${blockEntry.name} has no ${sigFileName}`),
-      );
-      continue;
-    }
-    signers.push({ name: blockEntry.name.slice('META-INF/'.length), blockEntry, sigFileEntry });
-  }
-  if (signers.length === 0) fail(V1IssueCode.JAR_SIG_NO_SIGNATURES, 'no JAR signatures');
+  const signers = pairSigners(metaInf, result.warnings);
+  if (signers.length === 0) fail(result, V1IssueCode.JAR_SIG_NO_SIGNATURES, 'no JAR signatures');
   if (signers.length > MAX_APK_SIGNERS) {
     fail(
+      result,
       V1IssueCode.JAR_SIG_MAX_SIGNATURES_EXCEEDED,
       `${signers.length} JAR signers; at most ${MAX_APK_SIGNERS} are allowed`,
     );
   }
 
-  // Verify each signature block against its .SF file; any error stops verification.
+  const { sigFiles, chains } = await verifyBlocks(run, signers);
+  stopOnErrors(result);
+
+  const remaining = verifySigFiles(run, signers, sigFiles, manifest);
+  stopOnErrors(result);
+  if (remaining.length === 0)
+    fail(result, V1IssueCode.JAR_SIG_NO_SIGNATURES, 'no usable JAR signers');
+
+  const entryOutcome = await verifyEntryDigests(
+    zip,
+    entries,
+    manifest.sections,
+    remaining.map((r) => ({ name: (signers[r.index] as Signer).name, entryNames: r.entryNames })),
+    minSdk,
+    maxSdk,
+  );
+  appendIssues(result.errors, entryOutcome.errors);
+  stopOnErrors(result);
+
+  const apkSigners = remaining
+    .filter((_, i) => entryOutcome.apkSigners.has(i))
+    .map((r) => signers[r.index] as Signer);
+  warnUnprotected(entries, apkSigners, result.warnings);
+  result.signers = apkSigners.map((s) => toV1Signer(s, chains[signers.indexOf(s)] ?? []));
+  result.verified = true;
+}
+
+/** Verifies each signature block against its .SF file; any error stops verification. */
+async function verifyBlocks(
+  run: Run,
+  signers: readonly Signer[],
+): Promise<{ sigFiles: Buffer[]; chains: X509Certificate[][] }> {
+  const { minSdk, maxSdk } = run.opts;
   const sigFiles: Buffer[] = [];
   const chains: X509Certificate[][] = [];
   for (const s of signers) {
-    const blockBytes = await read(s.blockEntry, MAX_SIGNATURE_BLOCK_BYTES);
-    const sigFileBytes = await read(s.sigFileEntry, MAX_SIGNATURE_FILE_BYTES);
+    const blockBytes = await read(run, s.blockEntry, MAX_SIGNATURE_BLOCK_BYTES);
+    const sigFileBytes = await read(run, s.sigFileEntry, MAX_SIGNATURE_FILE_BYTES);
     const outcome = verifySignatureBlock(
       s.blockEntry.name,
       s.sigFileEntry.name,
@@ -156,14 +177,22 @@ async function verifyInto(zip: ZipArchive, opts: V1Options, result: V1Result): P
       minSdk,
       maxSdk,
     );
-    appendIssues(result.errors, outcome.errors);
+    appendIssues(run.result.errors, outcome.errors);
     sigFiles.push(sigFileBytes);
     chains.push(outcome.certChain ?? []);
   }
-  stopOnErrors();
+  return { sigFiles, chains };
+}
 
-  // Verify each .SF file against the manifest; ignored signers drop out with warnings.
-  const remaining: { index: number; entryNames: ReadonlySet<string> }[] = [];
+/** Verifies each .SF file against the manifest; ignored signers drop out with warnings. */
+function verifySigFiles(
+  run: Run,
+  signers: readonly Signer[],
+  sigFiles: readonly Buffer[],
+  manifest: ManifestContext,
+): Remaining[] {
+  const { opts, result } = run;
+  const remaining: Remaining[] = [];
   const declared = new Set<number>();
   const stripped = new Set<number>();
   signers.forEach((s, index) => {
@@ -172,8 +201,8 @@ async function verifyInto(zip: ZipArchive, opts: V1Options, result: V1Result): P
       sigFiles[index] as Buffer,
       manifest,
       opts.foundSchemeIds,
-      minSdk,
-      maxSdk,
+      opts.minSdk,
+      opts.maxSdk,
     );
     outcome.declaredSchemeIds.forEach((id) => declared.add(id));
     outcome.strippedSchemeIds.forEach((id) => stripped.add(id));
@@ -191,23 +220,15 @@ async function verifyInto(zip: ZipArchive, opts: V1Options, result: V1Result): P
   });
   result.declaredSchemeIds = [...declared].sort((a, b) => a - b);
   result.strippedSchemeIds = [...stripped].sort((a, b) => a - b);
-  stopOnErrors();
-  if (remaining.length === 0) fail(V1IssueCode.JAR_SIG_NO_SIGNATURES, 'no usable JAR signers');
+  return remaining;
+}
 
-  const entryOutcome = await verifyEntryDigests(
-    zip,
-    entries,
-    manifest.sections,
-    remaining.map((r) => ({ name: (signers[r.index] as Signer).name, entryNames: r.entryNames })),
-    minSdk,
-    maxSdk,
-  );
-  appendIssues(result.errors, entryOutcome.errors);
-  stopOnErrors();
-
-  const apkSigners = remaining
-    .filter((_, i) => entryOutcome.apkSigners.has(i))
-    .map((r) => signers[r.index] as Signer);
+/** Warns of each META-INF entry that neither the manifest nor an APK signer's files cover. */
+function warnUnprotected(
+  entries: readonly ZipEntry[],
+  apkSigners: readonly Signer[],
+  warnings: ApkIssue[],
+): void {
   const protectedNames = new Set([MANIFEST_ENTRY_NAME]);
   for (const s of apkSigners) {
     protectedNames.add(s.blockEntry.name);
@@ -215,7 +236,7 @@ async function verifyInto(zip: ZipArchive, opts: V1Options, result: V1Result): P
   }
   for (const e of entries) {
     if (e.name.startsWith('META-INF/') && !protectedNames.has(e.name)) {
-      result.warnings.push(
+      warnings.push(
         issue(
           V1IssueCode.JAR_SIG_UNPROTECTED_ZIP_ENTRY,
           `${e.name} is not protected by the JAR signature`,
@@ -223,46 +244,6 @@ async function verifyInto(zip: ZipArchive, opts: V1Options, result: V1Result): P
       );
     }
   }
-  result.signers = apkSigners.map((s) => toV1Signer(s, chains[signers.indexOf(s)] ?? []));
-  result.verified = true;
-}
-
-function readManifestContext(
-  bytes: Buffer,
-  entryNames: ReadonlySet<string>,
-  errors: ApkIssue[],
-): ManifestContext {
-  const parsed = parseManifest(bytes);
-  const sections = new Map<string, ManifestSection>();
-  parsed.individualSections.forEach((section, i) => {
-    const name = section.name;
-    if (name === null) {
-      errors.push(
-        issue(
-          V1IssueCode.JAR_SIG_UNNNAMED_MANIFEST_SECTION,
-          `manifest section #${i + 1} has no name`,
-        ),
-      );
-    } else if (sections.has(name)) {
-      errors.push(
-        issue(
-          V1IssueCode.JAR_SIG_DUPLICATE_MANIFEST_SECTION,
-          `duplicate manifest section for ${name}`,
-        ),
-      );
-    } else {
-      sections.set(name, section);
-      if (!entryNames.has(name)) {
-        errors.push(
-          issue(
-            V1IssueCode.JAR_SIG_MISSING_ZIP_ENTRY_REFERENCED_IN_MANIFEST,
-            `manifest refers to missing entry ${name}`,
-          ),
-        );
-      }
-    }
-  });
-  return { bytes, mainSection: parsed.mainSection, sections };
 }
 
 function toV1Signer(s: Signer, chain: readonly X509Certificate[]): V1Signer {
