@@ -33,6 +33,8 @@ let push: string;
 /** An API that believes no proxy (TRUST_PROXY unset), with windows of its own. */
 let untrusted: string;
 const ca = testTls().cert;
+/** Both API processes share one database, so one master key (its pinned keys are sealed under it). */
+const masterKey = randomBytes(32);
 
 async function launch(
   queuePrefix: string,
@@ -49,7 +51,7 @@ async function launch(
     mongoUrl,
     database,
     queuePrefix,
-    masterKey: randomBytes(32),
+    masterKey,
     tls: testTls(),
     host: '127.0.0.1',
     ports,
