@@ -58,7 +58,7 @@ export function refuseFor(
 ): never {
   const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
   res.setHeader('Retry-After', String(retryAfterSeconds));
-  throw new AppError(code, undefined, { retryAfterSeconds });
+  throw new AppError(code, { details: { retryAfterSeconds } });
 }
 
 export function isAuthRateLimited(err: unknown): err is AppError {
@@ -113,7 +113,7 @@ export function operatorAuth(deps: AuthDeps): RequestHandler[] {
     bearerAuth(deps),
     (_req, res, next) => {
       if (!currentAccount(res).roles.includes('operator')) {
-        throw new AppError('FORBIDDEN', 'operator accounts only');
+        throw new AppError('FORBIDDEN', { message: 'operator accounts only' });
       }
       next();
     },

@@ -22,19 +22,22 @@ async function utf8Body(req: Request, limit: number): Promise<string | null> {
   const charset = charsetOf(req);
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     if (!req.complete) closeAfterReply(req);
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `unsupported charset "${charset}"`);
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', { message: `unsupported charset "${charset}"` });
   }
   const encoding = (req.header('content-encoding') ?? 'identity').toLowerCase();
   if (encoding !== 'identity') {
     if (!req.complete) closeAfterReply(req);
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `unsupported content encoding "${encoding}"`);
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', {
+      message: `unsupported content encoding "${encoding}"`,
+    });
   }
   const read = await readBody(req, limit);
   if (!read.ok) {
     if (read.reason === 'aborted') return null;
-    throw new AppError('PAYLOAD_TOO_LARGE', `the body is larger than ${limit} bytes`);
+    throw new AppError('PAYLOAD_TOO_LARGE', { message: `the body is larger than ${limit} bytes` });
   }
-  if (!isUtf8(read.body)) throw new AppError('VALIDATION_FAILED', 'the body is not valid UTF-8');
+  if (!isUtf8(read.body))
+    throw new AppError('VALIDATION_FAILED', { message: 'the body is not valid UTF-8' });
   return read.body.toString('utf8');
 }
 
@@ -48,11 +51,12 @@ export function jsonBody(limit: number): RequestHandler {
       req.body = {};
       return next();
     }
-    if (!/^[\s]*[[{]/.test(text)) throw new AppError('VALIDATION_FAILED', 'malformed JSON body');
+    if (!/^[\s]*[[{]/.test(text))
+      throw new AppError('VALIDATION_FAILED', { message: 'malformed JSON body' });
     try {
       req.body = JSON.parse(text) as unknown;
     } catch {
-      throw new AppError('VALIDATION_FAILED', 'malformed JSON body');
+      throw new AppError('VALIDATION_FAILED', { message: 'malformed JSON body' });
     }
     next();
   };
@@ -69,11 +73,13 @@ export function formBody(limit: number): RequestHandler {
     let n = 0;
     for (const [name, value] of params) {
       if (++n > MAX_FORM_FIELDS) {
-        throw new AppError('PAYLOAD_TOO_LARGE', `the form has more than ${MAX_FORM_FIELDS} fields`);
+        throw new AppError('PAYLOAD_TOO_LARGE', {
+          message: `the form has more than ${MAX_FORM_FIELDS} fields`,
+        });
       }
       // URLSearchParams turns percent-encoded bytes that are not UTF-8 into U+FFFD.
       if (`${name}${value}`.includes('\ufffd')) {
-        throw new AppError('VALIDATION_FAILED', 'the form is not valid UTF-8');
+        throw new AppError('VALIDATION_FAILED', { message: 'the form is not valid UTF-8' });
       }
       if (!(name in body)) body[name] = value;
     }

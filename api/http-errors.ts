@@ -14,14 +14,13 @@ export function toAppError(err: unknown): AppError {
   const e = err as { type?: string; status?: number; name?: string; message?: string };
   // body-parser / raw-body errors
   if (e.type === 'entity.parse.failed')
-    return new AppError('VALIDATION_FAILED', 'malformed JSON body');
+    return new AppError('VALIDATION_FAILED', { message: 'malformed JSON body' });
   if (e.type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE');
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
     return new AppError('UNSUPPORTED_MEDIA_TYPE');
   }
-  if (isDependencyOutage(err))
-    return new AppError('DEPENDENCY_UNAVAILABLE', undefined, undefined, { cause: err });
-  return new AppError('INTERNAL', undefined, undefined, { cause: err });
+  if (isDependencyOutage(err)) return new AppError('DEPENDENCY_UNAVAILABLE', { cause: err });
+  return new AppError('INTERNAL', { cause: err });
 }
 
 /** Redis (fail-fast producer) and Mongo connectivity failures. */

@@ -27,7 +27,9 @@ const RETRY_ONE = /^\/api\/queues\/([^/]+)\/([^/]+)\/retry\/?$/;
 const RETRY_FAILED = /^\/api\/queues\/[^/]+\/retry\/failed\/?$/;
 
 const readOnly = (): AppError =>
-  new AppError('METHOD_NOT_ALLOWED', 'the queue board is read-only but for retrying failed jobs');
+  new AppError('METHOD_NOT_ALLOWED', {
+    message: 'the queue board is read-only but for retrying failed jobs',
+  });
 
 /** Reads pass; retries pass for failed jobs only; every other write is refused. */
 export function readOnlyButRetry(deps: Pick<ApiDeps, 'producers'>): RequestHandler {

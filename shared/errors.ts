@@ -106,18 +106,30 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
+export interface AppErrorOptions {
+  /** Replaces the catalogue's message (the spec's exact text where it gives one). */
+  readonly message?: string;
+  /** Safe, structured facts for the reply or the log (never secrets). */
+  readonly details?: Readonly<Record<string, unknown>>;
+  /** The error this one explains: kept for the log, never sent to a client. */
+  readonly cause?: unknown;
+}
+
 export class AppError extends Error {
   readonly status: number;
+  readonly details?: Readonly<Record<string, unknown>>;
 
   constructor(
     readonly code: ErrorCode,
-    message?: string,
-    readonly details?: Readonly<Record<string, unknown>>,
-    options?: { cause?: unknown },
+    options: AppErrorOptions = {},
   ) {
-    super(message ?? ERRORS[code].message, options);
+    super(
+      options.message ?? ERRORS[code].message,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = 'AppError';
     this.status = ERRORS[code].status;
+    if (options.details !== undefined) this.details = options.details;
   }
 }
 

@@ -120,7 +120,7 @@ export async function takeReport(
       });
     }
     if (isDependencyOutage(err)) {
-      throw new AppError('DEPENDENCY_UNAVAILABLE', undefined, undefined, { cause: err });
+      throw new AppError('DEPENDENCY_UNAVAILABLE', { cause: err });
     }
     throw err;
   }

@@ -14,7 +14,7 @@ import type { Route } from '../route-table';
 
 export async function appOf(deps: ApiDeps, res: Response, req: Request): Promise<AppDoc> {
   const app = await findApp(deps.db, currentAccount(res).id, String(req.params.package));
-  if (!app) throw new AppError('NOT_FOUND', 'no such app');
+  if (!app) throw new AppError('NOT_FOUND', { message: 'no such app' });
   return app;
 }
 
@@ -26,15 +26,17 @@ export function pickApk(apks: readonly ApkDoc[], body: Record<string, unknown>):
   else if (typeof md5 === 'string') matches = apks.filter((a) => a.md5 === md5.toLowerCase());
   else if (typeof versionCode === 'number')
     matches = apks.filter((a) => a.versionCode === versionCode);
-  else throw new AppError('VALIDATION_FAILED', 'name the APK by sha256, md5 or versionCode');
+  else
+    throw new AppError('VALIDATION_FAILED', {
+      message: 'name the APK by sha256, md5 or versionCode',
+    });
   if (matches.length > 1) {
-    throw new AppError(
-      'VALIDATION_FAILED',
-      `several APKs have versionCode ${String(versionCode)}; name one by sha256`,
-    );
+    throw new AppError('VALIDATION_FAILED', {
+      message: `several APKs have versionCode ${String(versionCode)}; name one by sha256`,
+    });
   }
   const apk = matches[0];
-  if (!apk) throw new AppError('NOT_FOUND', 'no such APK in this app');
+  if (!apk) throw new AppError('NOT_FOUND', { message: 'no such APK in this app' });
   return apk;
 }
 

@@ -46,7 +46,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
 
   async function device(req: Request, res: Response): Promise<Account> {
     const account = await apiKeyAccount(deviceAuth, req, res, presentedKey(req));
-    if (!account) throw new AppError('UNAUTHENTICATED', REGISTER_TEXT.INVALID_KEY);
+    if (!account) throw new AppError('UNAUTHENTICATED', { message: REGISTER_TEXT.INVALID_KEY });
     return account;
   }
 
@@ -83,10 +83,9 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
     const id = installationId(account.id, input.package, input.deviceId);
     const card = await installationCard(deps, app, id);
     if (!card)
-      throw new AppError(
-        'NOT_FOUND',
-        'This device is not registered for this package: register first.',
-      );
+      throw new AppError('NOT_FOUND', {
+        message: 'This device is not registered for this package: register first.',
+      });
     const now = deps.now();
     await deps.live.seen(app, [id.toHexString()], now);
     const reported = reportedChanges(card, input);
@@ -167,7 +166,9 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
         async (req, res) => {
           const status = (req.body as { status?: unknown } | undefined)?.status;
           if (status !== 'enabled' && status !== 'disabled') {
-            throw new AppError('VALIDATION_FAILED', 'status must be enabled or disabled');
+            throw new AppError('VALIDATION_FAILED', {
+              message: 'status must be enabled or disabled',
+            });
           }
           const app = await appOf(deps, res, req);
           const inst = await changeInstallationStatus(

@@ -99,20 +99,24 @@ export function downloadLinkRoutes(deps: ApiDeps): Route[] {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const ttl = body.ttlSeconds;
     if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 1 || ttl > MAX_TTL_SECONDS) {
-      throw new AppError(
-        'VALIDATION_FAILED',
-        `ttlSeconds must be a whole number from 1 to ${MAX_TTL_SECONDS}`,
-      );
+      throw new AppError('VALIDATION_FAILED', {
+        message: `ttlSeconds must be a whole number from 1 to ${MAX_TTL_SECONDS}`,
+      });
     }
     const max = body.maxDownloads ?? null;
     if (max !== null && (typeof max !== 'number' || !Number.isInteger(max) || max < 1)) {
-      throw new AppError('VALIDATION_FAILED', 'maxDownloads must be a positive whole number');
+      throw new AppError('VALIDATION_FAILED', {
+        message: 'maxDownloads must be a positive whole number',
+      });
     }
     const named = 'sha256' in body || 'md5' in body || 'versionCode' in body;
     const apk = named
       ? pickApk(await apksOf(deps.db, app), body)
       : await currentApkOf(deps.db, app);
-    if (!apk) throw new AppError('NOT_FOUND', 'the app has no current APK; name one by sha256');
+    if (!apk)
+      throw new AppError('NOT_FOUND', {
+        message: 'the app has no current APK; name one by sha256',
+      });
     const link = await insertDownloadLink(deps, app, apk, ttl, max);
     res.status(201).json({ ...present(link), apk: presentApk(apk) });
   }
@@ -125,7 +129,7 @@ export function downloadLinkRoutes(deps: ApiDeps): Route[] {
           { $set: { revokedAt: deps.now() } },
         )
       : null;
-    if (!result) throw new AppError('NOT_FOUND', 'no such download link');
+    if (!result) throw new AppError('NOT_FOUND', { message: 'no such download link' });
     res.status(204).end();
   }
 

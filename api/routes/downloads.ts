@@ -78,10 +78,12 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
   async function listJson(req: Request, res: Response): Promise<void> {
     const pkg = param(req, 'packageName');
     const account = await apiKeyAccount(deps, req, res, param(req, 'apiKey'));
-    if (!account) throw new AppError('UNAUTHENTICATED', 'Invalid API key.');
+    if (!account) throw new AppError('UNAUTHENTICATED', { message: 'Invalid API key.' });
     const app = pkg ? await findApp(deps.db, account.id, pkg) : null;
     if (!app)
-      throw new AppError('NOT_FOUND', 'Invalid package: you probably never uploaded this app.');
+      throw new AppError('NOT_FOUND', {
+        message: 'Invalid package: you probably never uploaded this app.',
+      });
     const apks = await apksOf(deps.db, app);
     const current = app.currentApkId;
     const deviceId = param(req, 'deviceId');

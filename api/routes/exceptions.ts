@@ -166,13 +166,14 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
     try {
       fields = jsonReportFields(req.body);
     } catch (err) {
-      if (err instanceof ReportInvalid) throw new AppError('VALIDATION_FAILED', err.message);
+      if (err instanceof ReportInvalid)
+        throw new AppError('VALIDATION_FAILED', { message: err.message });
       throw err;
     }
     const verdict = await judge(header, fields);
     await countKeyFailure(req, res, header, verdict);
     if (verdict.status === 'LOST' && verdict.reason === 'EXCEPTION_REPORT_INVALID') {
-      throw new AppError('VALIDATION_FAILED', verdict.message);
+      throw new AppError('VALIDATION_FAILED', { message: verdict.message });
     }
     if (verdict.status === 'LOST' && verdict.reason === 'EXCEPTION_API_KEY_INVALID') {
       res.setHeader('WWW-Authenticate', 'Bearer realm="apkrelay"');
@@ -186,7 +187,7 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
   async function appOf(res: Response, pkg: string) {
     const account = currentAccount(res);
     const app = await catalog(deps.db).apps.findOne({ accountId: account.id, package: pkg });
-    if (!app) throw new AppError('NOT_FOUND', 'no such app');
+    if (!app) throw new AppError('NOT_FOUND', { message: 'no such app' });
     return { account, app };
   }
 
@@ -208,7 +209,7 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
       accountId: account.id,
       package: app.package,
     });
-    if (!report) throw new AppError('NOT_FOUND', 'no such exception');
+    if (!report) throw new AppError('NOT_FOUND', { message: 'no such exception' });
     return report;
   }
 
@@ -224,7 +225,7 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
     const report = await findReport(req, res);
     screenshots ??= gridFsScreenshots(deps.db);
     const file = report.screenshotId ? await screenshots.open(report.screenshotId) : null;
-    if (!file) throw new AppError('NOT_FOUND', 'this exception has no screenshot');
+    if (!file) throw new AppError('NOT_FOUND', { message: 'this exception has no screenshot' });
     res.status(200);
     res.setHeader('Content-Type', 'image/jpeg');
     // Checked as JPEG at intake; stored before that check, any bytes: never let a browser sniff.

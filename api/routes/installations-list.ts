@@ -35,10 +35,9 @@ export async function listInstallations(deps: ApiDeps, app: AppDoc, req: Request
       };
       break;
     default:
-      throw new AppError(
-        'VALIDATION_FAILED',
-        'status must be enabled, disabled, online or offline',
-      );
+      throw new AppError('VALIDATION_FAILED', {
+        message: 'status must be enabled, disabled, online or offline',
+      });
   }
   if (typeof q.q === 'string' && q.q !== '') {
     // A prefix of the device id, as a literal (no regex injection).

@@ -17,7 +17,8 @@ export function metricsTokenAuth(token: () => string | undefined): RequestHandle
   return (req, res, next) => {
     const configured = token();
     expected ??= configured === undefined ? undefined : digest(configured);
-    if (!expected) throw new AppError('NOT_FOUND', 'metrics are off (no METRICS_TOKEN)');
+    if (!expected)
+      throw new AppError('NOT_FOUND', { message: 'metrics are off (no METRICS_TOKEN)' });
     const given = /^Bearer\s+(\S+)\s*$/i.exec(req.header('authorization') ?? '')?.[1];
     if (!given || !timingSafeEqual(digest(given), expected)) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="apkrelay-metrics"');

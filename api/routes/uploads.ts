@@ -176,7 +176,7 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
     const account = currentAccount(res);
     const expectedPackage = String(req.params.package);
     if (!PACKAGE_PATTERN.test(expectedPackage)) {
-      throw new AppError('VALIDATION_FAILED', 'the path must name an Android package');
+      throw new AppError('VALIDATION_FAILED', { message: 'the path must name an Android package' });
     }
     const slot = takeSlot(req, res);
     if (slot === 'address-busy') throw new AppError('UPLOADS_PER_ADDRESS_BUSY');
@@ -187,12 +187,15 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
     }).finally(slot);
     if (!received.ok) {
       if (received.reason === 'refused') throw received.error;
-      if (received.reason === 'too-slow') throw new AppError('UPLOAD_TOO_SLOW', received.detail);
-      if (received.reason === 'too-large') throw new AppError('APK_TOO_LARGE', received.detail);
+      if (received.reason === 'too-slow')
+        throw new AppError('UPLOAD_TOO_SLOW', { message: received.detail });
+      if (received.reason === 'too-large')
+        throw new AppError('APK_TOO_LARGE', { message: received.detail });
       if (received.reason === 'unavailable') throw new AppError('DEPENDENCY_UNAVAILABLE');
-      throw new AppError('VALIDATION_FAILED', received.detail);
+      throw new AppError('VALIDATION_FAILED', { message: received.detail });
     }
-    if (!received.file) throw new AppError('VALIDATION_FAILED', 'the form must carry an apk file');
+    if (!received.file)
+      throw new AppError('VALIDATION_FAILED', { message: 'the form must carry an apk file' });
     const uploadId = await deps.ingest.submit(account.id, received.file, {
       current: received.fields.get('current') === 'true',
       whatsnew: received.fields.get('whatsnew') ?? null,
@@ -205,7 +208,7 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
     const account = currentAccount(res);
     const jobId = String(req.params.jobId);
     const upload = /^[0-9a-f]{24}$/.test(jobId) ? await deps.ingest.find(account.id, jobId) : null;
-    if (!upload) throw new AppError('NOT_FOUND', 'no such upload');
+    if (!upload) throw new AppError('NOT_FOUND', { message: 'no such upload' });
     const verdict = upload.verdict;
     const apk =
       verdict?.status === 'accepted'

@@ -65,10 +65,9 @@ export function validatePlan(installations: number): Plan {
     installations < 0 ||
     installations > MAX_PLAN_INSTALLATIONS
   ) {
-    throw new AppError(
-      'VALIDATION_FAILED',
-      `plan installations must be a whole number from 0 to ${MAX_PLAN_INSTALLATIONS}`,
-    );
+    throw new AppError('VALIDATION_FAILED', {
+      message: `plan installations must be a whole number from 0 to ${MAX_PLAN_INSTALLATIONS}`,
+    });
   }
   return { installations };
 }
@@ -88,7 +87,10 @@ export function validateSignUp(input: SignUp): { email: string; password: string
   const password = typeof input.password === 'string' ? input.password : '';
   problems.push(...passwordProblems(password));
   if (problems.length > 0) {
-    throw new AppError('VALIDATION_FAILED', problems.join('; '), { problems });
+    throw new AppError('VALIDATION_FAILED', {
+      message: problems.join('; '),
+      details: { problems },
+    });
   }
   return { email, password };
 }
@@ -121,10 +123,13 @@ function passwordMethods(
     async changePassword(accountId, current, next) {
       const problems = passwordProblems(next);
       if (problems.length > 0) {
-        throw new AppError('VALIDATION_FAILED', problems.join('; '), { problems });
+        throw new AppError('VALIDATION_FAILED', {
+          message: problems.join('; '),
+          details: { problems },
+        });
       }
       const doc = await accounts.findOne({ _id: new ObjectId(accountId) });
-      if (!doc) throw new AppError('NOT_FOUND', 'account not found');
+      if (!doc) throw new AppError('NOT_FOUND', { message: 'account not found' });
       if (!(await verifyPassword(current, doc.passwordHash))) return false;
       // A concurrent change between the check and the update wins; this one is then refused.
       return storeHash(doc, next);
@@ -176,7 +181,7 @@ export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
 
     async revealApiKey(accountId) {
       const doc = await accounts.findOne({ _id: new ObjectId(accountId) });
-      if (!doc) throw new AppError('NOT_FOUND', 'account not found');
+      if (!doc) throw new AppError('NOT_FOUND', { message: 'account not found' });
       return unsealApiKey(keys, accountId, doc.apiKeySealed);
     },
 
@@ -197,7 +202,8 @@ export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
           },
         },
       );
-      if (result.matchedCount === 0) throw new AppError('NOT_FOUND', 'account not found');
+      if (result.matchedCount === 0)
+        throw new AppError('NOT_FOUND', { message: 'account not found' });
       return apiKey;
     },
 
@@ -208,7 +214,10 @@ export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
         { $set: { plan: valid, updatedAt: new Date() } },
         { returnDocument: 'after' },
       );
-      if (!doc) throw new AppError('NOT_FOUND', `no account with email ${normaliseEmail(email)}`);
+      if (!doc)
+        throw new AppError('NOT_FOUND', {
+          message: `no account with email ${normaliseEmail(email)}`,
+        });
       return toAccount(doc);
     },
 
@@ -221,7 +230,10 @@ export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
         },
         { returnDocument: 'after' },
       );
-      if (!doc) throw new AppError('NOT_FOUND', `no account with email ${normaliseEmail(email)}`);
+      if (!doc)
+        throw new AppError('NOT_FOUND', {
+          message: `no account with email ${normaliseEmail(email)}`,
+        });
       return toAccount(doc);
     },
   };

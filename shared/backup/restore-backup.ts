@@ -93,19 +93,17 @@ export async function restoreBackup(
   // The whole archive is authenticated before anything is written.
   const report = await verifyBackup(file, options.keys);
   if (!report.ok) {
-    throw new AppError(
-      'VALIDATION_FAILED',
-      `backup archive is damaged: ${report.problems.join('; ')}`,
-    );
+    throw new AppError('VALIDATION_FAILED', {
+      message: `backup archive is damaged: ${report.problems.join('; ')}`,
+    });
   }
   // Pinned keys are written by any process at its start, not data: the archive's replace them.
   const occupied = (await nonEmptyCollections(db)).filter((n) => n !== PINNED_KEYS);
   if (occupied.length > 0) {
     if (!options.force) {
-      throw new AppError(
-        'VALIDATION_FAILED',
-        `the database is not empty (${occupied.join(', ')}); restore with --force to replace it`,
-      );
+      throw new AppError('VALIDATION_FAILED', {
+        message: `the database is not empty (${occupied.join(', ')}); restore with --force to replace it`,
+      });
     }
     for (const name of occupied) await db.collection(name).deleteMany({});
   }

@@ -51,13 +51,13 @@ function derive(masterKey: Buffer, purpose: SubkeyPurpose | PinnedPurpose): Buff
 /** The error for a value sealed under a key this process was not given. */
 export function missingKeyError(needed: string, ring: KeyRing): AppError {
   const previous = ring.ids.slice(1);
-  return new AppError(
-    'MASTER_KEY_MISSING',
-    `a stored value is sealed under master key ${needed}, which is not configured ` +
+  return new AppError('MASTER_KEY_MISSING', {
+    message:
+      `a stored value is sealed under master key ${needed}, which is not configured ` +
       `(MASTER_KEY is ${ring.id}; MASTER_KEY_PREVIOUS: ${previous.join(', ') || 'none'}). ` +
       `Add that key to MASTER_KEY_PREVIOUS, or run "apkrelay keys reseal" while it is still ` +
       `configured (docs/key-rotation.md).`,
-  );
+  });
 }
 
 export function createKeyRing(masterKey: Buffer, previous: readonly Buffer[] = []): KeyRing {

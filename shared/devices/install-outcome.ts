@@ -22,7 +22,7 @@ export const MAX_OUTCOME_MESSAGE = 1000;
 const MD5 = /^[0-9a-f]{32}$/;
 
 function fail(message: string): never {
-  throw new AppError('VALIDATION_FAILED', `lastInstall.${message}`);
+  throw new AppError('VALIDATION_FAILED', { message: `lastInstall.${message}` });
 }
 
 function optionalDate(v: unknown): Date | null {

@@ -85,7 +85,7 @@ export const REGISTER_TEXT = {
 
 export class UnknownPackageError extends AppError {
   constructor() {
-    super('NOT_FOUND', REGISTER_TEXT.INVALID_PACKAGE);
+    super('NOT_FOUND', { message: REGISTER_TEXT.INVALID_PACKAGE });
   }
 }
 
@@ -199,7 +199,7 @@ export async function setInstallationStatus(
 ): Promise<InstallationDoc> {
   const col = installations(db);
   const doc = await col.findOne({ _id: installationId(account.id, pkg, deviceId) });
-  if (!doc) throw new AppError('NOT_FOUND', 'no such installation');
+  if (!doc) throw new AppError('NOT_FOUND', { message: 'no such installation' });
   if (status === 'disabled') {
     // Status first: a crash in between leaves a disabled installation holding a seat, which the
     // next registration reconciles; the other order could briefly let N+1 receive updates.

@@ -26,17 +26,16 @@ const STRATEGIES = ['STATUS_BAR', 'FRIENDLY_POPUP', 'ANNOYING_POPUP', 'CUSTOM'];
 function str(v: unknown, name: string, max: number): string | null {
   if (v === undefined || v === null || v === '') return null;
   if (typeof v !== 'string' || v.length > max)
-    throw new AppError(
-      'VALIDATION_FAILED',
-      `${name} must be a string of at most ${max} characters`,
-    );
+    throw new AppError('VALIDATION_FAILED', {
+      message: `${name} must be a string of at most ${max} characters`,
+    });
   return v;
 }
 
 function md5(v: unknown, name: string): string | null {
   const s = str(v, name, 32);
   if (s !== null && !MD5.test(s.toLowerCase()))
-    throw new AppError('VALIDATION_FAILED', `${name} must be an MD5 in hex`);
+    throw new AppError('VALIDATION_FAILED', { message: `${name} must be an MD5 in hex` });
   return s?.toLowerCase() ?? null;
 }
 
@@ -49,19 +48,19 @@ export function parseMetadata(v: unknown): KeyValue[] | null {
       ? Object.entries(v as Record<string, unknown>)
       : [[null, null]];
   if (pairs.length > MAX_METADATA)
-    throw new AppError('VALIDATION_FAILED', `at most ${MAX_METADATA} metadata entries`);
+    throw new AppError('VALIDATION_FAILED', {
+      message: `at most ${MAX_METADATA} metadata entries`,
+    });
   return pairs.map(([key, value]) => {
     if (typeof key !== 'string' || key === '' || key.length > 200) {
-      throw new AppError(
-        'VALIDATION_FAILED',
-        'metadata keys must be non-empty strings (at most 200 characters)',
-      );
+      throw new AppError('VALIDATION_FAILED', {
+        message: 'metadata keys must be non-empty strings (at most 200 characters)',
+      });
     }
     if (typeof value !== 'string' || value.length > 2000) {
-      throw new AppError(
-        'VALIDATION_FAILED',
-        'metadata values must be strings (at most 2000 characters)',
-      );
+      throw new AppError('VALIDATION_FAILED', {
+        message: 'metadata values must be strings (at most 2000 characters)',
+      });
     }
     return { key, value };
   });
@@ -71,12 +70,14 @@ export function parseRegistration(body: unknown): RegistrationInput {
   const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const pkg = str(b.package, 'package', 255);
   if (!pkg || !PACKAGE.test(pkg))
-    throw new AppError('VALIDATION_FAILED', 'package must be an Android package name');
+    throw new AppError('VALIDATION_FAILED', { message: 'package must be an Android package name' });
   const deviceId = str(b.deviceId, 'deviceId', 200);
-  if (!deviceId) throw new AppError('VALIDATION_FAILED', 'deviceId is required');
+  if (!deviceId) throw new AppError('VALIDATION_FAILED', { message: 'deviceId is required' });
   const strategy = str(b.strategy, 'strategy', 32);
   if (strategy !== null && !STRATEGIES.includes(strategy)) {
-    throw new AppError('VALIDATION_FAILED', `strategy must be one of ${STRATEGIES.join(', ')}`);
+    throw new AppError('VALIDATION_FAILED', {
+      message: `strategy must be one of ${STRATEGIES.join(', ')}`,
+    });
   }
   const d = (typeof b.device === 'object' && b.device !== null ? b.device : null) as Record<
     string,
@@ -88,7 +89,7 @@ export function parseRegistration(body: unknown): RegistrationInput {
     sdkInt !== null &&
     (typeof sdkInt !== 'number' || !Number.isInteger(sdkInt))
   ) {
-    throw new AppError('VALIDATION_FAILED', 'device.sdkInt must be an integer');
+    throw new AppError('VALIDATION_FAILED', { message: 'device.sdkInt must be an integer' });
   }
   const loc = b.location as { lat?: unknown; lon?: unknown } | null | undefined;
   let location: RegistrationInput['location'] = null;
@@ -100,7 +101,9 @@ export function parseRegistration(body: unknown): RegistrationInput {
       Math.abs(lat) > 90 ||
       Math.abs(lon) > 180
     ) {
-      throw new AppError('VALIDATION_FAILED', 'location must be {lat, lon} in degrees');
+      throw new AppError('VALIDATION_FAILED', {
+        message: 'location must be {lat, lon} in degrees',
+      });
     }
     location = { lat, lon };
   }

@@ -16,7 +16,12 @@ export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Pro
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(
-      () => reject(new AppError('DEPENDENCY_UNAVAILABLE', `Redis did not answer ${what} in time`)),
+      () =>
+        reject(
+          new AppError('DEPENDENCY_UNAVAILABLE', {
+            message: `Redis did not answer ${what} in time`,
+          }),
+        ),
       ms,
     );
     timer.unref();
@@ -35,7 +40,7 @@ class FailFastQueue extends Queue {
 
   private ready(what: string): void {
     if (this.redis.status !== 'ready') {
-      throw new AppError('DEPENDENCY_UNAVAILABLE', `Redis is unavailable (${what})`);
+      throw new AppError('DEPENDENCY_UNAVAILABLE', { message: `Redis is unavailable (${what})` });
     }
   }
 

@@ -19,7 +19,8 @@ export function isDiskFull(err: unknown): boolean {
 /** A disk-full error as the retryable outage it is (503 with Retry-After); others unchanged. */
 export function diskFullAsOutage(err: unknown): unknown {
   return isDiskFull(err)
-    ? new AppError('DEPENDENCY_UNAVAILABLE', 'Storage is full; retry later.', undefined, {
+    ? new AppError('DEPENDENCY_UNAVAILABLE', {
+        message: 'Storage is full; retry later.',
         cause: err,
       })
     : err;
