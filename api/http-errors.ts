@@ -5,8 +5,15 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import {
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+} from 'mongodb';
 import { AppError, ERRORS, type ErrorCode } from '../shared/errors';
 import type { Logger } from '../shared/log';
+import { RedisUnavailableError } from '../shared/storage/redis';
 import { requestLogger } from './request-log';
 
 export function toAppError(err: unknown): AppError {
@@ -23,23 +30,27 @@ export function toAppError(err: unknown): AppError {
   return new AppError('INTERNAL', { cause: err });
 }
 
-/** Redis (fail-fast producer) and Mongo connectivity failures. */
+/** Socket-level failures of a backing service, by their system error code. */
+const OUTAGE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH']);
+
+/**
+ * Redis (the fail-fast producer connection) and MongoDB connectivity failures, told by class or
+ * code: RedisUnavailableError (shared/storage/redis.ts), the driver's network and selection
+ * errors, socket error codes.
+ */
 export function isDependencyOutage(err: unknown): boolean {
   if (err instanceof AppError) return err.code === 'DEPENDENCY_UNAVAILABLE';
-  const e = err as { name?: string; message?: string };
+  if (err instanceof RedisUnavailableError) return true;
   if (
-    typeof e?.name === 'string' &&
-    /^Mongo(ServerSelection|Network|NotConnected|TopologyClosed)/.test(e.name)
+    err instanceof MongoNetworkError ||
+    err instanceof MongoServerSelectionError ||
+    err instanceof MongoNotConnectedError ||
+    err instanceof MongoTopologyClosedError
   ) {
     return true;
   }
-  const message = typeof e?.message === 'string' ? e.message : '';
-  return (
-    /Stream isn't writeable and enableOfflineQueue options is false/.test(message) ||
-    /Connection is closed/.test(message) ||
-    /ECONNREFUSED|ECONNRESET|ETIMEDOUT/.test(message) ||
-    /Reached the max retries per request limit/.test(message)
-  );
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && OUTAGE_CODES.has(code);
 }
 
 export function sendError(res: ServerResponse, err: AppError): void {

@@ -3,12 +3,49 @@
  * Redis is down instead of hanging; workers wait for Redis to come back (BullMQ requires
  * `maxRetriesPerRequest: null` for blocking connections).
  */
-import { Redis, type RedisOptions } from 'ioredis';
+import { type Command, Redis, type RedisOptions, ReplyError } from 'ioredis';
 
 export type { Redis };
 
+/**
+ * A command Redis never answered: the connection was closed, not writable, or out of retries.
+ * It keeps ioredis's message (libraries such as BullMQ read it) and carries the original as cause.
+ */
+export class RedisUnavailableError extends Error {
+  readonly code = 'REDIS_UNAVAILABLE';
+
+  constructor(cause: Error) {
+    super(cause.message, { cause });
+    this.name = 'RedisUnavailableError';
+  }
+}
+
+const CLASSIFIED = Symbol('apkrelay.outageClassified');
+
+/**
+ * ioredis rejects a command with a ReplyError when Redis answered, and with a plain Error when it
+ * never did. This client turns the second kind into RedisUnavailableError, so callers tell an
+ * outage by its class, not by ioredis's message text.
+ */
+class OutageClassifyingRedis extends Redis {
+  override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
+    const marked = command as Command & { [CLASSIFIED]?: true };
+    if (!marked[CLASSIFIED]) {
+      marked[CLASSIFIED] = true;
+      const reject = command.reject;
+      command.reject = (err) =>
+        reject(
+          err instanceof ReplyError || err instanceof RedisUnavailableError
+            ? err
+            : new RedisUnavailableError(err),
+        );
+    }
+    return super.sendCommand(command, stream);
+  }
+}
+
 export function createProducerRedis(url: string, name = 'apkrelay:producer'): Redis {
-  return new Redis(url, {
+  return new OutageClassifyingRedis(url, {
     connectionName: name,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,

@@ -12,7 +12,12 @@ import { AppError } from '../../../shared/errors';
 import { validateReport } from '../../../shared/exceptions/report';
 import { redisSlidingWindow } from '../../../shared/exceptions/sliding-window';
 import { redisKeys } from '../../../shared/redis-keys';
-import { closeRedis, createProducerRedis, redisReady } from '../../../shared/storage/redis';
+import {
+  closeRedis,
+  createProducerRedis,
+  RedisUnavailableError,
+  redisReady,
+} from '../../../shared/storage/redis';
 import { newAccount } from '../../helpers/accounts';
 import { registerDevices } from '../../helpers/devices';
 import { track } from '../../helpers/resources';
@@ -49,8 +54,11 @@ test('a failed enqueue releases the slot and answers DEPENDENCY_UNAVAILABLE; the
     queue: {
       add: ((_name: string, _data: unknown, opts?: { jobId?: string }) => {
         if (queueDown) {
+          // What the API's producer connection rejects with when Redis is away.
           return Promise.reject(
-            new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+            new RedisUnavailableError(
+              new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+            ),
           );
         }
         added.push(opts?.jobId ?? '');
