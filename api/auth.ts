@@ -8,7 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 import type { Account } from '../shared/accounts/types';
-import { AppError } from '../shared/errors';
+import { AppError, coerceError } from '../shared/errors';
 import type { ApiDeps } from './deps';
 
 type AuthDeps = Pick<ApiDeps, 'accounts' | 'authThrottle' | 'now' | 'log'>;
@@ -45,7 +45,7 @@ export async function noteAuthFailure(
       deps.now().getTime(),
     );
   } catch (err) {
-    deps.log.warn({ err: (err as Error).message }, 'failed-auth throttle unavailable');
+    deps.log.warn({ err: coerceError(err) }, 'failed-auth throttle unavailable');
   }
   if (waitMs > 0) refuseFor(res, 'AUTH_RATE_LIMITED', waitMs);
 }

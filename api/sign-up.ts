@@ -10,7 +10,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Account } from '../shared/accounts/types';
 import { validateSignUp, type SignUp } from '../shared/accounts/service';
-import { AppError } from '../shared/errors';
+import { AppError, coerceError } from '../shared/errors';
 import { clientAddress, refuseFor, type ClientView } from './auth';
 import type { ApiDeps } from './deps';
 
@@ -29,7 +29,7 @@ export async function publicSignUp(
     waitMs = await deps.signups.throttle.attempted(clientAddress(req), deps.now().getTime());
   } catch (err) {
     // As with failed API keys, an outage of the throttle never turns a request away.
-    deps.log.warn({ err: (err as Error).message }, 'sign-up throttle unavailable');
+    deps.log.warn({ err: coerceError(err) }, 'sign-up throttle unavailable');
   }
   if (waitMs > 0) refuseFor(res, 'SIGNUP_RATE_LIMITED', waitMs);
   return deps.accounts.create({ email: input.email, password: input.password });

@@ -136,3 +136,10 @@ export class AppError extends Error {
 export function isAppError(err: unknown): err is AppError {
   return err instanceof AppError;
 }
+
+/** Any thrown value as an Error: an Error as it is, anything else wrapped and kept as the cause. */
+export function coerceError(value: unknown): Error {
+  if (value instanceof Error) return value;
+  const text = typeof value === 'string' ? value : `non-Error thrown: ${String(value)}`;
+  return new Error(text, { cause: value });
+}

@@ -11,6 +11,7 @@ import { BACKUP_SCHEDULER_ID, backupQueue } from '../shared/queues/backup';
 import { recordJobDuration } from '../shared/metrics/job-durations';
 import { closeRedis, createWorkerRedis, type Redis } from '../shared/storage/redis';
 import type { Processor } from './processor';
+import { coerceError } from '../shared/errors';
 
 export interface WorkerRuntime {
   readonly queueNames: readonly string[];
@@ -101,7 +102,7 @@ function buildWorker(
         payload = definition.parse(job.data);
       } catch (err) {
         // A payload no version of this code can read will never succeed: do not retry it.
-        throw new UnrecoverableError(`invalid payload: ${(err as Error).message}`);
+        throw new UnrecoverableError(`invalid payload: ${coerceError(err).message}`);
       }
       const log = options.log.child({ queue: definition.name, jobId: job.id });
       return processor(payload, {

@@ -22,6 +22,7 @@ import type { Logger } from '../../shared/log';
 import { sendText } from '../text-reply';
 import { attachmentDisposition } from './content-disposition';
 import { decideRange, type RangeDecision } from './range';
+import { coerceError } from '../../shared/errors';
 
 export const APK_CONTENT_TYPE = 'application/vnd.android.package-archive';
 
@@ -121,10 +122,7 @@ export async function sendApk(
       res,
     );
   } catch (err) {
-    deps.log.error(
-      { err: (err as Error).message, apkId: apk._id.toHexString() },
-      'download aborted',
-    );
+    deps.log.error({ err: coerceError(err), apkId: apk._id.toHexString() }, 'download aborted');
     // A damaged local copy is dropped (before the client hears of the failure, so its retry
     // finds it gone): the next download reads the database and copies again.
     if (err instanceof SegmentAuthError) {

@@ -23,6 +23,7 @@ import { isDependencyOutage } from '../http-errors';
 import { watchBodyProgress } from './body-progress';
 import { holdInMemory, storeEncrypted, type HeldFile } from './file-part';
 import type { ReceiveOptions, Received, ReceivedFile, Refusal } from './received';
+import { coerceError } from '../../shared/errors';
 
 export const FIELD_LIMITS = { fields: 32, fieldSize: 64 * 1024, parts: 40, headerPairs: 64 };
 
@@ -263,7 +264,7 @@ export class FormReception {
     }
     if (storeError !== undefined) {
       const reason = isDependencyOutage(storeError) ? 'unavailable' : 'malformed';
-      return { ok: false, reason, detail: (storeError as Error).message };
+      return { ok: false, reason, detail: coerceError(storeError).message };
     }
     return { ok: true, fields: this.fields, file: kept };
   }

@@ -18,6 +18,7 @@ import { closeAfterReply } from '../close-after-reply';
 import type { ProgressBounds } from './body-progress';
 import { FIELD_LIMITS, FormReception } from './form-reception';
 import type { ReceiveOptions, Received, Refusal } from './received';
+import { coerceError } from '../../shared/errors';
 
 export type { ReceiveOptions, Received, ReceivedFile } from './received';
 
@@ -53,7 +54,7 @@ export function receiveUpload(
         limits: { ...FIELD_LIMITS, files: 2, fileSize: maxApkBytes },
       });
     } catch (err) {
-      refuse({ ok: false, reason: 'not-multipart', detail: (err as Error).message });
+      refuse({ ok: false, reason: 'not-multipart', detail: coerceError(err).message });
       return;
     }
     new FormReception(req, parser, blobs, options, resolve).start();

@@ -6,6 +6,7 @@
  */
 import type { Crypto, Storage, Transport } from './ports';
 import type { VersionEvent } from './signed-events';
+import { coerceError } from './errors';
 
 export type DownloadResult =
   | { readonly kind: 'verified' }
@@ -80,7 +81,7 @@ export async function downloadOnce(
         headers,
       });
     } catch (err) {
-      return { kind: 'failed', reason: (err as Error).message };
+      return { kind: 'failed', reason: coerceError(err).message };
     }
     try {
       if (res.status === 200 && have > 0) {
@@ -100,7 +101,7 @@ export async function downloadOnce(
         await deps.storage.append(file, chunk);
       }
     } catch (err) {
-      return { kind: 'failed', reason: (err as Error).message };
+      return { kind: 'failed', reason: coerceError(err).message };
     } finally {
       res.close();
     }

@@ -11,6 +11,7 @@
 import { backoffDelay, retryAfterMs, type BackoffPolicy } from './backoff';
 import type { EventListener } from './events';
 import type { Cancel, Ports } from './ports';
+import { coerceError } from './errors';
 
 export interface ExceptionBody {
   readonly package: string;
@@ -109,7 +110,7 @@ export class ExceptionQueue {
       .then(() => storage.write(QUEUE_KEY, queue))
       .then(() => storage.write(SENT_KEY, sent))
       .catch((err: unknown) =>
-        this.log('error', `exception queue not saved: ${(err as Error).message}`),
+        this.log('error', `exception queue not saved: ${coerceError(err).message}`),
       );
     return this.writes;
   }
@@ -200,7 +201,7 @@ export class ExceptionQueue {
         body: JSON.stringify(item.body),
       });
     } catch (err) {
-      return this.retryLater(`network: ${(err as Error).message}`, null);
+      return this.retryLater(`network: ${coerceError(err).message}`, null);
     }
     let verdict: Verdict = {};
     try {

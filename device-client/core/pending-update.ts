@@ -13,6 +13,7 @@ import type { Cancel, Ports } from './ports';
 import type { GiveupEvent, VersionEvent } from './signed-events';
 import type { Strategies } from './strategies';
 import { UpdatePresenter } from './update-presenter';
+import { coerceError } from './errors';
 
 export type PendingState = 'downloading' | 'downloaded' | 'installing';
 
@@ -171,8 +172,8 @@ export class PendingUpdate {
         if (current()) this.download(pending, attempt + 1, again);
       }, delay);
     })().catch((err: unknown) => {
-      this.log('error', `download of ${event.md5} failed: ${(err as Error).message}`);
-      this.o.emit({ event: 'error', message: (err as Error).message });
+      this.log('error', `download of ${event.md5} failed: ${coerceError(err).message}`);
+      this.o.emit({ event: 'error', message: coerceError(err).message });
     });
   }
 
@@ -258,7 +259,7 @@ export class PendingUpdate {
       this.o.emit({ event: 'install', md5: pending.event.md5, ok: true });
       return true;
     } catch (err) {
-      this.log('error', `installation of ${pending.event.md5} failed: ${(err as Error).message}`);
+      this.log('error', `installation of ${pending.event.md5} failed: ${coerceError(err).message}`);
       this.o.emit({ event: 'install', md5: pending.event.md5, ok: false });
       pending.state = 'downloaded';
       await this.save(pending);

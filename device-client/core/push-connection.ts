@@ -9,6 +9,7 @@ import { backoffDelay, retryAfterMs, type BackoffPolicy } from './backoff';
 import type { EventListener } from './events';
 import type { Cancel, OpenResponse, Ports } from './ports';
 import { SseParser, type SseEvent } from './sse-parser';
+import { coerceError } from './errors';
 
 export interface Registration {
   readonly package: string;
@@ -80,8 +81,8 @@ export class PushConnection {
       await this.stream();
     } catch (err) {
       if (this.stopped) return;
-      this.log('warn', `push: ${(err as Error).message}`);
-      if (!this.registered) this.o.onRegistrationFailed?.((err as Error).message);
+      this.log('warn', `push: ${coerceError(err).message}`);
+      if (!this.registered) this.o.onRegistrationFailed?.(coerceError(err).message);
       if (err instanceof Refused) {
         this.o.emit({ event: 'error', message: err.message });
         waitMs = err.retryAfterMs ?? 0;
@@ -240,7 +241,7 @@ export class PushConnection {
         this.registered = false;
       }
     } catch (err) {
-      this.log('debug', `heartbeat failed: ${(err as Error).message}`);
+      this.log('debug', `heartbeat failed: ${coerceError(err).message}`);
     }
     this.scheduleHeartbeat();
   }

@@ -19,6 +19,7 @@ import { loadConfig, processEnv } from '../../shared/config';
 import { exchange } from '../cli/upload/http-client';
 import { ensureServices, readServicesState } from '../services/embedded';
 import { freePort, stopPid } from '../services/child';
+import { coerceError } from '../../shared/errors';
 
 export interface Deployment {
   /** https://localhost:port, or http://localhost:port with TLS off. */
@@ -99,7 +100,7 @@ async function waitReady(
       if (reply.status === 200) return ca;
       last = reply.text;
     } catch (err) {
-      last = (err as Error).message; // not listening yet, or no certificate yet
+      last = coerceError(err).message; // not listening yet, or no certificate yet
     }
     await sleep(200);
   }

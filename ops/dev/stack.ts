@@ -21,6 +21,7 @@ import { Readable } from 'node:stream';
 import { exchange } from '../cli/upload/http-client';
 import { uploadFile } from '../cli/upload/upload-file';
 import { createBenchAccount, startDeployment, type Deployment } from './deployment';
+import { coerceError } from '../../shared/errors';
 
 function say(event: string, fields: Record<string, unknown> = {}): void {
   process.stdout.write(`${JSON.stringify({ event, ...fields })}\n`);
@@ -95,7 +96,7 @@ async function main(): Promise<void> {
       try {
         if (!(await command(d, apiKey, line))) break;
       } catch (err) {
-        say('error', { message: (err as Error).message });
+        say('error', { message: coerceError(err).message });
       }
     }
   } finally {

@@ -34,6 +34,7 @@ import {
   type Part,
 } from './manifest';
 import { tarStream, type TarInput } from './tar';
+import { coerceError } from '../errors';
 
 const { EJSON } = BSON;
 
@@ -172,7 +173,7 @@ async function dumpBucket(
       filesDocs.push(doc);
     } catch (err) {
       // Deleted while we read it (an orphan sweep, an APK removed): leave it out.
-      log.warn({ bucket, err: (err as Error).message }, 'backup: GridFS file skipped');
+      log.warn({ bucket, err: coerceError(err) }, 'backup: GridFS file skipped');
       await rm(path.join(stage, rel), { force: true });
     }
   }

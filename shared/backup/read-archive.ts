@@ -13,6 +13,7 @@ import { openArchive } from './envelope';
 import { hashFile } from './hashing';
 import { MANIFEST_NAME, parseManifest, sidecarName, type Manifest, type Part } from './manifest';
 import { tarEntries } from './tar';
+import { coerceError } from '../errors';
 
 export interface VerifyReport {
   readonly ok: boolean;
@@ -105,7 +106,7 @@ export async function verifyBackup(file: string, keys: KeyRing): Promise<VerifyR
   try {
     manifest = await walk(file, keys, problems);
   } catch (err) {
-    problems.push(`unreadable archive: ${(err as Error).message}`);
+    problems.push(`unreadable archive: ${coerceError(err).message}`);
   }
   return {
     ok: problems.length === 0,

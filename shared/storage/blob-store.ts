@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CIPHER_SEGMENT_SIZE } from '../crypto/segmented-aead';
 import { diskFullAsOutage } from './disk-full';
+import { coerceError } from '../errors';
 
 export interface BlobStore {
   /**
@@ -41,7 +42,7 @@ export function gridFsBlobStore(db: Db, bucketName = APK_BUCKET): BlobStore {
       await bucket.delete(new ObjectId(id));
     } catch (err) {
       // Not found: nothing to delete. (A half-written blob has chunks but maybe no files doc.)
-      if (!/not found/i.test((err as Error).message)) throw err;
+      if (!/not found/i.test(coerceError(err).message)) throw err;
     }
     await db.collection(`${bucketName}.chunks`).deleteMany({ files_id: new ObjectId(id) });
   }

@@ -39,6 +39,7 @@ import { rejection, type Verdict } from '../../shared/uploads/verdicts';
 import type { JobContext, Processor } from '../processor';
 import { upsertApp } from './ingest-app';
 import { uploadOfAccount } from './job-ownership';
+import { coerceError } from '../../shared/errors';
 
 export interface ApkIngestDeps {
   readonly db: Db;
@@ -62,7 +63,7 @@ export function apkIngestProcessor(
     } catch (err) {
       // Out of retries on an outage: decide now, so the upload neither hangs nor leaves a blob.
       if (!(err instanceof UnrecoverableError) && ctx.attempt >= ctx.maxAttempts) {
-        ctx.log.error({ err: (err as Error).message }, 'apk ingest gave up');
+        ctx.log.error({ err: coerceError(err) }, 'apk ingest gave up');
         await decide(p, rejection('UPLOAD_FAILED'));
       }
       throw err;
@@ -182,7 +183,7 @@ async function inspectUpload(
     deps.tmpDir ?? os.tmpdir(),
   ).catch((err: unknown) => {
     if (!isDiskFull(err)) throw err;
-    ctx.log.warn({ err: (err as Error).message }, 'temporary disk full: verifying from storage');
+    ctx.log.warn({ err: coerceError(err) }, 'temporary disk full: verifying from storage');
     return null;
   });
   try {

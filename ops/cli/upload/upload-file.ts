@@ -10,6 +10,7 @@ import pRetry from 'p-retry';
 import { exchange, retryAfterMs, type HttpReply, type TlsTrust } from './http-client';
 import { streamedForm } from './multipart-stream';
 import { pollStatus, type UploadStatus } from './poll-status';
+import { coerceError } from '../../../shared/errors';
 
 export interface UploadSettings {
   readonly baseUrl: string;
@@ -164,7 +165,7 @@ export async function sendFile(
     const result: UploadResult =
       err instanceof Unavailable
         ? { file, ok: false, status: 503, message: firstLine(err.reply.text) }
-        : { file, ok: false, status: null, message: (err as Error).message };
+        : { file, ok: false, status: null, message: coerceError(err).message };
     return { kind: 'decided', result };
   }
   const job = jobOf(reply);
@@ -198,7 +199,7 @@ export async function followJob(
       apk: decided.apk,
     };
   } catch (err) {
-    return { file, ok: false, status, message: (err as Error).message, jobId };
+    return { file, ok: false, status, message: coerceError(err).message, jobId };
   }
 }
 

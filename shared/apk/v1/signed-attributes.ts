@@ -21,6 +21,7 @@ import {
   type SignedAttribute,
 } from './pkcs7-signed-data';
 import { SdkVersion } from './sdk-versions';
+import { coerceError } from '../../errors';
 
 /** Outcome of checking one SignerInfo's signed attributes. */
 export type SignedAttrsCheck =
@@ -47,7 +48,7 @@ function decodeSingle(value: Buffer, tag: number, what: string): Buffer {
       ? Buffer.from(readOid(value, node, what))
       : primitiveContent(value, node, what);
   } catch (err) {
-    throw new Pkcs7Error(`failed to decode ${what}: ${(err as Error).message}`);
+    throw new Pkcs7Error(`failed to decode ${what}: ${coerceError(err).message}`);
   }
 }
 
@@ -71,7 +72,7 @@ export function checkSignedAttributes(
   } catch (err) {
     return {
       kind: 'verify-error',
-      message: `failed to parse signed attributes: ${(err as Error).message}`,
+      message: `failed to parse signed attributes: ${coerceError(err).message}`,
     };
   }
   try {

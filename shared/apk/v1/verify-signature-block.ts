@@ -23,6 +23,7 @@ import {
 } from './signature-algorithms';
 import { parseCertificate, type X509Certificate } from './x509-certificate';
 import { nameKey, namesEqual } from './x500-name';
+import { coerceError } from '../../errors';
 
 export interface SignatureBlockOutcome {
   /** The signing certificate chain (signer first), or null when the block did not verify. */
@@ -64,11 +65,11 @@ export function verifySignatureBlock(
       try {
         return parseCertificate(der);
       } catch (err) {
-        throw new BerError(`failed to parse certificate #${i + 1}: ${(err as Error).message}`);
+        throw new BerError(`failed to parse certificate #${i + 1}: ${coerceError(err).message}`);
       }
     });
   } catch (err) {
-    return fail(V1IssueCode.JAR_SIG_PARSE_EXCEPTION, (err as Error).message);
+    return fail(V1IssueCode.JAR_SIG_PARSE_EXCEPTION, coerceError(err).message);
   }
 
   const toTry = minSdk < SdkVersion.N ? [firstSignerInfo] : signedData.signerInfos;
@@ -137,7 +138,7 @@ function verifySignerInfo(
   try {
     key = createPublicKey({ key: cert.subjectPublicKeyInfo, format: 'der', type: 'spki' });
   } catch (err) {
-    return verifyError(`unusable public key: ${(err as Error).message}`);
+    return verifyError(`unusable public key: ${coerceError(err).message}`);
   }
   if (!keyMatchesFamily(key, scheme.keyFamily)) {
     return verifyError(
@@ -171,7 +172,7 @@ function verifySignerInfo(
       signerInfo.signature,
     );
   } catch (err) {
-    return verifyError(`signature verification failed: ${(err as Error).message}`);
+    return verifyError(`signature verification failed: ${coerceError(err).message}`);
   }
   return ok ? { kind: 'verified', cert } : { kind: 'not-verified' };
 }
