@@ -45,8 +45,9 @@ export const apkIngestQueue = defineQueue<ApkIngestPayload, { status: string }, 
   jobId: (p) => `upload-${p.uploadId}`,
   jobOptions: {
     // An acknowledged upload must survive an outage (its bytes are safe in GridFS): retry for
-    // about an hour (2 s doubling: 2 s ... 34 min). Five attempts gave up after ~50 s of Mongo
-    // down, and the last one could not even record UPLOAD_FAILED, leaving the upload undecided.
+    // about an hour (2 s doubling: 2 s ... 34 min). A short budget gave up within a minute of
+    // MongoDB being down, and its last attempt could not even record UPLOAD_FAILED, leaving the
+    // upload undecided.
     attempts: 12,
     backoff: { type: 'exponential', delay: 2_000 },
     removeOnComplete: { age: 24 * 3600, count: 10_000 },

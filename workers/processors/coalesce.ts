@@ -1,6 +1,7 @@
 /**
- * Coalescing for writes that are cheaper in bulk (FerretDB v1 inserts twenty documents with one
- * `insertMany` about five times faster than one by one): items submitted while a flush is in
+ * Coalescing for writes that are cheaper in bulk (one `insertMany` of many documents costs the
+ * MongoDB-protocol server far less than as many single inserts; figures in docs/benchmarks.md,
+ * "Measurements behind design choices"): items submitted while a flush is in
  * flight wait and go together in the next one, so there is no timer and no added latency when the
  * load is light. Each submitter's promise settles with its batch.
  */

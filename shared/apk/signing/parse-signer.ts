@@ -18,8 +18,8 @@ import { canonicalPublicKey, certificatePublicKeyInfo, publicKeyFromSpki } from 
 /**
  * Most signature records read from one signer (added hardening; apksig reads them all). A signer
  * lists one record per algorithm it signs with, and there are 13 algorithms; every record of an
- * unknown algorithm is a warning, so 24 MB of 12-byte records cost ~8 s and 700 MB before any
- * signature is checked.
+ * unknown algorithm is a warning, so a block of millions of tiny records cost seconds and hundreds
+ * of megabytes before any signature was checked (test/fixtures/fuzz-regressions/README.md).
  */
 export const MAX_SIGNATURE_RECORDS = 64;
 

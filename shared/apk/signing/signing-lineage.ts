@@ -28,8 +28,9 @@ export const LINEAGE_VERSION = 1;
 /**
  * Most nodes read from a lineage (added hardening; apksig reads them all). Each node costs a
  * signature verification by its parent's key, and anyone can sign a long chain with their own
- * key: 10,000 nodes of one RSA-2048 certificate took ~1.5 s, a 64 MiB signing block holds ~60,000
- * per signer. One node is added per key rotation, so real lineages are a handful long.
+ * key, and a signing block has room for tens of thousands of nodes per signer, seconds of work
+ * (test/fixtures/fuzz-regressions/README.md). One node is added per key rotation, so real
+ * lineages are a handful long.
  */
 export const MAX_LINEAGE_NODES = 64;
 

@@ -52,7 +52,7 @@ export async function parseSigningSchemes(
     // the rest of the range" (minSdk := maxSdk for the v3.1 block).
     const r = verifyV3Scheme(v31, { scheme: 'V31', minSdk: maxSdk, maxSdk });
     found.add(SCHEME_ID.V31);
-    // A loop, not Math.min(...signers): spreading ~150,000 signers overflows the call stack.
+    // A loop, not Math.min(...signers): spreading a hostile block's signers overflows the stack.
     rotationMinSdk = r.signers.length === 0 ? 0 : Infinity;
     for (const s of r.signers) rotationMinSdk = Math.min(rotationMinSdk, s.minSdk);
     results.push(r);

@@ -196,8 +196,8 @@ function findCertificate(
  * The leaf followed by its issuers, found by subject/issuer name (apksig getCertificateChain):
  * at each step the first unused certificate, in block order, whose subject is the current
  * issuer. Certificates are indexed by name once; apksig's scan of the unused list at every step
- * costs n²/2 name comparisons, ~4 s for a chain of 2,000 certificates and minutes for the
- * ~20,000 a 4 MiB signature block holds.
+ * costs n²/2 name comparisons, which a hostile block with thousands of certificates turns into
+ * minutes (figures in docs/benchmarks.md, "Measurements behind design choices").
  */
 export function certificateChain(
   certificates: readonly X509Certificate[],
