@@ -11,11 +11,7 @@ const NOT_YET_SHORT = [
   'api/routes/devices.ts',
   'api/routes/download-links.ts',
   'api/routes/downloads.ts',
-  'api/routes/exceptions.ts',
   'api/routes/uploads.ts',
-  'api/routes/web.ts',
-  'api/web/app-views.ts',
-  'api/web/pages.ts',
   'device-client/core/client.ts',
   'shared/accounts/service.ts',
 ];

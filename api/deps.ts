@@ -15,6 +15,9 @@ import type { IngestClient } from './upload/ingest-client';
 import type { UploadSlots } from './upload/upload-slots';
 import type { ApiMetrics } from './metrics/api-metrics';
 import type { UploadLimits } from '../shared/uploads/upload-limits';
+import type { NoticeSink } from '../shared/catalog/current-apk';
+import type { ScreenshotStore } from '../shared/exceptions/screenshots';
+import type { IntakeDeps } from './exceptions/intake';
 
 /** Liveness of what the API depends on, for /readyz. Each check answers quickly. */
 export interface ReadinessChecks {
@@ -55,6 +58,10 @@ export interface ApiDeps {
   /** Last-seen times and offer state of installations (Redis). */
   readonly live: LiveState;
   readonly pushKeys: PushKeys;
+  /** Where making an APK current announces it (the version-notice queue). */
+  readonly notices: NoticeSink;
+  /** The exception intake (one window, one set of caches per process) and the screenshots. */
+  readonly exceptions: { readonly intake: IntakeDeps; readonly screenshots: ScreenshotStore };
   /** Counters the routes increment and the collectors `/metrics` renders. */
   readonly metrics: ApiMetrics;
   /** Bearer token of `/metrics` (METRICS_TOKEN); unset: `/metrics` answers 404. */

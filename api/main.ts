@@ -13,6 +13,9 @@ import { redisKeys } from '../shared/redis-keys';
 import { createKeyRing, type KeyRing } from '../shared/crypto/keys';
 import { loadPinnedKeys } from '../shared/crypto/pinned-keys';
 import { apkIngestQueue } from '../shared/queues/apk-ingest';
+import { queueNoticeSink } from '../shared/queues/notice-sink';
+import { versionNoticeQueue } from '../shared/queues/version-notice';
+import { gridFsScreenshots } from '../shared/exceptions/screenshots';
 import { cachedBlobStore } from '../shared/storage/blob-cache';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
 import type { TlsMaterial } from '../shared/crypto/tls';
@@ -36,6 +39,7 @@ import type { Host } from './route-table';
 import { createIngestClient } from './upload/ingest-client';
 import { uploadSlots } from './upload/upload-slots';
 import { createApiMetrics } from './metrics/api-metrics';
+import { exceptionIntake } from './exceptions/wiring';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from '../shared/uploads/upload-limits';
 
 export interface ApiOptions {
@@ -220,10 +224,11 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
   const blobs = options.downloadCache
     ? cachedBlobStore(stored, { ...options.downloadCache, log })
     : stored;
+  const accounts = createAccountsService(mongo.db, keys);
   return {
     log,
     db: mongo.db,
-    accounts: createAccountsService(mongo.db, keys),
+    accounts,
     authThrottle: redisAuthThrottle(
       redis,
       redisKeys(options.queuePrefix),
@@ -257,6 +262,11 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
       stopping: made.stopping,
     }),
     uploadSlots: uploadSlots(limits.uploads),
+    notices: queueNoticeSink(producers.get(versionNoticeQueue.name)),
+    exceptions: {
+      intake: exceptionIntake({ db: mongo.db, accounts, redis, producers, live, now, log }),
+      screenshots: gridFsScreenshots(mongo.db),
+    },
     publicUrls: options.publicUrls,
     limits,
     readiness: {

@@ -6,8 +6,6 @@ import { presentApk } from '../../shared/catalog/present';
 import { apksOf, appsOf, currentApkOf, findApp } from '../../shared/catalog/queries';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { AppError } from '../../shared/errors';
-import { queueNoticeSink } from '../../shared/queues/notice-sink';
-import { versionNoticeQueue } from '../../shared/queues/version-notice';
 import { bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
@@ -41,7 +39,6 @@ export function pickApk(apks: readonly ApkDoc[], body: Record<string, unknown>):
 }
 
 export function appRoutes(deps: ApiDeps): Route[] {
-  const notices = queueNoticeSink(deps.producers.get(versionNoticeQueue.name));
   const auth = bearerAuth(deps);
 
   async function summary(app: AppDoc) {
@@ -107,7 +104,7 @@ export function appRoutes(deps: ApiDeps): Route[] {
             await apksOf(deps.db, app),
             (req.body ?? {}) as Record<string, unknown>,
           );
-          const updated = await setCurrentApk(deps.db, notices, apk, deps.now());
+          const updated = await setCurrentApk(deps.db, deps.notices, apk, deps.now());
           res.json({ ...(await summary(updated)), current: presentApk(apk) });
         },
       ],

@@ -2,52 +2,36 @@
  * Exceptions: the PushLink-compatible `POST /exception` (form; plain-text verdicts, HTTP 200), the
  * JSON `POST /api/v2/exceptions` (Bearer API key; `{status, reason, message, budget}` with the
  * reason's status), both on every host devices reach (admin, web, push), and the owner's views
- * (admin host): grouped issues, one report, its screenshot.
+ * (admin host): grouped issues, one report, its screenshot. The intake is built once, in
+ * api/main.ts (`deps.exceptions`); these handlers parse, ask it, and map its verdict.
  */
-import { isUtf8 } from 'node:buffer';
 import type { Request, Response } from 'express';
-import { catalog } from '../../shared/catalog/collections';
+import { findApp } from '../../shared/catalog/queries';
 import { AppError, ERRORS } from '../../shared/errors';
-import { exceptionCollections } from '../../shared/exceptions/collections';
 import { parseExceptionForm } from '../../shared/exceptions/form';
+import { latestGroups, readWhole, reportOfPackage } from '../../shared/exceptions/owner-queries';
 import { presentGroup, presentReport } from '../../shared/exceptions/present';
-import { ReportInvalid, validateReport, type ReportFields } from '../../shared/exceptions/report';
-import { gridFsScreenshots, type ScreenshotStore } from '../../shared/exceptions/screenshots';
-import { redisSlidingWindow, type Budget } from '../../shared/exceptions/sliding-window';
-import { invalidReportText, lost, type Verdict } from '../../shared/exceptions/verdicts';
-import { exceptionIngestQueue } from '../../shared/queues/exception-ingest';
-import { redisKeys } from '../../shared/redis-keys';
+import { ReportInvalid, type ReportFields } from '../../shared/exceptions/report';
+import type { Budget } from '../../shared/exceptions/sliding-window';
+import { invalidReportText, type Verdict } from '../../shared/exceptions/verdicts';
 import { bearerAuth, currentAccount, isAuthRateLimited, noteAuthFailure } from '../auth';
 import type { ApiDeps } from '../deps';
-import { intakeCaches, takeReport, type IntakeDeps } from '../exceptions/intake';
+import { formIsUtf8 } from '../exceptions/form-utf8';
+import { judgeReport } from '../exceptions/judge';
 import { jsonReportFields } from '../exceptions/json-report';
 import { readBody } from '../exceptions/read-body';
 import { isDependencyOutage } from '../http-errors';
-import { cardInstallationLookup } from '../push/installation-cards';
 import { DEVICE_HOSTS, type Route } from '../route-table';
 import { sendText } from '../text-reply';
 
 export const DEFAULT_MAX_EXCEPTION_BYTES = 2 * 1024 * 1024;
 
-/**
- * The form's bytes, and the bytes its percent-escapes stand for, are UTF-8. (URLSearchParams
- * would turn anything else into U+FFFD, and the report would be stored with its bytes lost.) A
- * `%` that starts no escape is taken literally, as URLSearchParams does.
- */
-export function formIsUtf8(body: Buffer): boolean {
-  if (!isUtf8(body)) return false;
-  for (const part of body.toString('utf8').split(/[&=]/)) {
-    if (!part.includes('%')) continue;
-    try {
-      decodeURIComponent(part.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));
-    } catch {
-      return false;
-    }
-  }
-  return true;
-}
 const UNAVAILABLE_TEXT = 'Exception not sent: the service is unavailable; retry later.';
 const THROTTLED_TEXT = 'Exception not sent: too many failed API key attempts; retry later.';
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+
+const maxBytesOf = (deps: ApiDeps) => deps.limits.maxExceptionBytes ?? DEFAULT_MAX_EXCEPTION_BYTES;
 
 function budgetHeaders(res: Response, budget: Budget | null, nowMs: number): void {
   if (!budget) return;
@@ -80,57 +64,46 @@ function verdictJson(verdict: Verdict) {
     : { status: verdict.status, reason: verdict.reason, message: verdict.message, budget };
 }
 
-export function exceptionRoutes(deps: ApiDeps): Route[] {
-  const maxBytes = deps.limits.maxExceptionBytes ?? DEFAULT_MAX_EXCEPTION_BYTES;
-  // Built on first use: the route table is also built without live dependencies (OpenAPI test).
-  let intake: IntakeDeps | undefined;
-  let screenshots: ScreenshotStore | undefined;
-  const intakeDeps = (): IntakeDeps => {
-    if (intake) return intake;
-    const queue = deps.producers.get(exceptionIngestQueue.name);
-    // Window keys live under the same prefix as the queues (QUEUE_PREFIX).
-    const prefix = queue.opts.prefix ?? 'bull';
-    return (intake = {
-      db: deps.db,
-      accounts: deps.accounts,
-      queue,
-      window: redisSlidingWindow(deps.redis),
-      windowKey: redisKeys(prefix).exceptionWindow,
-      installations: cardInstallationLookup(deps),
-      caches: intakeCaches(),
-      now: deps.now,
-      log: deps.log,
-    });
-  };
-
-  async function judge(apiKey: string | undefined, fields: ReportFields): Promise<Verdict> {
-    try {
-      return deps.metrics.countException(
-        await takeReport(intakeDeps(), apiKey, validateReport(fields)),
-      );
-    } catch (err) {
-      if (err instanceof ReportInvalid) {
-        return deps.metrics.countException(
-          lost('EXCEPTION_REPORT_INVALID', invalidReportText(err.message)),
-        );
-      }
-      throw err;
-    }
+/** A report refused for its key is a failed authentication (throws past the limits). */
+async function countKeyFailure(
+  deps: ApiDeps,
+  req: Request,
+  res: Response,
+  apiKey: string | undefined,
+  verdict: Verdict,
+): Promise<void> {
+  if (apiKey && verdict.status === 'LOST' && verdict.reason === 'EXCEPTION_API_KEY_INVALID') {
+    await noteAuthFailure(deps, req, res, apiKey);
   }
+}
 
-  /** A report refused for its key is a failed authentication (throws past the limits). */
-  async function countKeyFailure(
-    req: Request,
-    res: Response,
-    apiKey: string | undefined,
-    verdict: Verdict,
-  ): Promise<void> {
-    if (apiKey && verdict.status === 'LOST' && verdict.reason === 'EXCEPTION_API_KEY_INVALID') {
-      await noteAuthFailure(deps, req, res, apiKey);
+/** The form's verdict; null when the reply (429 or 503) is already sent. */
+async function formVerdict(
+  deps: ApiDeps,
+  req: Request,
+  res: Response,
+  form: ReturnType<typeof parseExceptionForm>,
+): Promise<Verdict | null> {
+  try {
+    const verdict = await judgeReport(deps, form.apiKey, form.fields);
+    await countKeyFailure(deps, req, res, form.apiKey, verdict);
+    return verdict;
+  } catch (err) {
+    if (isAuthRateLimited(err)) {
+      sendText(res, 429, THROTTLED_TEXT);
+      return null;
     }
+    if (!isDependencyOutage(err) && !(err instanceof AppError && err.status === 503)) throw err;
+    res.setHeader('Retry-After', '5');
+    sendText(res, 503, UNAVAILABLE_TEXT);
+    return null;
   }
+}
 
-  async function legacyException(req: Request, res: Response): Promise<void> {
+/** `POST /exception`: PushLink's form, answered in plain text (200 unless 429 or 503). */
+export function legacyException(deps: ApiDeps): Handler {
+  return async (req, res) => {
+    const maxBytes = maxBytesOf(deps);
     const read = await readBody(req, maxBytes);
     if (!read.ok) {
       if (read.reason === 'aborted') return;
@@ -141,37 +114,35 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
       sendText(res, 200, invalidReportText('The report is not valid UTF-8'));
       return;
     }
-    const form = parseExceptionForm(read.body.toString('utf8'));
-    let verdict: Verdict;
-    try {
-      verdict = await judge(form.apiKey, form.fields);
-      await countKeyFailure(req, res, form.apiKey, verdict);
-    } catch (err) {
-      if (isAuthRateLimited(err)) {
-        sendText(res, 429, THROTTLED_TEXT);
-        return;
-      }
-      if (!isDependencyOutage(err) && !(err instanceof AppError && err.status === 503)) throw err;
-      res.setHeader('Retry-After', '5');
-      sendText(res, 503, UNAVAILABLE_TEXT);
-      return;
-    }
+    const verdict = await formVerdict(
+      deps,
+      req,
+      res,
+      parseExceptionForm(read.body.toString('utf8')),
+    );
+    if (!verdict) return;
     budgetHeaders(res, verdict.budget, deps.now().getTime());
     sendText(res, 200, verdict.message);
-  }
+  };
+}
 
-  async function jsonException(req: Request, res: Response): Promise<void> {
+function jsonFields(body: unknown): ReportFields {
+  try {
+    return jsonReportFields(body);
+  } catch (err) {
+    if (err instanceof ReportInvalid)
+      throw new AppError('VALIDATION_FAILED', { message: err.message });
+    throw err;
+  }
+}
+
+/** `POST /api/v2/exceptions`: JSON, Bearer API key; 202 REGISTERED or the reason's status. */
+export function jsonException(deps: ApiDeps): Handler {
+  return async (req, res) => {
     const header = /^Bearer\s+(\S+)\s*$/i.exec(req.header('authorization') ?? '')?.[1];
-    let fields: ReportFields;
-    try {
-      fields = jsonReportFields(req.body);
-    } catch (err) {
-      if (err instanceof ReportInvalid)
-        throw new AppError('VALIDATION_FAILED', { message: err.message });
-      throw err;
-    }
-    const verdict = await judge(header, fields);
-    await countKeyFailure(req, res, header, verdict);
+    const fields = jsonFields(req.body);
+    const verdict = await judgeReport(deps, header, fields);
+    await countKeyFailure(deps, req, res, header, verdict);
     if (verdict.status === 'LOST' && verdict.reason === 'EXCEPTION_REPORT_INVALID') {
       throw new AppError('VALIDATION_FAILED', { message: verdict.message });
     }
@@ -182,48 +153,47 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
     res
       .status(verdict.status === 'REGISTERED' ? 202 : ERRORS[verdict.reason].status)
       .json(verdictJson(verdict));
-  }
+  };
+}
 
-  async function appOf(res: Response, pkg: string) {
-    const account = currentAccount(res);
-    const app = await catalog(deps.db).apps.findOne({ accountId: account.id, package: pkg });
-    if (!app) throw new AppError('NOT_FOUND', { message: 'no such app' });
-    return { account, app };
-  }
+/** The signed-in account's app named by the path, as a scope; 404 when there is none. */
+async function appScope(deps: ApiDeps, req: Request, res: Response) {
+  const account = currentAccount(res);
+  const app = await findApp(deps.db, account.id, String(req.params.package));
+  if (!app) throw new AppError('NOT_FOUND', { message: 'no such app' });
+  return { accountId: account.id, package: app.package };
+}
 
-  async function listGroups(req: Request, res: Response): Promise<void> {
-    const { account, app } = await appOf(res, String(req.params.package));
+async function findReport(deps: ApiDeps, req: Request, res: Response) {
+  const scope = await appScope(deps, req, res);
+  const report = await reportOfPackage(deps.db, scope, String(req.params.id));
+  if (!report) throw new AppError('NOT_FOUND', { message: 'no such exception' });
+  return report;
+}
+
+export function listGroups(deps: ApiDeps): Handler {
+  return async (req, res) => {
+    const scope = await appScope(deps, req, res);
     const limit = Math.min(500, Math.max(1, Number(req.query.limit) || 50));
-    const groups = await exceptionCollections(deps.db)
-      .groups.find({ accountId: account.id, package: app.package })
-      .sort({ lastSeen: -1 })
-      .limit(limit)
-      .toArray();
-    res.json({ package: app.package, groups: groups.map(presentGroup) });
-  }
+    const groups = await latestGroups(deps.db, scope, limit);
+    res.json({ package: scope.package, groups: groups.map(presentGroup) });
+  };
+}
 
-  async function findReport(req: Request, res: Response) {
-    const { account, app } = await appOf(res, String(req.params.package));
-    const report = await exceptionCollections(deps.db).reports.findOne({
-      _id: String(req.params.id),
-      accountId: account.id,
-      package: app.package,
-    });
-    if (!report) throw new AppError('NOT_FOUND', { message: 'no such exception' });
-    return report;
-  }
-
-  async function showReport(req: Request, res: Response): Promise<void> {
-    const report = await findReport(req, res);
+export function showReport(deps: ApiDeps): Handler {
+  return async (req, res) => {
+    const report = await findReport(deps, req, res);
     const url = report.screenshotId
       ? `${deps.publicUrls.base}/api/v2/apps/${encodeURIComponent(report.package)}/exceptions/${report._id}/screenshot`
       : null;
     res.json(presentReport(report, url));
-  }
+  };
+}
 
-  async function screenshot(req: Request, res: Response): Promise<void> {
-    const report = await findReport(req, res);
-    screenshots ??= gridFsScreenshots(deps.db);
+export function reportScreenshot(deps: ApiDeps): Handler {
+  return async (req, res) => {
+    const report = await findReport(deps, req, res);
+    const { screenshots } = deps.exceptions;
     const file = report.screenshotId ? await screenshots.open(report.screenshotId) : null;
     if (!file) throw new AppError('NOT_FOUND', { message: 'this exception has no screenshot' });
     res.status(200);
@@ -233,16 +203,12 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
     res.setHeader('Content-Length', String(file.length));
     res.setHeader('Cache-Control', 'private, max-age=3600');
     // Screenshots are bounded by MAX_EXCEPTION_BYTES: read whole, then send with a length.
-    const chunks: Buffer[] = [];
-    for await (const chunk of file.stream) chunks.push(chunk as Buffer);
-    res.end(Buffer.concat(chunks));
-  }
+    res.end(await readWhole(file.stream));
+  };
+}
 
-  const owner = (
-    summary: string,
-    path: string,
-    handler: (req: Request, res: Response) => Promise<void>,
-  ): Route => ({
+export function exceptionRoutes(deps: ApiDeps): Route[] {
+  const owner = (summary: string, path: string, handler: Handler): Route => ({
     method: 'get',
     path,
     hosts: ['admin'],
@@ -250,7 +216,6 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
     summary,
     handlers: [bearerAuth(deps), handler],
   });
-
   return [
     {
       method: 'post',
@@ -259,7 +224,7 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
       access: 'apiKey',
       summary:
         'PushLink-compatible exception report (form: package, api_key, hash, deviceId, st[], lc[], userInfo<i>[], screen, handled); plain-text verdict.',
-      handlers: [legacyException],
+      handlers: [legacyException(deps)],
     },
     {
       method: 'post',
@@ -268,23 +233,23 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
       access: 'apiKey',
       summary:
         'Report an exception (JSON, Bearer API key); answers REGISTERED or LOST with the budget.',
-      jsonLimit: maxBytes,
-      handlers: [jsonException],
+      jsonLimit: maxBytesOf(deps),
+      handlers: [jsonException(deps)],
     },
     owner(
       'Exceptions of an app, grouped into issues by stack fingerprint.',
       '/api/v2/apps/:package/exceptions',
-      listGroups,
+      listGroups(deps),
     ),
     owner(
       'One exception report, with a link to its screenshot.',
       '/api/v2/apps/:package/exceptions/:id',
-      showReport,
+      showReport(deps),
     ),
     owner(
       "An exception report's screenshot (image/jpeg).",
       '/api/v2/apps/:package/exceptions/:id/screenshot',
-      screenshot,
+      reportScreenshot(deps),
     ),
   ];
 }

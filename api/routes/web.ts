@@ -1,28 +1,22 @@
 /**
  * The web administration on the admin host, under /ui: server-rendered HTML, no front-end
  * framework. Sessions are cookies backed by MongoDB (api/web/sessions.ts); every form carries a
- * CSRF token; every page sends a strict Content-Security-Policy (only 'self' resources).
+ * CSRF token; every page sends a strict Content-Security-Policy (only 'self' resources). The
+ * handlers are in api/web/; this module only lists the pages and their guards.
  */
-import type { Request, RequestHandler, Response } from 'express';
-import { clientAddress } from '../auth';
+import type { RequestHandler } from 'express';
 import { formBody } from '../body-parsers';
 import type { ApiDeps } from '../deps';
-import type { Route } from '../route-table';
-import { accountPages, throttledMessage } from '../web/account-pages';
+import { accountPages } from '../web/account-pages';
+import { changeStatus, createLink, makeCurrent } from '../web/app-actions';
 import { APP_JS, STYLE_CSS } from '../web/assets';
-import { sendPage, webPages } from '../web/pages';
-import {
-  anonymousCsrf,
-  ANON_CSRF_COOKIE,
-  cookieOf,
-  csrfCheck,
-  endSession,
-  sameToken,
-  sessionAuth,
-  startSession,
-} from '../web/sessions';
-import { credentialFields, signUp, signUpForm } from '../web/sign-up-form';
-import { credentialsPage } from '../web/views';
+import { showExceptionReport, showExceptions, showScreenshot } from '../web/exception-pages';
+import { logIn, loginForm, logOut } from '../web/login';
+import { regenerateKey, showApks, showApps, showInstallations } from '../web/pages';
+import { ANON_CSRF_COOKIE, cookieOf, csrfCheck, sameToken, sessionAuth } from '../web/sessions';
+import { signUp, signUpForm } from '../web/sign-up-form';
+import { uploadApk } from '../web/upload-page';
+import type { Route } from '../route-table';
 
 const CSP =
   "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
@@ -49,45 +43,24 @@ const anonymousCsrfCheck: RequestHandler = (req, res, next) => {
   next();
 };
 
-export function webRoutes(deps: ApiDeps): Route[] {
-  const pages = webPages(deps);
-  const account = accountPages(deps);
-  const session = sessionAuth(deps);
+const asset =
+  (type: string, body: string): RequestHandler =>
+  (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.type(type).send(body);
+  };
 
-  async function logIn(req: Request, res: Response): Promise<void> {
-    const { email, password } = credentialFields(req);
-    const csrf = anonymousCsrf(req, res);
-    const open = deps.signups.open;
-    // Counted before the password is checked, in one atomic step, per address and per email from
-    // that address (see login-throttle.ts): no race past the limit, no lockout of the owner.
-    const attempt = await deps.loginThrottle.attempt(
-      email,
-      clientAddress(req),
-      deps.now().getTime(),
-    );
-    if (attempt.waitMs > 0) {
-      const problem = throttledMessage(res, attempt.waitMs);
-      sendPage(res, 429, credentialsPage('login', csrf, problem, email, open));
-      return;
-    }
-    const account = await deps.accounts.verifyLogin(email, password);
-    if (!account) {
-      const problem = 'Wrong email or password.';
-      sendPage(res, 401, credentialsPage('login', csrf, problem, email, open));
-      return;
-    }
-    await attempt.succeeded();
-    await startSession(deps, res, account);
-    res.redirect(303, '/ui/apps');
-  }
+/** Makes one page's route: admin host, secure headers, and the session check when signed in. */
+type Page = (
+  method: Route['method'],
+  path: string,
+  access: 'public' | 'session',
+  summary: string,
+  ...handlers: RequestHandler[]
+) => Route;
 
-  const page = (
-    method: Route['method'],
-    path: string,
-    access: 'public' | 'session',
-    summary: string,
-    ...handlers: RequestHandler[]
-  ): Route => ({
+function pageMaker(session: RequestHandler): Page {
+  return (method, path, access, summary, ...handlers) => ({
     method,
     path,
     hosts: ['admin'],
@@ -95,13 +68,10 @@ export function webRoutes(deps: ApiDeps): Route[] {
     summary,
     handlers: [secureHeaders, ...(access === 'session' ? [session] : []), ...handlers],
   });
-  const asset =
-    (type: string, body: string): RequestHandler =>
-    (_req, res) => {
-      res.setHeader('Cache-Control', 'public, max-age=300');
-      res.type(type).send(body);
-    };
+}
 
+/** Assets, sign-up, log-in and log-out. */
+function entryPages(deps: ApiDeps, page: Page): Route[] {
   return [
     page('get', '/ui', 'public', 'Web administration: to the apps list.', (_req, res) =>
       res.redirect(303, '/ui/apps'),
@@ -130,13 +100,7 @@ export function webRoutes(deps: ApiDeps): Route[] {
       anonymousCsrfCheck,
       signUp(deps),
     ),
-    page('get', '/ui/login', 'public', 'Login page (HTML).', (req, res) =>
-      sendPage(
-        res,
-        200,
-        credentialsPage('login', anonymousCsrf(req, res), null, '', deps.signups.open),
-      ),
-    ),
+    page('get', '/ui/login', 'public', 'Login page (HTML).', loginForm(deps)),
     page(
       'post',
       '/ui/login',
@@ -144,20 +108,16 @@ export function webRoutes(deps: ApiDeps): Route[] {
       'Log in (form: email, password, _csrf); throttled.',
       form,
       anonymousCsrfCheck,
-      logIn,
+      logIn(deps),
     ),
-    page(
-      'post',
-      '/ui/logout',
-      'session',
-      'Log out (form: _csrf).',
-      form,
-      csrfCheck,
-      async (req, res) => {
-        await endSession(deps, req, res);
-        res.redirect(303, '/ui/login');
-      },
-    ),
+    page('post', '/ui/logout', 'session', 'Log out (form: _csrf).', form, csrfCheck, logOut(deps)),
+  ];
+}
+
+/** The account page, the apps list, the API key and the upload of any package. */
+function accountAndAppsPages(deps: ApiDeps, page: Page): Route[] {
+  const account = accountPages(deps);
+  return [
     page('get', '/ui/account', 'session', 'Account page: password, sessions (HTML).', account.page),
     page(
       'post',
@@ -177,7 +137,7 @@ export function webRoutes(deps: ApiDeps): Route[] {
       csrfCheck,
       account.signOutEverywhere,
     ),
-    page('get', '/ui/apps', 'session', 'Apps list (HTML).', pages.apps),
+    page('get', '/ui/apps', 'session', 'Apps list (HTML).', showApps(deps)),
     page(
       'post',
       '/ui/api-key',
@@ -185,7 +145,7 @@ export function webRoutes(deps: ApiDeps): Route[] {
       'Regenerate the API key (form: confirm=yes, _csrf).',
       form,
       csrfCheck,
-      pages.regenerateKey,
+      regenerateKey(deps),
     ),
     page(
       'post',
@@ -194,50 +154,56 @@ export function webRoutes(deps: ApiDeps): Route[] {
       'Enable (within the plan) or disable an installation (form: status, _csrf).',
       form,
       csrfCheck,
-      pages.setStatus,
+      changeStatus(deps),
     ),
     page(
       'post',
       '/ui/apks',
       'session',
       'Upload an APK of any package (multipart with _csrf).',
-      pages.upload,
+      uploadApk(deps),
     ),
-    page('get', '/ui/apps/:package', 'session', 'App page, tab APKs (HTML).', pages.apks),
+  ];
+}
+
+/** One app's pages: its tabs, a report and its screenshot, and the forms that change it. */
+function appPages(deps: ApiDeps, page: Page): Route[] {
+  return [
+    page('get', '/ui/apps/:package', 'session', 'App page, tab APKs (HTML).', showApks(deps)),
     page(
       'post',
       '/ui/apps/:package/apks',
       'session',
       'Upload an APK of this app (multipart with _csrf).',
-      pages.upload,
+      uploadApk(deps),
     ),
     page(
       'get',
       '/ui/apps/:package/installations',
       'session',
       'App page, tab Installations (HTML).',
-      pages.installations,
+      showInstallations(deps),
     ),
     page(
       'get',
       '/ui/apps/:package/exceptions',
       'session',
       'App page, tab Exceptions (HTML).',
-      pages.exceptions,
+      showExceptions(deps),
     ),
     page(
       'get',
       '/ui/apps/:package/exceptions/:id',
       'session',
       'One exception report: stack trace, metadata, device log, screenshot (HTML).',
-      pages.report,
+      showExceptionReport(deps),
     ),
     page(
       'get',
       '/ui/apps/:package/exceptions/:id/screenshot',
       'session',
       "An exception report's screenshot (JPEG).",
-      pages.screenshot,
+      showScreenshot(deps),
     ),
     page(
       'post',
@@ -246,7 +212,7 @@ export function webRoutes(deps: ApiDeps): Route[] {
       'Make an APK current (form: sha256, _csrf).',
       form,
       csrfCheck,
-      pages.makeCurrent,
+      makeCurrent(deps),
     ),
     page(
       'post',
@@ -255,7 +221,12 @@ export function webRoutes(deps: ApiDeps): Route[] {
       'Create a download link and show its QR code (form: sha256, _csrf).',
       form,
       csrfCheck,
-      pages.createLink,
+      createLink(deps),
     ),
   ];
+}
+
+export function webRoutes(deps: ApiDeps): Route[] {
+  const page = pageMaker(sessionAuth(deps));
+  return [...entryPages(deps, page), ...accountAndAppsPages(deps, page), ...appPages(deps, page)];
 }

@@ -132,21 +132,17 @@ function versionOf(apks: readonly ApkDoc[], ref: string | null): Html | string {
     <code title="${apk.md5}">${apk.md5.slice(0, 8)}…</code>`;
 }
 
-export function installationsTab(
+type InstallationRow = InstallationPage['installations'][number];
+
+function installationRow(
   viewer: Viewer,
-  app: AppDoc,
-  page: InstallationPage,
-  filter: { status: string; q: string },
+  base: string,
   apks: readonly ApkDoc[],
-): string {
-  const base = `/ui/apps/${encodeURIComponent(app.package)}/installations`;
-  const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
-  const at = (n: number) =>
-    `${base}?${new URLSearchParams({ status: filter.status, q: filter.q, page: String(n) }).toString()}`;
-  const statuses = ['', 'enabled', 'disabled', 'online', 'offline'];
-  const rows = page.installations.map(
-    (i) =>
-      html`<tr>
+  i: InstallationRow,
+): Html {
+  // The markup keeps the whitespace the page has always been served with (not re-indented).
+  // prettier-ignore
+  return html`<tr>
         <td><code>${i.deviceId}</code></td>
         <td>${i.status} / ${i.online ? 'online' : 'offline'}</td>
         <td>${versionOf(apks, i.installedMd5)}</td>
@@ -176,8 +172,23 @@ export function installationsTab(
             </button>
           </form>
         </td>
-      </tr>`,
-  );
+      </tr>`;
+}
+
+export function installationsTab(
+  viewer: Viewer,
+  app: AppDoc,
+  page: InstallationPage,
+  filter: { status: string; q: string },
+  apks: readonly ApkDoc[],
+): string {
+  const base = `/ui/apps/${encodeURIComponent(app.package)}/installations`;
+  const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
+  const at = (n: number) =>
+    `${base}?${new URLSearchParams({ status: filter.status, q: filter.q, page: String(n) }).toString()}`;
+  const statuses = ['', 'enabled', 'disabled', 'online', 'offline'];
+  const rows = page.installations.map((i) => installationRow(viewer, base, apks, i));
+
   return appLayout(
     viewer,
     app,
