@@ -19,6 +19,7 @@ import { publicKeyInfo } from '../../shared/devices/push-signing';
 import { AppError } from '../../shared/errors';
 import { apiKeyAccount, bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
+import { listInstallations } from '../devices/installations-list';
 import { DEVICE_HOSTS, type Route } from '../route-table';
 import { deviceLookups } from '../push/device-lookups';
 import { STREAM_PATH, streamEndpoint } from '../push/stream-endpoint';
@@ -29,7 +30,6 @@ import {
   writeInstallation,
 } from '../push/installation-cards';
 import { appOf } from './apps';
-import { listInstallations } from './installations-list';
 
 function presentedKey(req: Request): string | undefined {
   const bearer = /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];

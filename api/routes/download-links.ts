@@ -9,50 +9,25 @@ import {
   countDownload,
   downloadLinks,
   finishDownload,
+  insertDownloadLink,
   linkState,
   linkToken,
   verifyLinkToken,
   type DownloadLinkDoc,
   type LinkState,
 } from '../../shared/catalog/download-links';
+import { pickApk } from '../../shared/catalog/pick-apk';
 import { presentApk } from '../../shared/catalog/present';
 import { apkById, apksOf, currentApkOf } from '../../shared/catalog/queries';
-import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { AppError } from '../../shared/errors';
 import { bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
 import { requestedRange, sendApk } from '../download/send-apk';
 import type { Route } from '../route-table';
 import { sendText } from '../text-reply';
-import { appOf, pickApk, isObjectId } from './apps';
+import { appOf, isObjectId } from './apps';
 
 const MAX_TTL_SECONDS = 90 * 24 * 3600;
-
-/** Records a new download link to `apk` (shared by the JSON API and the web administration). */
-export async function insertDownloadLink(
-  deps: Pick<ApiDeps, 'db' | 'now'>,
-  app: AppDoc,
-  apk: ApkDoc,
-  ttlSeconds: number,
-  maxDownloads: number | null,
-): Promise<DownloadLinkDoc> {
-  const now = deps.now();
-  const link: DownloadLinkDoc = {
-    _id: new ObjectId(),
-    accountId: app.accountId,
-    appId: app._id,
-    apkId: apk._id,
-    package: app.package,
-    createdAt: now,
-    expiresAt: new Date(now.getTime() + ttlSeconds * 1000),
-    maxDownloads,
-    downloads: 0,
-    unfinished: 0,
-    revokedAt: null,
-  };
-  await downloadLinks(deps.db).insertOne(link);
-  return link;
-}
 
 export function downloadLinkRoutes(deps: ApiDeps): Route[] {
   const links = downloadLinks(deps.db);

@@ -9,6 +9,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { KeyRing } from '../crypto/keys';
+import type { ApkDoc, AppDoc } from './types';
 
 export interface DownloadLinkDoc {
   _id: ObjectId;
@@ -95,4 +96,30 @@ export async function countDownload(db: Db, link: DownloadLinkDoc, now: Date): P
     $inc: { downloads: 1, unfinished: 1 },
   });
   return result.modifiedCount === 1;
+}
+
+/** Records a new download link to `apk` (made by the JSON API and the web administration). */
+export async function insertDownloadLink(
+  deps: { readonly db: Db; readonly now: () => Date },
+  app: AppDoc,
+  apk: ApkDoc,
+  ttlSeconds: number,
+  maxDownloads: number | null,
+): Promise<DownloadLinkDoc> {
+  const now = deps.now();
+  const link: DownloadLinkDoc = {
+    _id: new ObjectId(),
+    accountId: app.accountId,
+    appId: app._id,
+    apkId: apk._id,
+    package: app.package,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + ttlSeconds * 1000),
+    maxDownloads,
+    downloads: 0,
+    unfinished: 0,
+    revokedAt: null,
+  };
+  await downloadLinks(deps.db).insertOne(link);
+  return link;
 }
