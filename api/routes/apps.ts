@@ -1,23 +1,15 @@
 /** JSON API over apps and APKs: list, show, and set the current APK (the spec's "give up"). */
-import type { Request, Response } from 'express';
-import { ObjectId } from 'mongodb';
 import { setCurrentApk } from '../../shared/catalog/current-apk';
 import { presentApk } from '../../shared/catalog/present';
-import { apksOf, appsOf, currentApkOf, findApp } from '../../shared/catalog/queries';
+import { apksOf, appsOf, currentApkOf } from '../../shared/catalog/queries';
 import { pickApk } from '../../shared/catalog/pick-apk';
 import type { AppDoc } from '../../shared/catalog/types';
-import { AppError } from '../../shared/errors';
 import { queueNoticeSink } from '../../shared/queues/notice-sink';
 import { versionNoticeQueue } from '../../shared/queues/version-notice';
 import { bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
+import { appOf } from '../owned-app';
 import type { Route } from '../route-table';
-
-export async function appOf(deps: ApiDeps, res: Response, req: Request): Promise<AppDoc> {
-  const app = await findApp(deps.db, currentAccount(res).id, String(req.params.package));
-  if (!app) throw new AppError('NOT_FOUND', { message: 'no such app' });
-  return app;
-}
 
 export function appRoutes(deps: ApiDeps): Route[] {
   const notices = queueNoticeSink(deps.producers.get(versionNoticeQueue.name));
@@ -92,8 +84,4 @@ export function appRoutes(deps: ApiDeps): Route[] {
       ],
     },
   ];
-}
-
-export function isObjectId(value: string): boolean {
-  return /^[0-9a-f]{24}$/.test(value) && ObjectId.isValid(value);
 }

@@ -123,3 +123,26 @@ export async function insertDownloadLink(
   await downloadLinks(deps.db).insertOne(link);
   return link;
 }
+
+/** The app's links, newest first. */
+export function linksOf(db: Db, app: AppDoc): Promise<DownloadLinkDoc[]> {
+  return downloadLinks(db)
+    .find({ appId: app._id, accountId: app.accountId })
+    .sort({ createdAt: -1 })
+    .toArray();
+}
+
+/** Revokes the account's link `id` (as the owner wrote it); false when it has no such link. */
+export async function revokeDownloadLink(
+  db: Db,
+  accountId: string,
+  id: string,
+  now: Date,
+): Promise<boolean> {
+  if (!/^[0-9a-f]{24}$/.test(id) || !ObjectId.isValid(id)) return false;
+  const result = await downloadLinks(db).findOneAndUpdate(
+    { _id: new ObjectId(id), accountId },
+    { $set: { revokedAt: now } },
+  );
+  return result !== null;
+}
