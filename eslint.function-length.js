@@ -13,7 +13,6 @@ const NOT_YET_SHORT = [
   'api/web/app-views.ts',
   'api/web/pages.ts',
   'device-client/core/client.ts',
-  'shared/accounts/service.ts',
 ];
 
 module.exports = [
