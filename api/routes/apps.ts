@@ -1,42 +1,13 @@
 /** JSON API over apps and APKs: list, show, and set the current APK (the spec's "give up"). */
-import type { Request, Response } from 'express';
-import { ObjectId } from 'mongodb';
 import { setCurrentApk } from '../../shared/catalog/current-apk';
 import { presentApk } from '../../shared/catalog/present';
-import { apksOf, appsOf, currentApkOf, findApp } from '../../shared/catalog/queries';
-import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
-import { AppError } from '../../shared/errors';
+import { apksOf, appsOf, currentApkOf } from '../../shared/catalog/queries';
+import { pickApk } from '../../shared/catalog/pick-apk';
+import type { AppDoc } from '../../shared/catalog/types';
 import { bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
+import { appOf } from '../owned-app';
 import type { Route } from '../route-table';
-
-export async function appOf(deps: ApiDeps, res: Response, req: Request): Promise<AppDoc> {
-  const app = await findApp(deps.db, currentAccount(res).id, String(req.params.package));
-  if (!app) throw new AppError('NOT_FOUND', { message: 'no such app' });
-  return app;
-}
-
-/** The APK named by `{sha256}`, `{md5}` or `{versionCode}` (which must then be unambiguous). */
-export function pickApk(apks: readonly ApkDoc[], body: Record<string, unknown>): ApkDoc {
-  const { sha256, md5, versionCode } = body;
-  let matches: ApkDoc[];
-  if (typeof sha256 === 'string') matches = apks.filter((a) => a.sha256 === sha256.toLowerCase());
-  else if (typeof md5 === 'string') matches = apks.filter((a) => a.md5 === md5.toLowerCase());
-  else if (typeof versionCode === 'number')
-    matches = apks.filter((a) => a.versionCode === versionCode);
-  else
-    throw new AppError('VALIDATION_FAILED', {
-      message: 'name the APK by sha256, md5 or versionCode',
-    });
-  if (matches.length > 1) {
-    throw new AppError('VALIDATION_FAILED', {
-      message: `several APKs have versionCode ${String(versionCode)}; name one by sha256`,
-    });
-  }
-  const apk = matches[0];
-  if (!apk) throw new AppError('NOT_FOUND', { message: 'no such APK in this app' });
-  return apk;
-}
 
 export function appRoutes(deps: ApiDeps): Route[] {
   const auth = bearerAuth(deps);
@@ -110,8 +81,4 @@ export function appRoutes(deps: ApiDeps): Route[] {
       ],
     },
   ];
-}
-
-export function isObjectId(value: string): boolean {
-  return /^[0-9a-f]{24}$/.test(value) && ObjectId.isValid(value);
 }

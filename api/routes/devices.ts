@@ -19,6 +19,8 @@ import { publicKeyInfo } from '../../shared/devices/push-signing';
 import { AppError } from '../../shared/errors';
 import { apiKeyAccount, bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
+import { listInstallations } from '../devices/installations-list';
+import { appOf } from '../owned-app';
 import { DEVICE_HOSTS, type Route } from '../route-table';
 import { deviceLookups } from '../push/device-lookups';
 import { STREAM_PATH, streamEndpoint } from '../push/stream-endpoint';
@@ -28,8 +30,6 @@ import {
   registerWithCard,
   writeInstallation,
 } from '../push/installation-cards';
-import { appOf } from './apps';
-import { listInstallations } from './installations-list';
 
 function presentedKey(req: Request): string | undefined {
   const bearer = /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
@@ -39,70 +39,102 @@ function presentedKey(req: Request): string | undefined {
   return bearer ?? fromBody ?? (typeof q === 'string' ? q : undefined);
 }
 
-export function deviceRoutes(deps: ApiDeps): Route[] {
-  const { heartbeatSeconds } = deps.limits;
-  const lookups = deviceLookups(deps);
-  const deviceAuth = { ...deps, accounts: lookups.accounts };
+/** ApiDeps, with `deviceAuth` checking API keys through the per-process device look-ups. */
+export type DeviceDeps = ApiDeps & { readonly deviceAuth: ApiDeps };
 
-  async function device(req: Request, res: Response): Promise<Account> {
-    const account = await apiKeyAccount(deviceAuth, req, res, presentedKey(req));
-    if (!account) throw new AppError('UNAUTHENTICATED', { message: REGISTER_TEXT.INVALID_KEY });
-    return account;
-  }
+async function device(deps: DeviceDeps, req: Request, res: Response): Promise<Account> {
+  const account = await apiKeyAccount(deps.deviceAuth, req, res, presentedKey(req));
+  if (!account) throw new AppError('UNAUTHENTICATED', { message: REGISTER_TEXT.INVALID_KEY });
+  return account;
+}
 
-  async function register(req: Request, res: Response): Promise<void> {
-    const account = await device(req, res);
-    const input = parseRegistration(req.body);
-    const id = installationId(account.id, input.package, input.deviceId);
-    const inst = await registerWithCard(deps, { accountId: account.id, ...input }, id, () =>
-      registerInstallation(deps.db, account, input, deps.now()),
+export async function register(deps: DeviceDeps, req: Request, res: Response): Promise<void> {
+  const account = await device(deps, req, res);
+  const input = parseRegistration(req.body);
+  const id = installationId(account.id, input.package, input.deviceId);
+  const inst = await registerWithCard(deps, { accountId: account.id, ...input }, id, () =>
+    registerInstallation(deps.db, account, input, deps.now()),
+  );
+  res.json({
+    status: inst.status,
+    // Signed notices name the account (format 2): the device checks them against this.
+    accountId: account.id,
+    deviceId: inst.deviceId,
+    heartbeatSeconds: deps.limits.heartbeatSeconds,
+    streamUrl: `${deps.publicUrls.push}/api/v2/stream?package=${encodeURIComponent(inst.package)}&deviceId=${encodeURIComponent(inst.deviceId)}`,
+  });
+}
+
+/**
+ * A heartbeat is a sighting (Redis); the installation's document is written only when the
+ * device reports something new (hashes, metadata). A fleet beating every 30 s must not make
+ * FerretDB read or rewrite documents all the time. An installation outcome (`lastInstall`) is
+ * sent once by the device, so it is always written.
+ */
+export async function heartbeat(deps: DeviceDeps, req: Request, res: Response): Promise<void> {
+  const account = await device(deps, req, res);
+  const input = parseRegistration(req.body);
+  const outcome = parseInstallOutcome(
+    (req.body as { lastInstall?: unknown } | undefined)?.lastInstall,
+  );
+  const app = { accountId: account.id, package: input.package };
+  const id = installationId(account.id, input.package, input.deviceId);
+  const card = await installationCard(deps, app, id);
+  if (!card)
+    throw new AppError('NOT_FOUND', {
+      message: 'This device is not registered for this package: register first.',
+    });
+  const now = deps.now();
+  await deps.live.seen(app, [id.toHexString()], now);
+  const reported = reportedChanges(card, input);
+  const set = outcome ? { ...reported, lastInstall: { ...outcome, reportedAt: now } } : reported;
+  if (set) {
+    await writeInstallation(deps, app, id, () =>
+      installations(deps.db).findOneAndUpdate(
+        { _id: id },
+        { $set: { ...set, lastSeenAt: now } },
+        { returnDocument: 'after' },
+      ),
     );
-    res.json({
-      status: inst.status,
-      // Signed notices name the account (format 2): the device checks them against this.
-      accountId: account.id,
-      deviceId: inst.deviceId,
-      heartbeatSeconds,
-      streamUrl: `${deps.publicUrls.push}/api/v2/stream?package=${encodeURIComponent(inst.package)}&deviceId=${encodeURIComponent(inst.deviceId)}`,
+  }
+  res.json({ status: card.status, heartbeatSeconds: deps.limits.heartbeatSeconds });
+}
+
+export async function listAppInstallations(
+  deps: ApiDeps,
+  req: Request,
+  res: Response,
+): Promise<void> {
+  res.json(await listInstallations(deps, await appOf(deps, res, req), req));
+}
+
+export async function putInstallationStatus(
+  deps: ApiDeps,
+  req: Request,
+  res: Response,
+): Promise<void> {
+  const status = (req.body as { status?: unknown } | undefined)?.status;
+  if (status !== 'enabled' && status !== 'disabled') {
+    throw new AppError('VALIDATION_FAILED', {
+      message: 'status must be enabled or disabled',
     });
   }
+  const app = await appOf(deps, res, req);
+  const inst = await changeInstallationStatus(
+    deps,
+    currentAccount(res),
+    app.package,
+    String(req.params.deviceId),
+    status,
+  );
+  res.json({ deviceId: inst.deviceId, status: inst.status });
+}
 
-  /**
-   * A heartbeat is a sighting (Redis); the installation's document is written only when the
-   * device reports something new (hashes, metadata). A fleet beating every 30 s must not make
-   * FerretDB read or rewrite documents all the time. An installation outcome (`lastInstall`) is
-   * sent once by the device, so it is always written.
-   */
-  async function heartbeat(req: Request, res: Response): Promise<void> {
-    const account = await device(req, res);
-    const input = parseRegistration(req.body);
-    const outcome = parseInstallOutcome(
-      (req.body as { lastInstall?: unknown } | undefined)?.lastInstall,
-    );
-    const app = { accountId: account.id, package: input.package };
-    const id = installationId(account.id, input.package, input.deviceId);
-    const card = await installationCard(deps, app, id);
-    if (!card)
-      throw new AppError('NOT_FOUND', {
-        message: 'This device is not registered for this package: register first.',
-      });
-    const now = deps.now();
-    await deps.live.seen(app, [id.toHexString()], now);
-    const reported = reportedChanges(card, input);
-    const set = outcome ? { ...reported, lastInstall: { ...outcome, reportedAt: now } } : reported;
-    if (set) {
-      await writeInstallation(deps, app, id, () =>
-        installations(deps.db).findOneAndUpdate(
-          { _id: id },
-          { $set: { ...set, lastSeenAt: now } },
-          { returnDocument: 'after' },
-        ),
-      );
-    }
-    res.json({ status: card.status, heartbeatSeconds });
-  }
-
+export function deviceRoutes(deps: ApiDeps): Route[] {
+  const lookups = deviceLookups(deps);
+  const d: DeviceDeps = { ...deps, deviceAuth: { ...deps, accounts: lookups.accounts } };
   const stream = streamEndpoint(deps, lookups);
+  const owner = bearerAuth(deps);
 
   return [
     {
@@ -112,7 +144,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       access: 'apiKey',
       summary:
         'Register an installation (device id + package); answers its status and where to stream.',
-      handlers: [register],
+      handlers: [(req, res) => register(d, req, res)],
     },
     {
       method: 'post',
@@ -120,7 +152,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       hosts: DEVICE_HOSTS,
       access: 'apiKey',
       summary: 'Heartbeat of a registered installation, with changed metadata and downloaded hash.',
-      handlers: [heartbeat],
+      handlers: [(req, res) => heartbeat(d, req, res)],
     },
     {
       method: 'get',
@@ -149,11 +181,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       access: 'apiKey',
       summary:
         "The app's installations: filter by status (enabled, disabled, online, offline) and device id prefix; paginated.",
-      handlers: [
-        bearerAuth(deps),
-        async (req, res) =>
-          void res.json(await listInstallations(deps, await appOf(deps, res, req), req)),
-      ],
+      handlers: [owner, (req, res) => listAppInstallations(deps, req, res)],
     },
     {
       method: 'put',
@@ -161,26 +189,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       hosts: ['admin'],
       access: 'apiKey',
       summary: 'Enable (within the plan) or disable an installation.',
-      handlers: [
-        bearerAuth(deps),
-        async (req, res) => {
-          const status = (req.body as { status?: unknown } | undefined)?.status;
-          if (status !== 'enabled' && status !== 'disabled') {
-            throw new AppError('VALIDATION_FAILED', {
-              message: 'status must be enabled or disabled',
-            });
-          }
-          const app = await appOf(deps, res, req);
-          const inst = await changeInstallationStatus(
-            deps,
-            currentAccount(res),
-            app.package,
-            String(req.params.deviceId),
-            status,
-          );
-          res.json({ deviceId: inst.deviceId, status: inst.status });
-        },
-      ],
+      handlers: [owner, (req, res) => putInstallationStatus(deps, req, res)],
     },
   ];
 }

@@ -4,14 +4,17 @@
  * Errors are short plain text (download; legacy clients log the body) or the JSON error shape.
  */
 import type { Request, Response } from 'express';
+import type { Account } from '../../shared/accounts/types';
 import { apksOf, currentApkOf, findApp } from '../../shared/catalog/queries';
 import { presentApk } from '../../shared/catalog/present';
+import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import {
   findInstallation,
   installationId,
-  installations as installationsOf,
+  installations,
 } from '../../shared/devices/installations';
 import { lastSeenAt } from '../../shared/devices/live-state';
+import type { InstallationDoc } from '../../shared/devices/types';
 import { AppError } from '../../shared/errors';
 import { apiKeyAccount, isAuthRateLimited } from '../auth';
 import type { ApiDeps } from '../deps';
@@ -35,86 +38,114 @@ export const DOWNLOAD_TEXT = {
   THROTTLED: 'Download failed: too many failed API key attempts; retry later.',
 } as const;
 
-export function downloadRoutes(deps: ApiDeps): Route[] {
-  const installations = installationsOf(deps.db);
-
-  async function download(req: Request, res: Response): Promise<void> {
-    const pkg = param(req, 'package');
-    let account;
-    try {
-      account = await apiKeyAccount(deps, req, res, param(req, 'api_key'));
-    } catch (err) {
-      if (!isAuthRateLimited(err)) throw err;
-      return sendText(res, 429, DOWNLOAD_TEXT.THROTTLED);
-    }
-    if (!account) return sendText(res, 401, DOWNLOAD_TEXT.INVALID_KEY);
-    const app = pkg ? await findApp(deps.db, account.id, pkg) : null;
-    if (!app) return sendText(res, 404, DOWNLOAD_TEXT.UNKNOWN_PACKAGE);
-    const apk = await currentApkOf(deps.db, app);
-    if (!apk) return sendText(res, 404, DOWNLOAD_TEXT.NO_CURRENT);
-    const deviceId = param(req, 'deviceId');
-    if (deviceId) {
-      // The status from the installation's card (Redis), as push and heartbeat read it: on
-      // FerretDB a read of the document is a scan of every installation.
-      const id = installationId(account.id, app.package, deviceId);
-      const card = await installationCard(deps, app, id);
-      if (card?.status === 'disabled') return sendText(res, 403, DOWNLOAD_TEXT.DISABLED);
-      if (card && card.lastDownloadedMd5 !== apk.md5) {
-        // The update funnel: this installation fetched this APK. Once per APK (resumes and
-        // repeats write nothing), and the card kept in step, so the heartbeat that reports the
-        // same hash next writes nothing either.
-        await writeInstallation(deps, app, id, () =>
-          installations.findOneAndUpdate(
-            { _id: id },
-            { $set: { lastDownloadedMd5: apk.md5, lastDownloadAt: deps.now() } },
-            { returnDocument: 'after' },
-          ),
-        );
-      }
-    }
-    await sendApk(req, res, apk, deps);
+/** The account of the `api_key` parameter, or null once a 401 or 429 reply is sent. */
+async function downloadAccount(deps: ApiDeps, req: Request, res: Response) {
+  let account: Account | null;
+  try {
+    account = await apiKeyAccount(deps, req, res, param(req, 'api_key'));
+  } catch (err) {
+    if (!isAuthRateLimited(err)) throw err;
+    sendText(res, 429, DOWNLOAD_TEXT.THROTTLED);
+    return null;
   }
+  if (!account) sendText(res, 401, DOWNLOAD_TEXT.INVALID_KEY);
+  return account;
+}
 
-  async function listJson(req: Request, res: Response): Promise<void> {
-    const pkg = param(req, 'packageName');
-    const account = await apiKeyAccount(deps, req, res, param(req, 'apiKey'));
-    if (!account) throw new AppError('UNAUTHENTICATED', { message: 'Invalid API key.' });
-    const app = pkg ? await findApp(deps.db, account.id, pkg) : null;
-    if (!app)
-      throw new AppError('NOT_FOUND', {
-        message: 'Invalid package: you probably never uploaded this app.',
-      });
-    const apks = await apksOf(deps.db, app);
-    const current = app.currentApkId;
-    const deviceId = param(req, 'deviceId');
-    const installation = deviceId
-      ? await findInstallation(deps.db, account.id, app.package, deviceId)
-      : null;
-    res.json({
-      package: app.package,
-      label: app.label,
-      signerSha256: app.signerSha256,
-      currentVersion: app.currentVersion,
-      apks: apks.map((apk) => ({ ...presentApk(apk), current: current?.equals(apk._id) ?? false })),
-      ...(deviceId
-        ? {
-            installation: installation
-              ? {
-                  deviceId,
-                  status: installation.status,
-                  installedHash: installation.installedMd5,
-                  lastDownloadedHash: installation.lastDownloadedMd5,
-                  lastSeenAt: lastSeenAt(
-                    installation,
-                    (await deps.live.lastSeen(app, [installation._id.toHexString()]))[0] ?? null,
-                  ).toISOString(),
-                }
-              : null,
-          }
-        : {}),
+/**
+ * Notes that installation `deviceId` fetches `apk`; false once a 403 reply is sent (the
+ * installation is disabled). The status from the installation's card (Redis), as push and
+ * heartbeat read it: on FerretDB a read of the document is a scan of every installation.
+ */
+async function noteDownload(
+  deps: ApiDeps,
+  res: Response,
+  app: AppDoc,
+  deviceId: string,
+  apk: ApkDoc,
+): Promise<boolean> {
+  const id = installationId(app.accountId, app.package, deviceId);
+  const card = await installationCard(deps, app, id);
+  if (card?.status === 'disabled') {
+    sendText(res, 403, DOWNLOAD_TEXT.DISABLED);
+    return false;
+  }
+  if (card && card.lastDownloadedMd5 !== apk.md5) {
+    // The update funnel: this installation fetched this APK. Once per APK (resumes and
+    // repeats write nothing), and the card kept in step, so the heartbeat that reports the
+    // same hash next writes nothing either.
+    await writeInstallation(deps, app, id, () =>
+      installations(deps.db).findOneAndUpdate(
+        { _id: id },
+        { $set: { lastDownloadedMd5: apk.md5, lastDownloadAt: deps.now() } },
+        { returnDocument: 'after' },
+      ),
+    );
+  }
+  return true;
+}
+
+export async function download(deps: ApiDeps, req: Request, res: Response): Promise<void> {
+  const pkg = param(req, 'package');
+  const account = await downloadAccount(deps, req, res);
+  if (!account) return;
+  const app = pkg ? await findApp(deps.db, account.id, pkg) : null;
+  if (!app) return sendText(res, 404, DOWNLOAD_TEXT.UNKNOWN_PACKAGE);
+  const apk = await currentApkOf(deps.db, app);
+  if (!apk) return sendText(res, 404, DOWNLOAD_TEXT.NO_CURRENT);
+  const deviceId = param(req, 'deviceId');
+  if (deviceId && !(await noteDownload(deps, res, app, deviceId, apk))) return;
+  await sendApk(req, res, apk, deps);
+}
+
+async function presentInstallation(
+  deps: ApiDeps,
+  app: AppDoc,
+  deviceId: string,
+  installation: InstallationDoc,
+) {
+  const seen = (await deps.live.lastSeen(app, [installation._id.toHexString()]))[0] ?? null;
+  return {
+    deviceId,
+    status: installation.status,
+    installedHash: installation.installedMd5,
+    lastDownloadedHash: installation.lastDownloadedMd5,
+    lastSeenAt: lastSeenAt(installation, seen).toISOString(),
+  };
+}
+
+export async function listJson(deps: ApiDeps, req: Request, res: Response): Promise<void> {
+  const pkg = param(req, 'packageName');
+  const account = await apiKeyAccount(deps, req, res, param(req, 'apiKey'));
+  if (!account) throw new AppError('UNAUTHENTICATED', { message: 'Invalid API key.' });
+  const app = pkg ? await findApp(deps.db, account.id, pkg) : null;
+  if (!app)
+    throw new AppError('NOT_FOUND', {
+      message: 'Invalid package: you probably never uploaded this app.',
     });
-  }
+  const apks = await apksOf(deps.db, app);
+  const current = app.currentApkId;
+  const deviceId = param(req, 'deviceId');
+  const installation = deviceId
+    ? await findInstallation(deps.db, account.id, app.package, deviceId)
+    : null;
+  res.json({
+    package: app.package,
+    label: app.label,
+    signerSha256: app.signerSha256,
+    currentVersion: app.currentVersion,
+    apks: apks.map((apk) => ({ ...presentApk(apk), current: current?.equals(apk._id) ?? false })),
+    ...(deviceId
+      ? {
+          installation: installation
+            ? await presentInstallation(deps, app, deviceId, installation)
+            : null,
+        }
+      : {}),
+  });
+}
 
+export function downloadRoutes(deps: ApiDeps): Route[] {
   return [
     {
       method: 'get',
@@ -122,7 +153,7 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
       hosts: DEVICE_HOSTS,
       access: 'apiKey',
       summary: 'The current APK (PushLink-compatible): package, api_key; resumable with Range.',
-      handlers: [download],
+      handlers: [(req, res) => download(deps, req, res)],
     },
     {
       method: 'get',
@@ -131,7 +162,7 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
       access: 'apiKey',
       summary:
         'The app, every APK and optionally one installation (packageName, apiKey, deviceId).',
-      handlers: [listJson],
+      handlers: [(req, res) => listJson(deps, req, res)],
     },
   ];
 }

@@ -21,7 +21,12 @@ import type { ApiDeps } from '../deps';
 import { isDependencyOutage } from '../http-errors';
 import type { Route } from '../route-table';
 import { sendText } from '../text-reply';
-import { receiveUpload, uploadProgressBounds, type Received } from '../upload/receive-upload';
+import {
+  receiveUpload,
+  uploadProgressBounds,
+  type Received,
+  type ReceivedFile,
+} from '../upload/receive-upload';
 import { UPLOAD_SLOT_RETRY_SECONDS, type ReleaseSlot } from '../upload/upload-slots';
 
 const PACKAGE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
@@ -70,163 +75,195 @@ function statusUrl(deps: ApiDeps, uploadId: string): string {
   return `${deps.publicUrls.base}/api/v2/uploads/${uploadId}`;
 }
 
-export function uploadRoutes(deps: ApiDeps): Route[] {
-  const { maxApkBytes, uploadWaitTimeoutMs } = deps.limits;
+/**
+ * Takes an upload slot for this client, given back once the body is received (or the reply is
+ * out), or the bound that refused it (Retry-After set): the caller replies 429 or 503.
+ */
+function takeSlot(
+  deps: ApiDeps,
+  req: Request,
+  res: Response,
+): ReleaseSlot | 'address-busy' | 'busy' {
+  const slot = deps.uploadSlots.acquire(clientAddress(req));
+  if (typeof slot === 'string') res.setHeader('Retry-After', String(UPLOAD_SLOT_RETRY_SECONDS));
+  else res.once('close', slot);
+  return slot;
+}
 
-  /**
-   * Takes an upload slot for this client, given back once the body is received (or the reply is
-   * out), or the bound that refused it (Retry-After set): the caller replies 429 or 503.
-   */
-  function takeSlot(req: Request, res: Response): ReleaseSlot | 'address-busy' | 'busy' {
-    const slot = deps.uploadSlots.acquire(clientAddress(req));
-    if (typeof slot === 'string') res.setHeader('Retry-After', String(UPLOAD_SLOT_RETRY_SECONDS));
-    else res.once('close', slot);
-    return slot;
+export async function legacyUpload(deps: ApiDeps, req: Request, res: Response): Promise<void> {
+  const slot = takeSlot(deps, req, res);
+  if (slot === 'address-busy') {
+    sendText(res, 429, 'deploy fails, too many uploads at once from this address; retry later');
+    return;
   }
-
-  async function legacyUpload(req: Request, res: Response): Promise<void> {
-    const slot = takeSlot(req, res);
-    if (slot === 'address-busy') {
-      sendText(res, 429, 'deploy fails, too many uploads at once from this address; retry later');
-      return;
-    }
-    if (slot === 'busy') {
-      sendText(res, 503, 'deploy fails, too many uploads at once; retry later');
-      return;
-    }
-    try {
-      await receiveLegacyUpload(req, res, slot);
-    } finally {
-      slot();
-    }
+  if (slot === 'busy') {
+    sendText(res, 503, 'deploy fails, too many uploads at once; retry later');
+    return;
   }
+  try {
+    const form = await receiveLegacyForm(deps, req, res);
+    if (!form) return;
+    slot(); // the body is in: waiting for the verdict holds no intake
+    await submitLegacyUpload(deps, req, res, form);
+  } finally {
+    slot();
+  }
+}
 
-  async function receiveLegacyUpload(
-    req: Request,
-    res: Response,
-    releaseSlot: ReleaseSlot,
-  ): Promise<void> {
-    // The key is checked before anything of the file is stored: from the Authorization header
-    // before the body is read, else from the form's apiKey field as soon as it is parsed.
-    const auth: { account: Account | null } = { account: null };
-    const authenticate = async (presented: string | undefined) => {
-      auth.account = await apiKeyAccount(deps, req, res, presented, { countMissing: true });
-      if (!auth.account) throw new AppError('UNAUTHENTICATED');
-    };
-    const header = bearerKey(req);
-    if (header !== undefined) {
-      try {
-        await authenticate(header);
-      } catch (err) {
-        sendText(res, ...keyRefusalText(err, false));
-        return;
-      }
-    }
-    const received = await receiveUpload(req, deps.blobs, {
-      maxApkBytes,
-      preAuthBytes: deps.limits.uploads.preAuthBytes,
-      progress: uploadProgressBounds(deps.limits.uploads),
-      ...(header === undefined ? { authenticate } : {}),
-    });
-    if (!received.ok) {
-      if (received.reason === 'refused') {
-        sendText(res, ...keyRefusalText(received.error, received.keyAfterFile));
-        return;
-      }
-      const [status, text] = refusalText(received, maxApkBytes);
-      if (status === 503) res.setHeader('Retry-After', '5');
-      sendText(res, status, text);
-      return;
-    }
-    releaseSlot(); // the body is in: waiting for the verdict holds no intake
-    const { fields, file } = received;
-    const { account } = auth;
-    if (!account) throw new Error('receiveUpload accepted a form whose key was not checked');
-    if (!file) {
-      sendText(res, 422, LEGACY_TEXT.APK_INVALID);
-      return;
-    }
-    let uploadId: string;
+interface LegacyForm {
+  readonly account: Account;
+  readonly fields: ReadonlyMap<string, string>;
+  readonly file: ReceivedFile;
+}
+
+/**
+ * The form of a legacy upload whose key was accepted, or null once the refusal is sent. The key
+ * is checked before anything of the file is stored: from the Authorization header before the body
+ * is read, else from the form's apiKey field as soon as it is parsed.
+ */
+async function receiveLegacyForm(
+  deps: ApiDeps,
+  req: Request,
+  res: Response,
+): Promise<LegacyForm | null> {
+  const { maxApkBytes } = deps.limits;
+  const auth: { account: Account | null } = { account: null };
+  const authenticate = async (presented: string | undefined) => {
+    auth.account = await apiKeyAccount(deps, req, res, presented, { countMissing: true });
+    if (!auth.account) throw new AppError('UNAUTHENTICATED');
+  };
+  const header = bearerKey(req);
+  if (header !== undefined) {
     try {
-      uploadId = await deps.ingest.submit(account.id, file, {
-        current: fields.get('current') === 'true',
-        whatsnew: fields.get('whatsnew') ?? null,
-        expectedPackage: null,
-      });
+      await authenticate(header);
     } catch (err) {
-      if (!isDependencyOutage(err)) throw err;
-      res.setHeader('Retry-After', '5');
-      sendText(res, 503, 'deploy fails, service unavailable; retry later');
-      return;
+      sendText(res, ...keyRefusalText(err, false));
+      return null;
     }
-    if (wantsAsync(req, fields)) {
-      res.status(202).json({ jobId: uploadId, statusUrl: statusUrl(deps, uploadId) });
-      return;
-    }
-    const verdict = await deps.ingest.waitForVerdict(uploadId, uploadWaitTimeoutMs);
-    if (!verdict) {
-      sendText(res, 202, `deploy queued, still processing; status: ${statusUrl(deps, uploadId)}`);
-      return;
-    }
-    const reply = legacyReply(verdict, maxApkBytes);
-    sendText(res, reply.status, reply.text);
   }
+  const received = await receiveUpload(req, deps.blobs, {
+    maxApkBytes,
+    preAuthBytes: deps.limits.uploads.preAuthBytes,
+    progress: uploadProgressBounds(deps.limits.uploads),
+    ...(header === undefined ? { authenticate } : {}),
+  });
+  if (!received.ok) {
+    if (received.reason === 'refused') {
+      sendText(res, ...keyRefusalText(received.error, received.keyAfterFile));
+      return null;
+    }
+    const [status, text] = refusalText(received, maxApkBytes);
+    if (status === 503) res.setHeader('Retry-After', '5');
+    sendText(res, status, text);
+    return null;
+  }
+  const { fields, file } = received;
+  const { account } = auth;
+  if (!account) throw new Error('receiveUpload accepted a form whose key was not checked');
+  if (!file) {
+    sendText(res, 422, LEGACY_TEXT.APK_INVALID);
+    return null;
+  }
+  return { account, fields, file };
+}
 
-  async function jsonUpload(req: Request, res: Response): Promise<void> {
-    const account = currentAccount(res);
-    const expectedPackage = String(req.params.package);
-    if (!PACKAGE_PATTERN.test(expectedPackage)) {
-      throw new AppError('VALIDATION_FAILED', { message: 'the path must name an Android package' });
-    }
-    const slot = takeSlot(req, res);
-    if (slot === 'address-busy') throw new AppError('UPLOADS_PER_ADDRESS_BUSY');
-    if (slot === 'busy') throw new AppError('UPLOADS_BUSY');
-    const received = await receiveUpload(req, deps.blobs, {
-      maxApkBytes,
-      progress: uploadProgressBounds(deps.limits.uploads),
-    }).finally(slot);
-    if (!received.ok) {
-      if (received.reason === 'refused') throw received.error;
-      if (received.reason === 'too-slow')
-        throw new AppError('UPLOAD_TOO_SLOW', { message: received.detail });
-      if (received.reason === 'too-large')
-        throw new AppError('APK_TOO_LARGE', { message: received.detail });
-      if (received.reason === 'unavailable') throw new AppError('DEPENDENCY_UNAVAILABLE');
-      throw new AppError('VALIDATION_FAILED', { message: received.detail });
-    }
-    if (!received.file)
-      throw new AppError('VALIDATION_FAILED', { message: 'the form must carry an apk file' });
-    const uploadId = await deps.ingest.submit(account.id, received.file, {
-      current: received.fields.get('current') === 'true',
-      whatsnew: received.fields.get('whatsnew') ?? null,
-      expectedPackage,
+/** Queues a received legacy upload and answers its verdict (or 202 when asked, or on timeout). */
+async function submitLegacyUpload(
+  deps: ApiDeps,
+  req: Request,
+  res: Response,
+  { account, fields, file }: LegacyForm,
+): Promise<void> {
+  let uploadId: string;
+  try {
+    uploadId = await deps.ingest.submit(account.id, file, {
+      current: fields.get('current') === 'true',
+      whatsnew: fields.get('whatsnew') ?? null,
+      expectedPackage: null,
     });
+  } catch (err) {
+    if (!isDependencyOutage(err)) throw err;
+    res.setHeader('Retry-After', '5');
+    sendText(res, 503, 'deploy fails, service unavailable; retry later');
+    return;
+  }
+  if (wantsAsync(req, fields)) {
     res.status(202).json({ jobId: uploadId, statusUrl: statusUrl(deps, uploadId) });
+    return;
   }
-
-  async function uploadStatus(req: Request, res: Response): Promise<void> {
-    const account = currentAccount(res);
-    const jobId = String(req.params.jobId);
-    const upload = /^[0-9a-f]{24}$/.test(jobId) ? await deps.ingest.find(account.id, jobId) : null;
-    if (!upload) throw new AppError('NOT_FOUND', { message: 'no such upload' });
-    const verdict = upload.verdict;
-    const apk =
-      verdict?.status === 'accepted'
-        ? await catalog(deps.db).apks.findOne({ uploadId: jobId })
-        : null;
-    res.json({
-      jobId,
-      status: upload.status,
-      verdict:
-        verdict === null
-          ? null
-          : verdict.status === 'accepted'
-            ? { code: 'ACCEPTED', message: LEGACY_TEXT.ACCEPTED }
-            : { code: verdict.code, message: verdict.message },
-      apk: apk ? presentApk(apk) : null,
-    });
+  const verdict = await deps.ingest.waitForVerdict(uploadId, deps.limits.uploadWaitTimeoutMs);
+  if (!verdict) {
+    sendText(res, 202, `deploy queued, still processing; status: ${statusUrl(deps, uploadId)}`);
+    return;
   }
+  const reply = legacyReply(verdict, deps.limits.maxApkBytes);
+  sendText(res, reply.status, reply.text);
+}
 
+/** The error a refused JSON upload answers. */
+function refusalError(refusal: Refusal): unknown {
+  switch (refusal.reason) {
+    case 'refused':
+      return refusal.error;
+    case 'too-slow':
+      return new AppError('UPLOAD_TOO_SLOW', { message: refusal.detail });
+    case 'too-large':
+      return new AppError('APK_TOO_LARGE', { message: refusal.detail });
+    case 'unavailable':
+      return new AppError('DEPENDENCY_UNAVAILABLE');
+    default:
+      return new AppError('VALIDATION_FAILED', { message: refusal.detail });
+  }
+}
+
+export async function jsonUpload(deps: ApiDeps, req: Request, res: Response): Promise<void> {
+  const account = currentAccount(res);
+  const expectedPackage = String(req.params.package);
+  if (!PACKAGE_PATTERN.test(expectedPackage)) {
+    throw new AppError('VALIDATION_FAILED', { message: 'the path must name an Android package' });
+  }
+  const slot = takeSlot(deps, req, res);
+  if (slot === 'address-busy') throw new AppError('UPLOADS_PER_ADDRESS_BUSY');
+  if (slot === 'busy') throw new AppError('UPLOADS_BUSY');
+  const received = await receiveUpload(req, deps.blobs, {
+    maxApkBytes: deps.limits.maxApkBytes,
+    progress: uploadProgressBounds(deps.limits.uploads),
+  }).finally(slot);
+  if (!received.ok) throw refusalError(received);
+  if (!received.file)
+    throw new AppError('VALIDATION_FAILED', { message: 'the form must carry an apk file' });
+  const uploadId = await deps.ingest.submit(account.id, received.file, {
+    current: received.fields.get('current') === 'true',
+    whatsnew: received.fields.get('whatsnew') ?? null,
+    expectedPackage,
+  });
+  res.status(202).json({ jobId: uploadId, statusUrl: statusUrl(deps, uploadId) });
+}
+
+export async function uploadStatus(deps: ApiDeps, req: Request, res: Response): Promise<void> {
+  const account = currentAccount(res);
+  const jobId = String(req.params.jobId);
+  const upload = /^[0-9a-f]{24}$/.test(jobId) ? await deps.ingest.find(account.id, jobId) : null;
+  if (!upload) throw new AppError('NOT_FOUND', { message: 'no such upload' });
+  const verdict = upload.verdict;
+  const apk =
+    verdict?.status === 'accepted'
+      ? await catalog(deps.db).apks.findOne({ uploadId: jobId })
+      : null;
+  res.json({
+    jobId,
+    status: upload.status,
+    verdict:
+      verdict === null
+        ? null
+        : verdict.status === 'accepted'
+          ? { code: 'ACCEPTED', message: LEGACY_TEXT.ACCEPTED }
+          : { code: verdict.code, message: verdict.message },
+    apk: apk ? presentApk(apk) : null,
+  });
+}
+
+export function uploadRoutes(deps: ApiDeps): Route[] {
   return [
     {
       method: 'post',
@@ -235,7 +272,7 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
       access: 'apiKey',
       summary:
         'PushLink-compatible upload (multipart: apiKey, apk, current, whatsnew); plain-text reply.',
-      handlers: [legacyUpload],
+      handlers: [(req, res) => legacyUpload(deps, req, res)],
     },
     {
       method: 'post',
@@ -244,7 +281,10 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
       access: 'apiKey',
       summary:
         'Upload an APK of this package (multipart: apk, current, whatsnew); answers 202 at once.',
-      handlers: [bearerAuth(deps, { countMissing: true }), jsonUpload],
+      handlers: [
+        bearerAuth(deps, { countMissing: true }),
+        (req, res) => jsonUpload(deps, req, res),
+      ],
     },
     {
       method: 'get',
@@ -253,7 +293,7 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
       access: 'apiKey',
       summary:
         "An upload's progress: queued, processing, done or failed, with the verdict and APK.",
-      handlers: [bearerAuth(deps), uploadStatus],
+      handlers: [bearerAuth(deps), (req, res) => uploadStatus(deps, req, res)],
     },
   ];
 }

@@ -3,13 +3,12 @@
  * disable an installation. Each one asks the same use-case as the JSON API.
  */
 import { setCurrentApk } from '../../shared/catalog/current-apk';
-import { linkToken } from '../../shared/catalog/download-links';
+import { insertDownloadLink, linkToken } from '../../shared/catalog/download-links';
+import { pickApk } from '../../shared/catalog/pick-apk';
 import { apksOf } from '../../shared/catalog/queries';
 import { AppError } from '../../shared/errors';
 import type { ApiDeps } from '../deps';
 import { changeInstallationStatus } from '../push/installation-cards';
-import { pickApk } from '../routes/apps';
-import { insertDownloadLink } from '../routes/download-links';
 import { linkPage } from './app-views';
 import { sendPage, viewerAndApp, type PageHandler } from './pages';
 import { messagePage } from './views';

@@ -1,6 +1,6 @@
 /** The app page of the web administration: tabs APKs, Installations, Exceptions; a link page. */
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
-import type { listInstallations } from '../routes/installations-list';
+import type { listInstallations } from '../devices/installations-list';
 import { digest, html, type Html } from './html';
 import { layout, uploadForm, type Viewer } from './views';
 

@@ -5,14 +5,10 @@
  * registration, the push stream and exception delivery. A second `start` is ignored with a log
  * line.
  */
-import type { BackoffPolicy } from './backoff';
+import { clientParts, type ClientHooks, type ClientParts } from './client-parts';
 import type { ClientEvent, EventListener } from './events';
-import { ExceptionQueue } from './exception-queue';
 import { exceptionReport } from './exception-report';
-import { PendingUpdate } from './pending-update';
 import type { Cancel, Ports } from './ports';
-import { PushConnection } from './push-connection';
-import { routeEvent } from './route-event';
 import {
   checkKey,
   pairs,
@@ -25,12 +21,9 @@ import { Strategies, type StrategyName, type StrategyObject } from './strategies
 
 export { REQUIRED_START_PARAMS, StartParamsError, type ClientOptions, type StartParams };
 
-interface Running {
+interface Running extends ClientParts {
   readonly ports: Ports;
   readonly params: StartParams;
-  readonly updates: PendingUpdate;
-  readonly exceptions: ExceptionQueue;
-  readonly push: PushConnection;
   lastDownloadedMd5: string | null;
   stopCapture: Cancel | undefined;
   /** The start sequence (saved state read, stream started); `close` waits for it. */
@@ -76,83 +69,17 @@ export class DeviceClient<P extends StartParams = StartParams> {
     const missing = REQUIRED_START_PARAMS.filter((k) => typeof p[k] !== 'string' || p[k] === '');
     if (missing.length > 0) throw new StartParamsError(missing);
     const ports = this.makePorts(params);
-    const backoff = (b: BackoffPolicy | undefined, initialMs: number, maxMs: number) =>
-      b ?? { initialMs, maxMs, jitter: 0.5 };
-    const emit = this.emit;
-    const updates = new PendingUpdate({
-      ports,
-      strategies: this.strategies,
-      packageName: params.packageName,
-      appName: params.appName || params.packageName,
-      apiKey: params.apiKey,
-      deviceId: params.deviceId,
-      installedMd5: params.installedMd5 ?? null,
-      applyIntervalMs: this.options.applyIntervalMs ?? 30_000,
-      downloadBackoff: backoff(this.options.downloadBackoff, 1_000, 60_000),
-      maxTamperedDownloads: this.options.maxTamperedDownloads ?? 3,
-      idle: () => this.idleFlag,
-      activity: () => this.activity,
-      emit,
-      downloaded: (md5) => {
-        if (this.running) this.running.lastDownloadedMd5 = md5;
-      },
-    });
-    const exceptions = new ExceptionQueue({
-      ports,
-      baseUrl: params.baseUrl.replace(/\/+$/, ''),
-      apiKey: params.apiKey,
-      backoff: backoff(this.options.exceptionBackoff, 1_000, 5 * 60_000),
-      emit,
-      maxSize: this.maxQueue,
-    });
-    const push = new PushConnection({
-      ports,
-      pushUrl: params.pushUrl.replace(/\/+$/, ''),
-      apiKey: params.apiKey,
-      ...(this.options.pushPublicKey ? { pushPublicKey: this.options.pushPublicKey } : {}),
-      backoff: backoff(this.options.reconnectBackoff, 1_000, 60_000),
-      registration: () => ({
-        package: params.packageName,
-        deviceId: params.deviceId,
-        installedMd5: params.installedMd5 ?? null,
-        lastDownloadedMd5: this.running?.lastDownloadedMd5 ?? null,
-        strategy: this.strategies.name,
-        ...(params.device ? { device: params.device } : {}),
-        ...(params.location ? { location: params.location } : {}),
-        metadata: pairs(this.metadata),
-      }),
-      emit,
-      onEvent: (event, key, accountId) =>
-        routeEvent(
-          ports,
-          params,
-          key,
-          accountId,
-          event,
-          updates,
-          (s) => this.setStatus(s),
-          () => this.status,
-          emit,
-        ),
-      onStatus: (s) => {
-        this.setStatus(s);
-        exceptions.onRegistered();
-      },
-      onRegistrationFailed: (reason) => exceptions.onRegistrationFailed(reason),
-    });
     const running: Running = {
       ports,
       params,
-      updates,
-      exceptions,
-      push,
+      ...clientParts(ports, params, this.hooks()),
       lastDownloadedMd5: null,
       stopCapture: undefined,
       ready: Promise.resolve(),
     };
     this.running = running;
     for (const e of this.early.splice(0))
-      exceptions.enqueue(e.fp, {
+      running.exceptions.enqueue(e.fp, {
         ...e.body,
         package: params.packageName,
         deviceId: params.deviceId,
@@ -160,12 +87,31 @@ export class DeviceClient<P extends StartParams = StartParams> {
       });
     if (this.captureWanted) this.enableExceptionNotification();
     running.ready = (async () => {
-      await exceptions.load();
-      await updates.load();
-      push.start();
+      await running.exceptions.load();
+      await running.updates.load();
+      running.push.start();
     })().catch((err: unknown) =>
       ports.logger.log('error', `start failed: ${(err as Error).message}`),
     );
+  }
+
+  /** What the running parts read of this client, and tell it. */
+  private hooks(): ClientHooks {
+    return {
+      options: this.options,
+      strategies: this.strategies,
+      metadata: this.metadata,
+      maxQueue: this.maxQueue,
+      emit: this.emit,
+      idle: () => this.idleFlag,
+      activity: () => this.activity,
+      status: () => this.status,
+      setStatus: (s) => this.setStatus(s),
+      lastDownloadedMd5: () => this.running?.lastDownloadedMd5 ?? null,
+      downloaded: (md5) => {
+        if (this.running) this.running.lastDownloadedMd5 = md5;
+      },
+    };
   }
 
   private setStatus(status: 'enabled' | 'disabled'): void {

@@ -86,13 +86,18 @@ export function validateSignUp(input: SignUp): { email: string; password: string
   if (!EMAIL_PATTERN.test(email)) problems.push('email must be an email address');
   const password = typeof input.password === 'string' ? input.password : '';
   problems.push(...passwordProblems(password));
+  refuseProblems(problems);
+  return { email, password };
+}
+
+/** 400 VALIDATION_FAILED naming every problem, if there is one. */
+function refuseProblems(problems: string[]): void {
   if (problems.length > 0) {
     throw new AppError('VALIDATION_FAILED', {
       message: problems.join('; '),
       details: { problems },
     });
   }
-  return { email, password };
 }
 
 /** Login and password change: hashes checked in constant time, rehashed when parameters rose. */
@@ -121,13 +126,7 @@ function passwordMethods(
     },
 
     async changePassword(accountId, current, next) {
-      const problems = passwordProblems(next);
-      if (problems.length > 0) {
-        throw new AppError('VALIDATION_FAILED', {
-          message: problems.join('; '),
-          details: { problems },
-        });
-      }
+      refuseProblems(passwordProblems(next));
       const doc = await accounts.findOne({ _id: new ObjectId(accountId) });
       if (!doc) throw new AppError('NOT_FOUND', { message: 'account not found' });
       if (!(await verifyPassword(current, doc.passwordHash))) return false;
@@ -137,12 +136,12 @@ function passwordMethods(
   };
 }
 
-export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
-  const accounts = accountsCollection(db);
-
+/** Sign-up and the API key: created, checked, revealed and replaced. */
+function apiKeyMethods(
+  accounts: Collection<AccountDoc>,
+  keys: KeyRing,
+): Pick<AccountsService, 'create' | 'authenticateApiKey' | 'revealApiKey' | 'regenerateApiKey'> {
   return {
-    ...passwordMethods(accounts),
-
     async create(input) {
       const { email, password } = validateSignUp(input);
       const plan = input.plan ?? FREE_PLAN;
@@ -185,11 +184,6 @@ export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
       return unsealApiKey(keys, accountId, doc.apiKeySealed);
     },
 
-    async findByEmail(email) {
-      const doc = await accounts.findOne({ email: normaliseEmail(email) });
-      return doc ? toAccount(doc) : null;
-    },
-
     async regenerateApiKey(accountId) {
       const apiKey = generateApiKey();
       const result = await accounts.updateOne(
@@ -206,6 +200,27 @@ export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
         throw new AppError('NOT_FOUND', { message: 'account not found' });
       return apiKey;
     },
+  };
+}
+
+/** The account of an email, or a 404 naming it. */
+function foundByEmail(doc: AccountDoc | null, email: string): Account {
+  if (!doc)
+    throw new AppError('NOT_FOUND', {
+      message: `no account with email ${normaliseEmail(email)}`,
+    });
+  return toAccount(doc);
+}
+
+/** An account found by email, and what the operator CLI changes by email (plan, roles). */
+function operatorMethods(
+  accounts: Collection<AccountDoc>,
+): Pick<AccountsService, 'findByEmail' | 'setPlan' | 'setRole'> {
+  return {
+    async findByEmail(email) {
+      const doc = await accounts.findOne({ email: normaliseEmail(email) });
+      return doc ? toAccount(doc) : null;
+    },
 
     async setPlan(email, plan) {
       const valid = validatePlan(plan.installations);
@@ -214,11 +229,7 @@ export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
         { $set: { plan: valid, updatedAt: new Date() } },
         { returnDocument: 'after' },
       );
-      if (!doc)
-        throw new AppError('NOT_FOUND', {
-          message: `no account with email ${normaliseEmail(email)}`,
-        });
-      return toAccount(doc);
+      return foundByEmail(doc, email);
     },
 
     async setRole(email, role, granted) {
@@ -230,11 +241,16 @@ export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
         },
         { returnDocument: 'after' },
       );
-      if (!doc)
-        throw new AppError('NOT_FOUND', {
-          message: `no account with email ${normaliseEmail(email)}`,
-        });
-      return toAccount(doc);
+      return foundByEmail(doc, email);
     },
+  };
+}
+
+export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
+  const accounts = accountsCollection(db);
+  return {
+    ...passwordMethods(accounts),
+    ...apiKeyMethods(accounts, keys),
+    ...operatorMethods(accounts),
   };
 }

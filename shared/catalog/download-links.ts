@@ -9,6 +9,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { KeyRing } from '../crypto/keys';
+import type { ApkDoc, AppDoc } from './types';
 
 export interface DownloadLinkDoc {
   _id: ObjectId;
@@ -95,4 +96,53 @@ export async function countDownload(db: Db, link: DownloadLinkDoc, now: Date): P
     $inc: { downloads: 1, unfinished: 1 },
   });
   return result.modifiedCount === 1;
+}
+
+/** Records a new download link to `apk` (made by the JSON API and the web administration). */
+export async function insertDownloadLink(
+  deps: { readonly db: Db; readonly now: () => Date },
+  app: AppDoc,
+  apk: ApkDoc,
+  ttlSeconds: number,
+  maxDownloads: number | null,
+): Promise<DownloadLinkDoc> {
+  const now = deps.now();
+  const link: DownloadLinkDoc = {
+    _id: new ObjectId(),
+    accountId: app.accountId,
+    appId: app._id,
+    apkId: apk._id,
+    package: app.package,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + ttlSeconds * 1000),
+    maxDownloads,
+    downloads: 0,
+    unfinished: 0,
+    revokedAt: null,
+  };
+  await downloadLinks(deps.db).insertOne(link);
+  return link;
+}
+
+/** The app's links, newest first. */
+export function linksOf(db: Db, app: AppDoc): Promise<DownloadLinkDoc[]> {
+  return downloadLinks(db)
+    .find({ appId: app._id, accountId: app.accountId })
+    .sort({ createdAt: -1 })
+    .toArray();
+}
+
+/** Revokes the account's link `id` (as the owner wrote it); false when it has no such link. */
+export async function revokeDownloadLink(
+  db: Db,
+  accountId: string,
+  id: string,
+  now: Date,
+): Promise<boolean> {
+  if (!/^[0-9a-f]{24}$/.test(id) || !ObjectId.isValid(id)) return false;
+  const result = await downloadLinks(db).findOneAndUpdate(
+    { _id: new ObjectId(id), accountId },
+    { $set: { revokedAt: now } },
+  );
+  return result !== null;
 }
