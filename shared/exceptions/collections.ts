@@ -53,6 +53,19 @@ export interface ExceptionGroupDoc {
   versions: string[];
   devices: string[];
   lastReportId: string;
+  /**
+   * Reports counted here whose report document may not be stored yet: the proof, for a retried
+   * job, that its report is already counted (workers/processors/group-pending.ts). Absent on
+   * groups written before it existed.
+   */
+  pending?: PendingCount[];
+}
+
+export interface PendingCount {
+  /** The report id. */
+  readonly id: string;
+  /** When it was counted. */
+  readonly at: Date;
 }
 
 export function exceptionCollections(db: Db): {

@@ -25,6 +25,9 @@ export interface ExceptionIngestResult {
   readonly groupId: string;
 }
 
+/** How long a job that failed for good is kept, so that it can still be retried (seconds). */
+export const FAILED_JOB_KEPT_S = 7 * 24 * 3600;
+
 const REPORT_ID = /^[0-9a-f]{32}-\d{1,16}$/;
 
 function strings(value: unknown, what: string): string[] {
@@ -96,6 +99,6 @@ export const exceptionIngestQueue = defineQueue<
     backoff: { type: 'exponential', delay: 1_000 },
     // Payloads can carry a screenshot of hundreds of KB: do not keep finished jobs in Redis.
     removeOnComplete: true,
-    removeOnFail: { age: 7 * 24 * 3600, count: 1_000 },
+    removeOnFail: { age: FAILED_JOB_KEPT_S, count: 1_000 },
   },
 });

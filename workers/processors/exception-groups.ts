@@ -6,11 +6,18 @@
  * 909). So every write to a group document happens under a per-group Redis lock, and a worker
  * process coalesces the reports waiting for the same group into one update (`$inc` by the batch
  * size, `$addToSet` with `$each`), which also cuts MongoDB writes under load.
+ *
+ * Counting is idempotent per report: under the lock, the group's `pending` list and the reports'
+ * stored markers tell which reports of a batch are counted already (group-pending.ts says why
+ * that is exact), and the count and the new `pending` list are one single-document write.
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { MongoServerError, type Db } from 'mongodb';
-import { exceptionCollections } from '../../shared/exceptions/collections';
+import { exceptionCollections, type PendingCount } from '../../shared/exceptions/collections';
+import { DAY_MS } from '../../shared/exceptions/sliding-window';
+import { FAILED_JOB_KEPT_S } from '../../shared/queues/exception-ingest';
+import { idsToCheck, planCount } from './group-pending';
 
 export interface GroupEntry {
   readonly reportId: string;
@@ -28,7 +35,7 @@ export interface GroupEntry {
 }
 
 export interface GroupWriter {
-  /** Resolves once the entry is counted in its group. */
+  /** Resolves once the entry is counted in its group (at most once per report id). */
   count(entry: GroupEntry): Promise<void>;
 }
 
@@ -44,6 +51,8 @@ return 0
 
 const LOCK_TTL_MS = 30_000;
 const LOCK_WAIT_MS = 60_000;
+/** A failed job can be retried while it is kept; a day more covers its own retries. */
+const PENDING_KEEP_MS = FAILED_JOB_KEPT_S * 1000 + DAY_MS;
 
 interface Waiting {
   readonly entry: GroupEntry;
@@ -69,7 +78,7 @@ async function withLock<T>(redis: Redis, key: string, work: () => Promise<T>): P
 }
 
 /** One update counting a batch of reports of one group (upserting the group). */
-function batchUpdate(batch: readonly GroupEntry[]) {
+function batchUpdate(batch: readonly GroupEntry[], pending: readonly PendingCount[]) {
   const first = batch[0]!;
   const handled = batch.filter((e) => e.handled).length;
   const times = batch.map((e) => e.receivedAt.getTime());
@@ -82,7 +91,7 @@ function batchUpdate(batch: readonly GroupEntry[]) {
       versions: { $each: [...new Set(batch.map((e) => e.version))] },
       devices: { $each: [...new Set(batch.map((e) => e.deviceId))] },
     },
-    $set: { lastReportId: latest.reportId },
+    $set: { lastReportId: latest.reportId, pending: [...pending] },
     $setOnInsert: {
       accountId: first.accountId,
       appId: first.appId,
@@ -94,25 +103,48 @@ function batchUpdate(batch: readonly GroupEntry[]) {
   };
 }
 
-export function groupWriter(
+export interface GroupKeys {
+  /** The group's lock. */
+  lock(groupId: string): string;
+  /** The marker set once the report document is stored. */
+  stored(reportId: string): string;
+}
+
+/** Counts, in one write, the reports of `batch` not counted yet (run it under the group's lock). */
+async function countOnce(
   db: Db,
   redis: Redis,
-  lockKey: (groupId: string) => string,
-): GroupWriter {
+  keys: GroupKeys,
+  groupId: string,
+  batch: readonly GroupEntry[],
+): Promise<void> {
+  const { groups } = exceptionCollections(db);
+  const group = await groups.findOne({ _id: groupId }, { projection: { pending: 1 } });
+  const pending = group?.pending ?? [];
+  const ids = idsToCheck(batch, pending);
+  const markers = await Promise.all(ids.map((id) => redis.exists(keys.stored(id))));
+  const stored = new Set(ids.filter((_, i) => markers[i] === 1));
+  const plan = planCount(batch, pending, stored, new Date(), PENDING_KEEP_MS);
+  if (!plan.changed) return;
+  if (plan.fresh.length === 0) {
+    await groups.updateOne({ _id: groupId }, { $set: { pending: plan.pending } });
+    return;
+  }
+  const update = batchUpdate(plan.fresh, plan.pending);
+  try {
+    await groups.updateOne({ _id: groupId }, update, { upsert: true });
+  } catch (err) {
+    if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+    await groups.updateOne({ _id: groupId }, update);
+  }
+}
+
+export function groupWriter(db: Db, redis: Redis, keys: GroupKeys): GroupWriter {
   const pending = new Map<string, Waiting[]>();
   const flushing = new Set<string>();
 
   async function write(groupId: string, batch: readonly GroupEntry[]): Promise<void> {
-    const { groups } = exceptionCollections(db);
-    const update = batchUpdate(batch);
-    await withLock(redis, lockKey(groupId), async () => {
-      try {
-        await groups.updateOne({ _id: groupId }, update, { upsert: true });
-      } catch (err) {
-        if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
-        await groups.updateOne({ _id: groupId }, update);
-      }
-    });
+    await withLock(redis, keys.lock(groupId), () => countOnce(db, redis, keys, groupId, batch));
   }
 
   async function flush(groupId: string): Promise<void> {

@@ -5,10 +5,11 @@
  * - a stored report leaves a Redis marker (kept 25 h, longer than the window in which a resend
  *   can map to the same report id): its job finds it and does nothing more;
  * - the screenshot's GridFS id derives from the report id, and a complete copy is kept;
- * - the group is counted (exception-groups.ts) before the report document is inserted, and the
- *   insert (`_id` = report id, so it cannot happen twice) is the job's last write. A crash between
- *   the two would count the report twice on retry; that window is two consecutive writes
- *   (FerretDB has no transactions to close it).
+ * - the group is counted (exception-groups.ts) before the report document is inserted
+ *   (`_id` = report id, so it cannot happen twice), then the marker is set. The count is exact
+ *   however a run fails: the group's write records the report id in its `pending` list, and the
+ *   id leaves that list only once its marker exists (group-pending.ts); a retry finds one or the
+ *   other and does not count again. A report is never stored without having been counted.
  * Inserts and group updates are coalesced per worker process (coalesce.ts, exception-groups.ts).
  * Every read and write here addresses one document by `_id`: FerretDB v1 scans a collection for
  * other filters, which would make ingestion slow down as reports accumulate.
@@ -89,7 +90,10 @@ export function exceptionIngestProcessor(
       screenshotBytes = bytes.length;
     }
 
-    groups ??= groupWriter(deps.db, deps.redis, redisKeys(deps.prefix).exceptionGroupLock);
+    groups ??= groupWriter(deps.db, deps.redis, {
+      lock: redisKeys(deps.prefix).exceptionGroupLock,
+      stored: redisKeys(deps.prefix).exceptionStored,
+    });
     await groups.count({
       reportId: job.reportId,
       groupId,

@@ -1,21 +1,15 @@
 import { Readable } from 'node:stream';
 import { ObjectId } from 'mongodb';
 import { Redis } from 'ioredis';
-import { createLogger } from '../../../shared/log';
 import { appendNotice } from '../../../shared/notices/append-notice';
 import { redisKeys } from '../../../shared/redis-keys';
 import { gridFsBlobStore } from '../../../shared/storage/blob-store';
 import { housekeepingProcessor } from '../../../workers/processors/housekeeping';
+import { jobContext } from '../../helpers/job-context';
 import { track } from '../../helpers/resources';
 import { isolation, serviceUrls, useIsolatedMongo } from '../../helpers/services';
 
-const ctx = {
-  jobId: '1',
-  attempt: 1,
-  maxAttempts: 1,
-  log: createLogger('silent'),
-  signal: new AbortController().signal,
-};
+const ctx = jobContext();
 const db = useIsolatedMongo();
 const { prefix } = isolation();
 

@@ -13,7 +13,7 @@ import { fixture } from '../../helpers/uploads';
 import { recordFigures } from '../report';
 import { ingestUnderFault } from './ingest-under-fault';
 import { usePrivateStack, type PrivateServices } from './private-services';
-import { startTcpProxy } from './tcp-proxy';
+import { startTcpProxy } from '../../helpers/tcp-proxy';
 
 let services: PrivateServices;
 let stack: TestStack;

@@ -4,7 +4,7 @@
  * proxy stops listening for a while (connections refused), as when the service restarts just then.
  */
 import { createServer, connect, type Socket } from 'node:net';
-import { track } from '../../helpers/resources';
+import { track } from './resources';
 
 export interface TcpProxy {
   readonly port: number;

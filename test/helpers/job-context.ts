@@ -1,0 +1,13 @@
+/** What a processor gets besides its payload, for tests that call a processor directly. */
+import { createLogger } from '../../shared/log';
+import type { JobContext } from '../../workers/processor';
+
+export function jobContext(attempt = 1, maxAttempts = 1): JobContext {
+  return {
+    jobId: '1',
+    attempt,
+    maxAttempts,
+    log: createLogger('silent'),
+    signal: new AbortController().signal,
+  };
+}
