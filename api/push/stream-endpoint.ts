@@ -12,15 +12,18 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createSession } from 'better-sse';
-import { installationId, REGISTER_TEXT } from '../../shared/devices/installations';
+import {
+  installationCard,
+  installationId,
+  REGISTER_TEXT,
+  type DeviceLookups,
+} from '../../shared/devices/store';
 import { apiKeyAccount, isAuthRateLimited, type ClientView } from '../auth';
 import type { Logger } from '../../shared/log';
 import type { ApiDeps } from '../deps';
 import { replyWithError } from '../http-errors';
 import { trackRequest } from '../request-log';
 import { sendText } from '../text-reply';
-import type { DeviceLookups } from './device-lookups';
-import { installationCard } from './installation-cards';
 import { LightHttp1Connection, parseQuery } from './light-connection';
 
 export const STREAM_PATH = '/api/v2/stream';

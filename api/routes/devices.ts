@@ -7,12 +7,15 @@
 import type { Request, Response } from 'express';
 import type { Account } from '../../shared/accounts/types';
 import {
+  changeInstallationStatus,
+  deviceLookups,
+  installationCard,
   installationId,
-  installations,
-  registerInstallation,
+  recordReported,
+  registerDevice,
   REGISTER_TEXT,
   reportedChanges,
-} from '../../shared/devices/installations';
+} from '../../shared/devices/store';
 import { parseInstallOutcome } from '../../shared/devices/install-outcome';
 import { parseRegistration } from '../../shared/devices/registration-input';
 import { publicKeyInfo } from '../../shared/devices/push-signing';
@@ -20,14 +23,7 @@ import { AppError } from '../../shared/errors';
 import { apiKeyAccount, bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
 import { DEVICE_HOSTS, type Route } from '../route-table';
-import { deviceLookups } from '../push/device-lookups';
 import { STREAM_PATH, streamEndpoint } from '../push/stream-endpoint';
-import {
-  changeInstallationStatus,
-  installationCard,
-  registerWithCard,
-  writeInstallation,
-} from '../push/installation-cards';
 import { appOf } from './apps';
 import { listInstallations } from './installations-list';
 
@@ -53,10 +49,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
   async function register(req: Request, res: Response): Promise<void> {
     const account = await device(req, res);
     const input = parseRegistration(req.body);
-    const id = installationId(account.id, input.package, input.deviceId);
-    const inst = await registerWithCard(deps, { accountId: account.id, ...input }, id, () =>
-      registerInstallation(deps.db, account, input, deps.now()),
-    );
+    const inst = await registerDevice(deps, account, input, deps.now());
     res.json({
       status: inst.status,
       // Signed notices name the account (format 2): the device checks them against this.
@@ -70,8 +63,8 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
   /**
    * A heartbeat is a sighting (Redis); the installation's document is written only when the
    * device reports something new (hashes, metadata). A fleet beating every 30 s must not make
-   * FerretDB read or rewrite documents all the time. An installation outcome (`lastInstall`) is
-   * sent once by the device, so it is always written.
+   * the database read or rewrite documents all the time (shared/devices/store.ts says why). An
+   * installation outcome (`lastInstall`) is sent once by the device, so it is always written.
    */
   async function heartbeat(req: Request, res: Response): Promise<void> {
     const account = await device(req, res);
@@ -90,15 +83,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
     await deps.live.seen(app, [id.toHexString()], now);
     const reported = reportedChanges(card, input);
     const set = outcome ? { ...reported, lastInstall: { ...outcome, reportedAt: now } } : reported;
-    if (set) {
-      await writeInstallation(deps, app, id, () =>
-        installations(deps.db).findOneAndUpdate(
-          { _id: id },
-          { $set: { ...set, lastSeenAt: now } },
-          { returnDocument: 'after' },
-        ),
-      );
-    }
+    if (set) await recordReported(deps, app, id, set, now);
     res.json({ status: card.status, heartbeatSeconds });
   }
 

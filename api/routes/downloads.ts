@@ -7,16 +7,15 @@ import type { Request, Response } from 'express';
 import { apksOf, currentApkOf, findApp } from '../../shared/catalog/queries';
 import { presentApk } from '../../shared/catalog/present';
 import {
-  findInstallation,
+  installationCard,
   installationId,
-  installations as installationsOf,
-} from '../../shared/devices/installations';
-import { lastSeenAt } from '../../shared/devices/live-state';
+  installationSeen,
+  recordDownload,
+} from '../../shared/devices/store';
 import { AppError } from '../../shared/errors';
 import { apiKeyAccount, isAuthRateLimited } from '../auth';
 import type { ApiDeps } from '../deps';
 import { sendApk } from '../download/send-apk';
-import { installationCard, writeInstallation } from '../push/installation-cards';
 import { DEVICE_HOSTS, type Route } from '../route-table';
 import { sendText } from '../text-reply';
 
@@ -36,8 +35,6 @@ export const DOWNLOAD_TEXT = {
 } as const;
 
 export function downloadRoutes(deps: ApiDeps): Route[] {
-  const installations = installationsOf(deps.db);
-
   async function download(req: Request, res: Response): Promise<void> {
     const pkg = param(req, 'package');
     let account;
@@ -54,8 +51,8 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
     if (!apk) return sendText(res, 404, DOWNLOAD_TEXT.NO_CURRENT);
     const deviceId = param(req, 'deviceId');
     if (deviceId) {
-      // The status from the installation's card (Redis), as push and heartbeat read it: on
-      // FerretDB a read of the document is a scan of every installation.
+      // The status from the installation's card (Redis), as push and heartbeat read it, not
+      // from the document (shared/devices/store.ts says why).
       const id = installationId(account.id, app.package, deviceId);
       const card = await installationCard(deps, app, id);
       if (card?.status === 'disabled') return sendText(res, 403, DOWNLOAD_TEXT.DISABLED);
@@ -63,13 +60,7 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
         // The update funnel: this installation fetched this APK. Once per APK (resumes and
         // repeats write nothing), and the card kept in step, so the heartbeat that reports the
         // same hash next writes nothing either.
-        await writeInstallation(deps, app, id, () =>
-          installations.findOneAndUpdate(
-            { _id: id },
-            { $set: { lastDownloadedMd5: apk.md5, lastDownloadAt: deps.now() } },
-            { returnDocument: 'after' },
-          ),
-        );
+        await recordDownload(deps, app, id, apk.md5, deps.now());
       }
     }
     await sendApk(req, res, apk, deps);
@@ -87,9 +78,7 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
     const apks = await apksOf(deps.db, app);
     const current = app.currentApkId;
     const deviceId = param(req, 'deviceId');
-    const installation = deviceId
-      ? await findInstallation(deps.db, account.id, app.package, deviceId)
-      : null;
+    const installation = deviceId ? await installationSeen(deps, app, deviceId) : null;
     res.json({
       package: app.package,
       label: app.label,
@@ -101,13 +90,10 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
             installation: installation
               ? {
                   deviceId,
-                  status: installation.status,
-                  installedHash: installation.installedMd5,
-                  lastDownloadedHash: installation.lastDownloadedMd5,
-                  lastSeenAt: lastSeenAt(
-                    installation,
-                    (await deps.live.lastSeen(app, [installation._id.toHexString()]))[0] ?? null,
-                  ).toISOString(),
+                  status: installation.doc.status,
+                  installedHash: installation.doc.installedMd5,
+                  lastDownloadedHash: installation.doc.lastDownloadedMd5,
+                  lastSeenAt: installation.lastSeenAt.toISOString(),
                 }
               : null,
           }

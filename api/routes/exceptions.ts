@@ -23,7 +23,7 @@ import { intakeCaches, takeReport, type IntakeDeps } from '../exceptions/intake'
 import { jsonReportFields } from '../exceptions/json-report';
 import { readBody } from '../exceptions/read-body';
 import { isDependencyOutage } from '../http-errors';
-import { cardInstallationLookup } from '../push/installation-cards';
+import { cardInstallationLookup } from '../../shared/devices/store';
 import { DEVICE_HOSTS, type Route } from '../route-table';
 import { sendText } from '../text-reply';
 

@@ -5,8 +5,7 @@ import { catalog } from '../../shared/catalog/collections';
 import { linkToken } from '../../shared/catalog/download-links';
 import { apksOf, appsOf, currentApkOf, findApp } from '../../shared/catalog/queries';
 import type { AppDoc } from '../../shared/catalog/types';
-import { installations } from '../../shared/devices/installations';
-import { seenFilter } from '../../shared/devices/live-state';
+import { changeInstallationStatus, countEnabled, countOnline } from '../../shared/devices/store';
 import { AppError } from '../../shared/errors';
 import { exceptionCollections } from '../../shared/exceptions/collections';
 import { gridFsScreenshots } from '../../shared/exceptions/screenshots';
@@ -14,7 +13,6 @@ import { queueNoticeSink } from '../../shared/queues/notice-sink';
 import { versionNoticeQueue } from '../../shared/queues/version-notice';
 import type { ApiDeps } from '../deps';
 import { exceptionLimit } from '../exceptions/intake';
-import { changeInstallationStatus } from '../push/installation-cards';
 import { pickApk } from '../routes/apps';
 import { insertDownloadLink } from '../routes/download-links';
 import { listInstallations } from '../routes/installations-list';
@@ -72,10 +70,8 @@ export function webPages(deps: ApiDeps) {
           const scope = { accountId: app.accountId, package: app.package };
           const [current, online, enabled, exceptions24h] = await Promise.all([
             currentApkOf(deps.db, app),
-            seenFilter(deps.live, scope, onlineSince, true).then((seen) =>
-              installations(deps.db).countDocuments({ ...scope, ...seen }),
-            ),
-            installations(deps.db).countDocuments({ ...scope, status: 'enabled' }),
+            countOnline(deps, scope, onlineSince),
+            countEnabled(deps, scope),
             reports.countDocuments({
               accountId: app.accountId,
               appId: app._id.toHexString(),
