@@ -8,10 +8,10 @@
  * - the group is counted (exception-groups.ts) before the report document is inserted, and the
  *   insert (`_id` = report id, so it cannot happen twice) is the job's last write. A crash between
  *   the two would count the report twice on retry; that window is two consecutive writes
- *   (FerretDB has no transactions to close it).
+ *   (the database may lack transactions to close it).
  * Inserts and group updates are coalesced per worker process (coalesce.ts, exception-groups.ts).
- * Every read and write here addresses one document by `_id`: FerretDB v1 scans a collection for
- * other filters, which would make ingestion slow down as reports accumulate.
+ * Every read and write here addresses one document by `_id`: a server that scans a collection for
+ * other filters would make ingestion slow down as reports accumulate.
  * A payload that cannot be stored (bad base64) never will be: UnrecoverableError. Nor will one
  * whose app is not of its account (job-ownership.ts), checked before the first write.
  */
