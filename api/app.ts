@@ -12,7 +12,7 @@ import { errorMiddleware, notFound } from './http-errors';
 import { mountOpsBoard } from './ops-board';
 import { requestLog } from './request-log';
 import type { Host, Route } from './route-table';
-import { deviceLookups } from './push/device-lookups';
+import { deviceLookups } from '../shared/devices/store';
 import { isStreamRequest, streamEndpoint } from './push/stream-endpoint';
 import { allRoutes } from './routes';
 

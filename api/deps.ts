@@ -5,7 +5,7 @@ import type { SignupThrottle } from '../shared/accounts/signup-throttle';
 import type { KeyRing } from '../shared/crypto/keys';
 import type { LoginThrottle } from '../shared/accounts/login-throttle';
 import type { PushKeys } from '../shared/devices/push-signing';
-import type { LiveState } from '../shared/devices/live-state';
+import type { LiveState } from '../shared/devices/store';
 import type { PushHub } from './push/hub';
 import type { Producers } from '../shared/queues/producers';
 import type { Redis } from '../shared/storage/redis';

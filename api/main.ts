@@ -34,7 +34,7 @@ import type { ApiDeps } from './deps';
 import { listen, type Listener, type ListenerTimeouts } from './server';
 import { pushKeysFromSeed } from '../shared/devices/push-signing';
 import { PushHub } from './push/hub';
-import { liveState } from '../shared/devices/live-state';
+import { liveState } from '../shared/devices/store';
 import type { Host } from './route-table';
 import { createIngestClient } from './upload/ingest-client';
 import { uploadSlots } from './upload/upload-slots';

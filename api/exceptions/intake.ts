@@ -23,7 +23,7 @@ import {
   type ExceptionIngestPayload,
 } from '../../shared/queues/exception-ingest';
 import { isDependencyOutage } from '../http-errors';
-import { TtlCache } from './ttl-cache';
+import { TtlCache } from '../../shared/ttl-cache';
 
 export interface IntakeDeps {
   readonly db: Db;
@@ -45,7 +45,7 @@ export interface IntakeCaches {
 
 /**
  * Accounts for 5 s, apps and their APKs (found) for 30 s. Installations are not cached here: their
- * status comes from their cards in Redis (api/push/installation-cards.ts), so registering,
+ * status comes from their cards in Redis (shared/devices/cards.ts), so registering,
  * enabling or disabling one takes effect at once.
  */
 export function intakeCaches(clock?: () => number): IntakeCaches {

@@ -12,7 +12,7 @@ import { exceptionIngestQueue } from '../../shared/queues/exception-ingest';
 import type { Producers } from '../../shared/queues/producers';
 import { redisKeys } from '../../shared/redis-keys';
 import type { Redis } from '../../shared/storage/redis';
-import { cardInstallationLookup } from '../push/installation-cards';
+import { cardInstallationLookup } from '../../shared/devices/store';
 import { intakeCaches, type IntakeDeps } from './intake';
 
 export interface IntakeParts {

@@ -4,7 +4,7 @@
  * A notice sent to one stream (a device connecting or reconnecting: every replay after
  * Last-Event-ID) names that device and is signed afresh; a notice fanned out live to every open
  * stream of an app names `*` (every installation of that app in that account), so one signature
- * serves them all (Ed25519 per device cost ~1.5 s of CPU per notice at 10,000 devices). A client
+ * serves them all (signing per device made a notice to a large fleet cost seconds of CPU). A client
  * refuses another account's notice, another device's, and stale ones (docs/push.md).
  */
 import { createEventBuffer, type EventBuffer } from 'better-sse';

@@ -12,12 +12,12 @@ import { ObjectId, type Db } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { catalog } from '../../shared/catalog/collections';
 import { decide } from '../../shared/devices/decide';
-import type { InstallationCard, LiveState, OfferState } from '../../shared/devices/live-state';
+import type { InstallationCard, LiveState, OfferState } from '../../shared/devices/store';
 import type { PushKeys } from '../../shared/devices/push-signing';
 import type { Logger } from '../../shared/log';
 import { redisKeys } from '../../shared/redis-keys';
 import { closeRedis, createWorkerRedis, type Redis } from '../../shared/storage/redis';
-import { TtlCache } from '../exceptions/ttl-cache';
+import { TtlCache } from '../../shared/ttl-cache';
 import { SignedOnce } from './events';
 import { StreamRegistry, type StreamConnection } from './stream-registry';
 
@@ -199,10 +199,10 @@ export class PushHub {
 
   /**
    * Decides for each given open stream of the app, sends its events, then records what was sent.
-   * Reads only by _id equality (the app, at most a few APKs): on FerretDB any other filter scans
-   * the collection. Each distinct event is signed once and sent to every stream it concerns.
-   * `device`: whom the events name, the one device connecting, or `*` for a fan-out to the app's
-   * streams (one signature for all of them).
+   * Reads only by _id equality (the app, at most a few APKs): any other filter may scan the
+   * collection (shared/devices/store.ts says where). Each distinct event is signed once and sent to
+   * every stream it concerns. `device`: whom the events name, the one device connecting, or `*` for
+   * a fan-out to the app's streams (one signature for all of them).
    */
   private async sync(
     appId: string,

@@ -2,25 +2,28 @@
  * `GET /api/v2/stream`: an installation's push stream (server-sent events through better-sse).
  * The push listener serves it without Express (see `createHostListener`): a stream is a request
  * that lives for days, and Express's per-request set-up (its request and response prototypes,
- * parsed query and URL, router closures) cost ~5 KB of heap and ~12 KB of RSS per idle stream:
- * measured with 3,000 idle plain-HTTP streams held by one process, the same better-sse handler
- * with and without Express in front (15.1 vs 10.3 KB of heap, 36 vs 23 KB of RSS per stream). The route table still lists it, and Express routes to this same
- * handler when the listener does not take the request itself (e.g. a HEAD request).
+ * parsed query and URL, router closures) stays in memory for as long as the stream: about a third
+ * of an idle stream's heap (figures in docs/benchmarks.md). The route table still lists it, and
+ * Express routes to this same handler when the listener does not take the request itself (e.g. a
+ * HEAD request).
  *
  * Devices authenticate with their account's API key (Bearer, or `api_key`/`apiKey` in the query,
  * as PushLink clients send it) plus their device id; refusals are short texts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createSession } from 'better-sse';
-import { installationId, REGISTER_TEXT } from '../../shared/devices/installations';
+import {
+  installationCard,
+  installationId,
+  REGISTER_TEXT,
+  type DeviceLookups,
+} from '../../shared/devices/store';
 import { apiKeyAccount, isAuthRateLimited, type ClientView } from '../auth';
 import type { Logger } from '../../shared/log';
 import type { ApiDeps } from '../deps';
 import { replyWithError } from '../http-errors';
 import { trackRequest } from '../request-log';
 import { sendText } from '../text-reply';
-import type { DeviceLookups } from './device-lookups';
-import { installationCard } from './installation-cards';
 import { LightHttp1Connection, parseQuery } from './light-connection';
 
 export const STREAM_PATH = '/api/v2/stream';

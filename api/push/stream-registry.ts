@@ -4,7 +4,7 @@
  * dropping it when another process or the owner asks. What to send lives in hub.ts.
  */
 import type { Session } from 'better-sse';
-import type { AppScope, OfferState } from '../../shared/devices/live-state';
+import type { AppScope, OfferState } from '../../shared/devices/store';
 
 /** The HTTP connection under a session. */
 export interface StreamConnection {

@@ -7,12 +7,15 @@
 import type { Request, Response } from 'express';
 import type { Account } from '../../shared/accounts/types';
 import {
+  changeInstallationStatus,
+  deviceLookups,
+  installationCard,
   installationId,
-  installations,
-  registerInstallation,
+  recordReported,
+  registerDevice,
   REGISTER_TEXT,
   reportedChanges,
-} from '../../shared/devices/installations';
+} from '../../shared/devices/store';
 import { parseInstallOutcome } from '../../shared/devices/install-outcome';
 import { parseRegistration } from '../../shared/devices/registration-input';
 import { publicKeyInfo } from '../../shared/devices/push-signing';
@@ -22,14 +25,7 @@ import type { ApiDeps } from '../deps';
 import { listInstallations } from '../devices/installations-list';
 import { appOf } from '../owned-app';
 import { DEVICE_HOSTS, type Route } from '../route-table';
-import { deviceLookups } from '../push/device-lookups';
 import { STREAM_PATH, streamEndpoint } from '../push/stream-endpoint';
-import {
-  changeInstallationStatus,
-  installationCard,
-  registerWithCard,
-  writeInstallation,
-} from '../push/installation-cards';
 
 function presentedKey(req: Request): string | undefined {
   const bearer = /^Bearer\s+(\S+)$/i.exec(req.header('authorization') ?? '')?.[1];
@@ -51,10 +47,7 @@ async function device(deps: DeviceDeps, req: Request, res: Response): Promise<Ac
 export async function register(deps: DeviceDeps, req: Request, res: Response): Promise<void> {
   const account = await device(deps, req, res);
   const input = parseRegistration(req.body);
-  const id = installationId(account.id, input.package, input.deviceId);
-  const inst = await registerWithCard(deps, { accountId: account.id, ...input }, id, () =>
-    registerInstallation(deps.db, account, input, deps.now()),
-  );
+  const inst = await registerDevice(deps, account, input, deps.now());
   res.json({
     status: inst.status,
     // Signed notices name the account (format 2): the device checks them against this.
@@ -68,8 +61,8 @@ export async function register(deps: DeviceDeps, req: Request, res: Response): P
 /**
  * A heartbeat is a sighting (Redis); the installation's document is written only when the
  * device reports something new (hashes, metadata). A fleet beating every 30 s must not make
- * FerretDB read or rewrite documents all the time. An installation outcome (`lastInstall`) is
- * sent once by the device, so it is always written.
+ * the database read or rewrite documents all the time (shared/devices/store.ts says why). An
+ * installation outcome (`lastInstall`) is sent once by the device, so it is always written.
  */
 export async function heartbeat(deps: DeviceDeps, req: Request, res: Response): Promise<void> {
   const account = await device(deps, req, res);
@@ -88,15 +81,7 @@ export async function heartbeat(deps: DeviceDeps, req: Request, res: Response): 
   await deps.live.seen(app, [id.toHexString()], now);
   const reported = reportedChanges(card, input);
   const set = outcome ? { ...reported, lastInstall: { ...outcome, reportedAt: now } } : reported;
-  if (set) {
-    await writeInstallation(deps, app, id, () =>
-      installations(deps.db).findOneAndUpdate(
-        { _id: id },
-        { $set: { ...set, lastSeenAt: now } },
-        { returnDocument: 'after' },
-      ),
-    );
-  }
+  if (set) await recordReported(deps, app, id, set, now);
   res.json({ status: card.status, heartbeatSeconds: deps.limits.heartbeatSeconds });
 }
 

@@ -9,17 +9,16 @@ import { apksOf, currentApkOf, findApp } from '../../shared/catalog/queries';
 import { presentApk } from '../../shared/catalog/present';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import {
-  findInstallation,
+  installationCard,
   installationId,
-  installations,
-} from '../../shared/devices/installations';
-import { lastSeenAt } from '../../shared/devices/live-state';
+  installationSeen,
+  recordDownload,
+} from '../../shared/devices/store';
 import type { InstallationDoc } from '../../shared/devices/types';
 import { AppError } from '../../shared/errors';
 import { apiKeyAccount, isAuthRateLimited } from '../auth';
 import type { ApiDeps } from '../deps';
 import { sendApk } from '../download/send-apk';
-import { installationCard, writeInstallation } from '../push/installation-cards';
 import { DEVICE_HOSTS, type Route } from '../route-table';
 import { sendText } from '../text-reply';
 
@@ -55,7 +54,7 @@ async function downloadAccount(deps: ApiDeps, req: Request, res: Response) {
 /**
  * Notes that installation `deviceId` fetches `apk`; false once a 403 reply is sent (the
  * installation is disabled). The status from the installation's card (Redis), as push and
- * heartbeat read it: on FerretDB a read of the document is a scan of every installation.
+ * heartbeat read it, not from the document (shared/devices/store.ts says why).
  */
 async function noteDownload(
   deps: ApiDeps,
@@ -74,13 +73,7 @@ async function noteDownload(
     // The update funnel: this installation fetched this APK. Once per APK (resumes and
     // repeats write nothing), and the card kept in step, so the heartbeat that reports the
     // same hash next writes nothing either.
-    await writeInstallation(deps, app, id, () =>
-      installations(deps.db).findOneAndUpdate(
-        { _id: id },
-        { $set: { lastDownloadedMd5: apk.md5, lastDownloadAt: deps.now() } },
-        { returnDocument: 'after' },
-      ),
-    );
+    await recordDownload(deps, app, id, apk.md5, deps.now());
   }
   return true;
 }
@@ -98,19 +91,16 @@ export async function download(deps: ApiDeps, req: Request, res: Response): Prom
   await sendApk(req, res, apk, deps);
 }
 
-async function presentInstallation(
-  deps: ApiDeps,
-  app: AppDoc,
+function presentInstallation(
   deviceId: string,
-  installation: InstallationDoc,
+  installation: { doc: InstallationDoc; lastSeenAt: Date },
 ) {
-  const seen = (await deps.live.lastSeen(app, [installation._id.toHexString()]))[0] ?? null;
   return {
     deviceId,
-    status: installation.status,
-    installedHash: installation.installedMd5,
-    lastDownloadedHash: installation.lastDownloadedMd5,
-    lastSeenAt: lastSeenAt(installation, seen).toISOString(),
+    status: installation.doc.status,
+    installedHash: installation.doc.installedMd5,
+    lastDownloadedHash: installation.doc.lastDownloadedMd5,
+    lastSeenAt: installation.lastSeenAt.toISOString(),
   };
 }
 
@@ -126,9 +116,7 @@ export async function listJson(deps: ApiDeps, req: Request, res: Response): Prom
   const apks = await apksOf(deps.db, app);
   const current = app.currentApkId;
   const deviceId = param(req, 'deviceId');
-  const installation = deviceId
-    ? await findInstallation(deps.db, account.id, app.package, deviceId)
-    : null;
+  const installation = deviceId ? await installationSeen(deps, app, deviceId) : null;
   res.json({
     package: app.package,
     label: app.label,
@@ -137,9 +125,7 @@ export async function listJson(deps: ApiDeps, req: Request, res: Response): Prom
     apks: apks.map((apk) => ({ ...presentApk(apk), current: current?.equals(apk._id) ?? false })),
     ...(deviceId
       ? {
-          installation: installation
-            ? await presentInstallation(deps, app, deviceId, installation)
-            : null,
+          installation: installation ? presentInstallation(deviceId, installation) : null,
         }
       : {}),
   });

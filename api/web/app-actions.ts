@@ -8,7 +8,7 @@ import { pickApk } from '../../shared/catalog/pick-apk';
 import { apksOf } from '../../shared/catalog/queries';
 import { AppError } from '../../shared/errors';
 import type { ApiDeps } from '../deps';
-import { changeInstallationStatus } from '../push/installation-cards';
+import { changeInstallationStatus } from '../../shared/devices/store';
 import { linkPage } from './app-views';
 import { sendPage, viewerAndApp, type PageHandler } from './pages';
 import { messagePage } from './views';

@@ -1,8 +1,7 @@
 /** The apps list's rows: each app's current version, installations online and enabled, reports. */
 import { appsOf, currentApkOf } from '../../shared/catalog/queries';
 import type { AppDoc } from '../../shared/catalog/types';
-import { installations } from '../../shared/devices/installations';
-import { seenFilter } from '../../shared/devices/live-state';
+import { countEnabled, countOnline } from '../../shared/devices/store';
 import { reportsSince } from '../../shared/exceptions/owner-queries';
 import type { ApiDeps } from '../deps';
 import type { AppRow } from './views';
@@ -15,10 +14,8 @@ async function appRow(deps: OverviewDeps, app: AppDoc, onlineSince: Date): Promi
   const scope = { accountId: app.accountId, package: app.package };
   const [current, online, enabled, exceptions24h] = await Promise.all([
     currentApkOf(deps.db, app),
-    seenFilter(deps.live, scope, onlineSince, true).then((seen) =>
-      installations(deps.db).countDocuments({ ...scope, ...seen }),
-    ),
-    installations(deps.db).countDocuments({ ...scope, status: 'enabled' }),
+    countOnline(deps, scope, onlineSince),
+    countEnabled(deps, scope),
     reportsSince(deps.db, app, new Date(deps.now().getTime() - DAY_MS)),
   ]);
   return {

@@ -172,8 +172,8 @@ async function main(): Promise<void> {
       const replied = performance.now();
       const wrong = texts.filter((t) => t !== 'Exception sent.');
       if (wrong.length > 0) throw new Error(`${wrong.length} reports not sent, e.g. "${wrong[0]}"`);
-      // Counting the reports would scan them all on FerretDB and slow the run it measures; the
-      // groups (20 per app here) sum to the reports stored and counted.
+      // Counting the reports would scan them all on the embedded database and slow the run it
+      // measures; the groups (20 per app here) sum to the reports stored and counted.
       const counted = async () => {
         const groups = await mongo.db
           .collection<{ count: number }>('exception_groups')

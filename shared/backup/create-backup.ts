@@ -1,13 +1,13 @@
 /**
  * Writes one backup archive of a database into a directory (see manifest.ts for the format).
  *
- * Consistency: FerretDB v1 has no snapshots or transactions, so the archive is not a point-in-time
- * image. What holds: each collection is read in one pass; plain collections are read before the
- * GridFS buckets, and GridFS files are immutable and written before the records that point at
- * them, so every APK record (and exception screenshot reference) in the archive has its bytes in
- * the archive. A write racing the backup may or may not be included; a GridFS file deleted
- * mid-backup is left out with its `.files` document. Run it when writes are rare (the nightly
- * default, 02:30) for an archive that is, in practice, a single point in time.
+ * Consistency: without snapshots or transactions (not every MongoDB-protocol server has them), the
+ * archive is not a point-in-time image. What holds: each collection is read in one pass; plain
+ * collections are read before the GridFS buckets, and GridFS files are immutable and written before
+ * the records that point at them, so every APK record (and exception screenshot reference) in the
+ * archive has its bytes in the archive. A write racing the backup may or may not be included; a
+ * GridFS file deleted mid-backup is left out with its `.files` document. Run it when writes are
+ * rare (the nightly default, 02:30) for an archive that is, in practice, a single point in time.
  *
  * Parts are staged in a private directory next to the archives, then packed, gzip'd and sealed
  * (envelope.ts: encrypted and authenticated under a key derived from the master key); the

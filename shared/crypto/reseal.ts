@@ -6,10 +6,10 @@
  * - `accounts`: the API key is unsealed, then re-sealed and its lookup HMAC recomputed.
  * - `apks`: the per-APK data key is unwrapped and wrapped again (the APK bytes stay as they are).
  *
- * FerretDB v1 has no transactions: each value is one single-document update, conditional on the
- * old sealed value still being there (a concurrent change, such as a regenerated API key, wins
- * and is already under the current key). A value already under the current key is skipped, so a
- * run cut short is finished by running it again, and a second run changes nothing.
+ * No transactions (the database may not have them): each value is one single-document update,
+ * conditional on the old sealed value still being there (a concurrent change, such as a regenerated
+ * API key, wins and is already under the current key). A value already under the current key is
+ * skipped, so a run cut short is finished by running it again, and a second run changes nothing.
  */
 import type { Db } from 'mongodb';
 import { accountsCollection } from '../accounts/service';

@@ -20,8 +20,7 @@ import {
 
 /**
  * The id of the installation of `deviceId` for (account, package): derived, so every lookup is an
- * `_id` equality. On FerretDB any other filter scans the whole collection, which made connecting
- * thousands of devices take minutes. 96 bits of SHA-256; the unique key index stays as a guard.
+ * `_id` equality (store.ts says why). 96 bits of SHA-256; the unique key index stays as a guard.
  */
 export function installationId(accountId: string, pkg: string, deviceId: string): ObjectId {
   const digest = createHash('sha256').update(`${accountId}\n${pkg}\n${deviceId}`).digest();
@@ -136,9 +135,9 @@ export async function registerInstallation(
 
 /**
  * A registration's first step: the document, updated if known, else inserted (a new one is
- * `disabled` until its seat is claimed). (Not an upsert with $setOnInsert: FerretDB v1 drops null
- * and empty-array values given there.) Two first registrations of one device at once: the insert
- * that loses the unique index updates the winner's document instead.
+ * `disabled` until its seat is claimed). (Not an upsert with $setOnInsert: store.ts says why.) Two
+ * first registrations of one device at once: the insert that loses the unique index updates the
+ * winner's document instead.
  */
 export async function writeRegistration(
   db: Db,

@@ -1,17 +1,16 @@
 /**
  * The fast-changing state of installations, kept in Redis rather than in their MongoDB documents:
  * when each was last seen (heartbeats, open streams) and what the push hub last offered or gave up
- * on it. These change for every device on every notice and every 30 s; on FerretDB v1 an update
- * by `_id` costs a scan of the collection (~40 ms at 10,000 installations), so writing them there
- * made connecting a fleet take minutes and kept the database busy for longer than a heartbeat.
+ * on it. These change for every device on every notice and every 30 s; where an update by `_id`
+ * costs a scan of the collection (store.ts), writing them there made connecting a fleet take
+ * minutes and kept the database busy for longer than a heartbeat.
  * Redis is already the store of record for acknowledged jobs (append-only file), so it holds these
  * too; the installation documents keep what devices report and the owner decides.
  *
  * Per app (account + package): a sorted set of installation ids scored by last-seen time (ms), a
  * hash of installation id → offer state, and a hash of installation id → card: a write-through
  * copy of what a stream connect or a heartbeat needs from the document (status, reported hashes
- * and metadata). FerretDB v1 reads scan the collection even by `_id` (its SQLite plan ignores the
- * index), so a fleet connecting or beating must not read the documents.
+ * and metadata): a fleet connecting or beating must not read the documents (store.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';

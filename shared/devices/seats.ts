@@ -2,7 +2,7 @@
  * Seats: an installation is enabled while it holds one of its account's `plan.installations`
  * seats. A seat is a document whose `_id` is `<accountId>:<slot>` with slot < plan, so the unique
  * `_id` index makes two processes claiming the last seat at once end with one winner: never N+1
- * enabled, with single-document operations only (no transactions, as FerretDB v1 requires). An
+ * enabled, with single-document operations only (no transactions: store.ts). An
  * installation holds at most one seat (unique index on `installationId`).
  */
 import { MongoServerError, type Collection, type Db, type ObjectId } from 'mongodb';

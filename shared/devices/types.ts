@@ -32,7 +32,7 @@ export interface InstallationDoc {
     osVersion: string | null;
     sdkInt: number | null;
   };
-  /** User-supplied pairs, stored as an array (FerretDB forbids dotted or `$` keys). */
+  /** User-supplied pairs, as an array: a document key may not hold `.` or start with `$`. */
   metadata: KeyValue[];
   location: { lat: number; lon: number; at: Date } | null;
   /**

@@ -1,8 +1,8 @@
 /**
  * Exception reports and their groups as stored in MongoDB. A report is one document (`_id` = the
  * report id, so storing it twice is impossible); a group is one document per app and fingerprint,
- * updated with single-document atomic upserts (FerretDB has no transactions). Metadata are lists
- * of `{key, value}`: FerretDB refuses keys holding `.` or starting with `$`.
+ * updated with single-document atomic upserts (no transactions). Metadata are lists of
+ * `{key, value}`: a document key may not hold `.` or start with `$`.
  */
 import type { Collection, Db } from 'mongodb';
 import type { MetadataEntry } from './report';

@@ -1,7 +1,7 @@
 /**
  * An exception report as a device sends it, whichever endpoint carried it (the PushLink form or
  * the JSON API), and its validation. Pure: no I/O. Metadata is a list of `{key, value}` pairs, not
- * an object, because FerretDB refuses document keys holding `.` or starting with `$`.
+ * an object, because a document key may not hold `.` or start with `$`.
  */
 import { createHash } from 'node:crypto';
 

@@ -1,6 +1,6 @@
 /**
  * A full disk, wherever it is: the local filesystem (ENOSPC, EDQUOT), MongoDB (OutOfDiskSpace,
- * 14031) or FerretDB's SQLite backend ("database or disk is full", SQLITE_FULL). It passes once
+ * 14031) or an embedded database engine's message ("database or disk is full"). It passes once
  * space is freed, so callers treat it as an outage to retry, not as a verdict on the request.
  */
 import { AppError } from '../errors';

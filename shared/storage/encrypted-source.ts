@@ -110,8 +110,8 @@ export async function fileCiphertext(path: string): Promise<CiphertextReader> {
 
 /**
  * Ciphertext read straight from the blob store, one ranged read per request: no local copy, for
- * when the local disk cannot hold one. Slower on FerretDB (each ranged read scans the chunks), so
- * it is the fallback, not the rule (see localCiphertextCopy).
+ * when the local disk cannot hold one. Slower where each ranged read scans the chunks
+ * (blob-cache.ts), so it is the fallback, not the rule (see localCiphertextCopy).
  */
 export function blobCiphertext(
   blobs: { openRange(id: string, start: number, end: number): NodeJS.ReadableStream },
@@ -161,8 +161,8 @@ export function watchedCiphertext(reader: CiphertextReader): CiphertextReader & 
 /**
  * Copies a stored blob's ciphertext into a local temporary file with ONE sequential read, for a
  * verifier that needs cheap random access. The copy is ciphertext (nothing in clear at rest) and
- * is removed by `cleanup`. One query matters on FerretDB, which scans the chunks collection for
- * every query: many ranged reads of a large blob cost time quadratic in its size.
+ * is removed by `cleanup`. One query matters where the server scans the chunks collection for
+ * every query (blob-cache.ts): many ranged reads of a large blob cost time quadratic in its size.
  */
 export async function localCiphertextCopy(
   blobs: { openRange(id: string, start: number, end: number): NodeJS.ReadableStream },

@@ -2,8 +2,7 @@
 import type { Db } from 'mongodb';
 import { ACCOUNTS_COLLECTION } from '../accounts/service';
 import { ensureCatalogIndexes } from '../catalog/collections';
-import { ensureInstallationIndexes } from '../devices/installations';
-import { ensureSeatIndexes } from '../devices/seats';
+import { ensureInstallationIndexes, ensureSeatIndexes } from '../devices/store';
 import { ensureExceptionIndexes } from '../exceptions/collections';
 
 export async function ensureIndexes(db: Db): Promise<void> {

@@ -1,7 +1,8 @@
 /**
- * The MongoDB connection. Code speaks only the official driver's API, restricted to what both
- * MongoDB and FerretDB v1 support: single-document atomic updates, unique indexes, GridFS; no
- * transactions, change streams, $lookup, TTL, sparse or partial indexes.
+ * The MongoDB connection. Code speaks only the official driver's API, restricted to what every
+ * MongoDB-protocol server apkrelay runs on supports (the embedded one included, ops/services):
+ * single-document atomic updates, unique indexes, GridFS; no transactions, change streams,
+ * $lookup, TTL, sparse or partial indexes.
  */
 import { MongoClient, type Db } from 'mongodb';
 

@@ -65,3 +65,29 @@ test('unit tests mirror the source file they test (test/unit/X/Y.test.ts for X/Y
   expect(strays).toEqual([]);
   expect((tests.length - UNMIRRORED.size) / tests.length).toBeGreaterThanOrEqual(0.9);
 });
+
+/**
+ * The storage workarounds sit behind the store modules, each saying once what it works around
+ * (issue 23): at most this many product files name the embedded database's backend. The services
+ * setup (ops/services/) and the config module may name it freely.
+ */
+const MAX_FILES_NAMING_BACKEND = 4;
+
+test('at most 4 product files outside ops/services and config name FerretDB or its backends', async () => {
+  const files = (await Promise.all(PRODUCT_DIRS.map((d) => sources(path.join(root, d))))).flat();
+  expect(files.length).toBeGreaterThan(10);
+  const named: string[] = [];
+  for (const file of files) {
+    const rel = path.relative(root, file);
+    if (rel.startsWith(path.join('ops', 'services') + path.sep)) continue;
+    if (rel === path.join('shared', 'config.ts')) continue;
+    if (/ferret|sqlite|postgres/i.test(await readFile(file, 'utf8'))) named.push(rel);
+  }
+  if (named.length > MAX_FILES_NAMING_BACKEND) {
+    throw new Error(
+      `${named.length} files name the database backend, at most ${MAX_FILES_NAMING_BACKEND} may ` +
+        `(say it behind the store modules, or give the reason in neutral words):\n` +
+        named.sort().join('\n'),
+    );
+  }
+});

@@ -1,11 +1,11 @@
 /**
  * Counting reports into their issue (`exception_groups`), correctly on FerretDB v1.
  *
- * FerretDB v1 applies an update as read, modify, write without isolation: concurrent `$inc`s on
- * one document lose increments (measured: 1000 reports over 20 groups, 16 at a time, counted
- * 909). So every write to a group document happens under a per-group Redis lock, and a worker
- * process coalesces the reports waiting for the same group into one update (`$inc` by the batch
- * size, `$addToSet` with `$each`), which also cuts MongoDB writes under load.
+ * FerretDB v1 applies an update as read, modify, write without isolation: concurrent `$inc`s on one
+ * document lose increments (figures in docs/benchmarks.md). So every write to a group document
+ * happens under a per-group Redis lock, and a worker process coalesces the reports waiting for the
+ * same group into one update (`$inc` by the batch size, `$addToSet` with `$each`), which also cuts
+ * MongoDB writes under load.
  *
  * Counting is idempotent per report: under the lock, the group's `pending` list and the reports'
  * stored markers tell which reports of a batch are counted already (group-pending.ts says why

@@ -11,8 +11,8 @@
  *   id leaves that list only once its marker exists (group-pending.ts); a retry finds one or the
  *   other and does not count again. A report is never stored without having been counted.
  * Inserts and group updates are coalesced per worker process (coalesce.ts, exception-groups.ts).
- * Every read and write here addresses one document by `_id`: FerretDB v1 scans a collection for
- * other filters, which would make ingestion slow down as reports accumulate.
+ * Every read and write here addresses one document by `_id`: a server that scans a collection for
+ * other filters would make ingestion slow down as reports accumulate.
  * A payload that cannot be stored (bad base64) never will be: UnrecoverableError. Nor will one
  * whose app is not of its account (job-ownership.ts), checked before the first write.
  */

@@ -2,15 +2,16 @@
  * Which reports of a batch a group has not counted yet, and its `pending` list after counting
  * them. Pure.
  *
- * A report is counted in its group before its document is inserted, and FerretDB has no
- * transactions to join the two writes; so the group document itself records, in the same
- * single-document write as the count, the ids of the reports it counted (`pending`). A report is
- * counted if and only if its id is in `pending` or its stored marker (set in Redis once the report
- * document is inserted) exists. An id leaves `pending` only once its marker is seen, so a retried
- * or concurrent run of the same job (all group writes run under the group's lock) finds the one
- * or the other and counts nothing. Ids whose report is never stored (a job that failed for good)
- * stay until no job for them can exist any more: `keepMs` after they were counted, longer than
- * failed jobs are kept to be retried. `pending` thus holds the reports in flight, not a history.
+ * A report is counted in its group before its document is inserted, and the database may have no
+ * transactions to join the two writes (exception-groups.ts); so the group document itself records,
+ * in the same single-document write as the count, the ids of the reports it counted (`pending`). A
+ * report is counted if and only if its id is in `pending` or its stored marker (set in Redis once
+ * the report document is inserted) exists. An id leaves `pending` only once its marker is seen, so
+ * a retried or concurrent run of the same job (all group writes run under the group's lock) finds
+ * the one or the other and counts nothing. Ids whose report is never stored (a job that failed for
+ * good) stay until no job for them can exist any more: `keepMs` after they were counted, longer
+ * than failed jobs are kept to be retried. `pending` thus holds the reports in flight, not a
+ * history.
  */
 import type { PendingCount } from '../../shared/exceptions/collections';
 

@@ -28,8 +28,8 @@ const CONNECT_CONCURRENCY = 96;
 const CONNECT_TIMEOUT_MS = 120_000;
 /**
  * Bound of a whole connect phase. With the hub's per-connection query (a full scan of the
- * installations on FerretDB), apkrelay connects about 2 streams/s at 1,000 installations and far
- * fewer at 10,000: that round then fails here instead of running for hours.
+ * installations on the embedded database server), apkrelay connects about 2 streams/s at 1,000
+ * installations and far fewer at 10,000: that round then fails here instead of running for hours.
  */
 const CONNECT_PHASE_MS = 15 * 60_000;
 const EVENT_TIMEOUT_MS = 60_000;
@@ -38,8 +38,8 @@ const SETTLE_MS = 5_000;
 /**
  * Registrations through the API per round, two at a time; the rest are seeded (lib/fanout-seed.ts).
  * Seat claims (shared/devices/seats.ts) fall back to reading all the account's seats, a full scan
- * on FerretDB, when random slots are taken, so they slow down as the plan fills; before the
- * random-slot change this ran at about 4 registrations/s at 900 seats.
+ * on the embedded database server, when random slots are taken, so they slow down as the plan
+ * fills; before the random-slot change this ran at about 4 registrations/s at 900 seats.
  */
 export const API_REGISTRATIONS = 100;
 const REGISTER_CONCURRENCY = 2;

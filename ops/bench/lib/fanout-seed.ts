@@ -2,10 +2,10 @@
  * Bulk installations for the fan-out benchmark, written straight into the deployment's database
  * with the documents `registerInstallation` produces (an enabled installation and the plan seat it
  * holds, in a slot the API registrations left free, and its card in Redis, as a registration
- * leaves it: see api/push/installation-cards.ts). Used beyond the first registrations, which go
- * through the API: a seat claim falls back to reading every seat of the account (a full scan on
- * FerretDB) once random slots start colliding, so registering 10,000 devices through the API would
- * dominate the run, and it is setup, not what is measured.
+ * leaves it: see shared/devices/cards.ts). Used beyond the first registrations, which go through
+ * the API: a seat claim falls back to reading every seat of the account (not an `_id` look-up:
+ * shared/devices/store.ts) once random slots start colliding, so registering 10,000 devices
+ * through the API would dominate the run, and it is setup, not what is measured.
  */
 import { installationId, newInstallation } from '../../../shared/devices/installations';
 import { cardOf, liveState } from '../../../shared/devices/live-state';

@@ -5,7 +5,7 @@
  */
 import { createAccountsService } from '../../../shared/accounts/service';
 import { takeReport, type IntakeDeps } from '../../../api/exceptions/intake';
-import { cardInstallationLookup } from '../../../api/push/installation-cards';
+import { cardInstallationLookup } from '../../../shared/devices/cards';
 import { liveState } from '../../../shared/devices/live-state';
 import { createKeyRing } from '../../../shared/crypto/keys';
 import { AppError } from '../../../shared/errors';

@@ -8,7 +8,7 @@
  */
 import { createAccountsService } from '../../../shared/accounts/service';
 import type { Account } from '../../../shared/accounts/types';
-import { installationCard, registerWithCard } from '../../../api/push/installation-cards';
+import { installationCard, registerWithCard } from '../../../shared/devices/cards';
 import { createKeyRing } from '../../../shared/crypto/keys';
 import {
   installationId,

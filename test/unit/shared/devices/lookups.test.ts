@@ -1,6 +1,6 @@
 /** The push host's per-process caches of key and app look-ups (pure: a counting service). */
 import type { Db } from 'mongodb';
-import { deviceLookups } from '../../../../api/push/device-lookups';
+import { deviceLookups } from '../../../../shared/devices/lookups';
 import type { AccountsService } from '../../../../shared/accounts/service';
 import type { Account } from '../../../../shared/accounts/types';
 

@@ -11,25 +11,25 @@
  *   finds a live placeholder offers nothing (the document is half-written: a new installation is
  *   `disabled` until its seat is claimed), and one that finds an expired placeholder (a registration
  *   that died) replaces it.
- * A card set by a status change or a registration is therefore never overwritten by an older read. Pushes,
- * heartbeats, exception reports and downloads all read the status from the card. It can be stale
- * only if Redis fails between a status change's document write and its card write: the owner's
- * request then fails (503) and its retry sets the card.
+ * A card set by a status change or a registration is therefore never overwritten by an older read.
+ * Pushes, heartbeats, exception reports and downloads all read the status from the card. It can be
+ * stale only if Redis fails between a status change's document write and its card write: the
+ * owner's request then fails (503) and its retry sets the card.
  */
-import type { ObjectId } from 'mongodb';
-import type { Account } from '../../shared/accounts/types';
-import type { InstallationLookup } from '../../shared/exceptions/installations';
-import {
-  installationId,
-  installations,
-  setInstallationStatus,
-} from '../../shared/devices/installations';
-import { cardOf, type AppScope, type InstallationCard } from '../../shared/devices/live-state';
-import type { InstallationDoc, InstallationStatus } from '../../shared/devices/types';
-import type { ApiDeps } from '../deps';
-import { TtlCache } from '../exceptions/ttl-cache';
+import type { Db, ObjectId } from 'mongodb';
+import type { Account } from '../accounts/types';
+import type { InstallationLookup } from '../exceptions/installations';
+import { TtlCache } from '../ttl-cache';
+import { installationId, installations, setInstallationStatus } from './installations';
+import { cardOf, type AppScope, type InstallationCard, type LiveState } from './live-state';
+import type { InstallationDoc, InstallationStatus } from './types';
 
-type CardDeps = Pick<ApiDeps, 'db' | 'live'>;
+/** What the store reads and writes: the installations' documents and their Redis side. */
+export interface StoreDeps {
+  readonly db: Db;
+  readonly live: LiveState;
+}
+type CardDeps = StoreDeps;
 
 /** The installation's card; null when the device is not registered for this app. */
 export async function installationCard(
@@ -72,11 +72,10 @@ export async function registerWithCard(
 }
 
 /**
- * The exception intake's view of installations, from their cards: a registration or a status
- * change takes effect at once, and a report costs a Redis read instead of a MongoDB one (a scan
- * on FerretDB). A device id without a card and without a document is remembered as unregistered
- * for `missTtlMs` (its reports are refused; the card is still read first, so a registration in
- * the meantime is seen at once).
+ * The exception intake's view of installations, from their cards: a registration or a status change
+ * takes effect at once, and a report costs a Redis read instead of a database one. A device id
+ * without a card and without a document is remembered as unregistered for `missTtlMs` (its reports
+ * are refused; the card is still read first, so a registration in the meantime is seen at once).
  */
 export function cardInstallationLookup(
   deps: CardDeps,
@@ -121,7 +120,10 @@ export async function writeInstallation(
 
 /** The owner enables or disables an installation; its stream, wherever it is, restarts. */
 export async function changeInstallationStatus(
-  deps: CardDeps & Pick<ApiDeps, 'push' | 'now'>,
+  deps: CardDeps & {
+    readonly push: { kick(installationId: string): Promise<unknown> };
+    readonly now: () => Date;
+  },
   account: Account,
   pkg: string,
   deviceId: string,

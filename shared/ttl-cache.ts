@@ -1,10 +1,10 @@
 /**
- * A small in-process cache with a time-to-live and a size bound, for the exception intake's
- * look-ups (account by API key, app and APK by hash, installation status): thousands of devices
- * of one app send with the same key, package and hash, so each API process asks MongoDB once per
- * TTL instead of four times per report. The TTL bounds how stale an answer may be (a revoked key,
- * a changed plan or a disabled installation take effect within it). Time is a parameter (a
- * monotonic clock in ms), so tests need no sleeps.
+ * A small in-process cache with a time-to-live and a size bound, for the look-ups every device
+ * request repeats (account by API key, app, APK by hash, a registration's absence): thousands of
+ * devices of one app send the same key, package and hash, so each API process asks the database
+ * once per TTL instead of once per request. The TTL bounds how stale an answer may be (a revoked
+ * key or a changed plan take effect within it). Time is a parameter (a monotonic clock in ms), so
+ * tests need no sleeps.
  */
 export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; expires: number }>();

@@ -1,19 +1,19 @@
 /**
  * Per-process caches of what every device request looks up: the account of an API key and the app
- * of (account, package). A fleet sends the same key and package from thousands of devices, and on
- * FerretDB v1 both look-ups scan their collection: connecting 10,000 streams or taking their
- * heartbeats would keep the database saturated. Same policy as the exception intake's caches: a
- * revoked key stops working for devices within `ttlMs` (5 s); unknown keys and packages are never
+ * of (account, package). A fleet sends the same key and package from thousands of devices, and
+ * neither look-up is by `_id` (store.ts says what that costs): connecting 10,000 streams or taking
+ * their heartbeats would keep the database saturated. Same policy as the exception intake's caches:
+ * a revoked key stops working for devices within `ttlMs` (5 s); unknown keys and packages are never
  * cached, so a first upload or a corrected key works at once. Keyed by a digest: the cache never
  * holds API keys.
  */
 import { createHash } from 'node:crypto';
-import type { AccountsService } from '../../shared/accounts/service';
-import type { Account } from '../../shared/accounts/types';
-import { findApp } from '../../shared/catalog/queries';
-import type { AppDoc } from '../../shared/catalog/types';
-import type { ApiDeps } from '../deps';
-import { TtlCache } from '../exceptions/ttl-cache';
+import type { Db } from 'mongodb';
+import type { AccountsService } from '../accounts/service';
+import type { Account } from '../accounts/types';
+import { findApp } from '../catalog/queries';
+import type { AppDoc } from '../catalog/types';
+import { TtlCache } from '../ttl-cache';
 
 const TTL_MS = 5_000;
 
@@ -24,7 +24,7 @@ export interface DeviceLookups {
 }
 
 export function deviceLookups(
-  deps: Pick<ApiDeps, 'accounts' | 'db'>,
+  deps: { readonly accounts: AccountsService; readonly db: Db },
   clock?: () => number,
 ): DeviceLookups {
   const accounts = new TtlCache<Account | null>(TTL_MS, 10_000, clock);

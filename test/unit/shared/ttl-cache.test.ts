@@ -1,4 +1,4 @@
-import { TtlCache } from '../../../../api/exceptions/ttl-cache';
+import { TtlCache } from '../../../shared/ttl-cache';
 
 test('serves a value until its TTL passes, then loads again', async () => {
   let now = 1_000;

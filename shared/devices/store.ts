@@ -1,0 +1,140 @@
+/**
+ * The installation store: the one reader and writer of installations (their documents, their
+ * cards in Redis, last-seen times and offer state, seats). Device requests, the push hub, the
+ * exception intake, downloads and the owner's views ask it; nothing else opens the
+ * `installations` or `seats` collections or the installations' Redis keys. Behind this facade:
+ * installations.ts (documents, registration), seats.ts, live-state.ts (Redis), cards.ts (the
+ * card protocol that keeps Redis in step with the documents) and lookups.ts (per-process caches).
+ *
+ * What the store works around. The embedded MongoDB-protocol server, FerretDB v1 on its SQLite
+ * backend, scans a collection for any filter, even an `_id` equality (its SQLite plan ignores the
+ * index): about 40 ms a read or update at 10,000 installations. It has no transactions, and an
+ * upsert's `$setOnInsert` drops null and empty-array values. So, for installations:
+ * - ids are derived from (account, package, device id), so every look-up is an `_id` equality;
+ * - what changes for every device every few seconds (last seen, offers) lives in Redis, and device
+ *   requests read a card there instead of the document (cards.ts); the account and app of a
+ *   device request come from per-process caches (lookups.ts);
+ * - a registration finds, else inserts (no upsert), and seats are single-document claims on a
+ *   unique `_id` (seats.ts), never a transaction.
+ * A MongoDB server needs none of this; all of it stays correct there.
+ */
+import type { ObjectId } from 'mongodb';
+import type { Account } from '../accounts/types';
+import { registerWithCard, writeInstallation, type StoreDeps } from './cards';
+import {
+  findInstallation,
+  installationId,
+  installations,
+  registerInstallation,
+} from './installations';
+import { lastSeenAt, seenFilter, type AppScope } from './live-state';
+import type { RegistrationInput } from './registration-input';
+import type { InstallationDoc } from './types';
+
+export {
+  cardInstallationLookup,
+  changeInstallationStatus,
+  installationCard,
+  registerWithCard,
+  REGISTERING_MS,
+  writeInstallation,
+  type StoreDeps,
+} from './cards';
+export {
+  ensureInstallationIndexes,
+  findInstallation,
+  installationId,
+  newInstallation,
+  registerInstallation,
+  REGISTER_TEXT,
+  reportedChanges,
+  settleRegistration,
+  UnknownPackageError,
+  writeRegistration,
+} from './installations';
+export {
+  cardOf,
+  lastSeenAt,
+  liveState,
+  seenFilter,
+  type AppScope,
+  type CardEntry,
+  type InstallationCard,
+  type LiveState,
+  type OfferState,
+} from './live-state';
+export { deviceLookups, type DeviceLookups } from './lookups';
+export { ensureSeatIndexes } from './seats';
+
+/** A registration: the document and its seat, with the card protocol around them (cards.ts). */
+export function registerDevice(
+  deps: StoreDeps,
+  account: Account,
+  input: RegistrationInput,
+  now: Date,
+): Promise<InstallationDoc> {
+  const id = installationId(account.id, input.package, input.deviceId);
+  const app = { accountId: account.id, package: input.package };
+  return registerWithCard(deps, app, id, () => registerInstallation(deps.db, account, input, now));
+}
+
+/** What a device reported (hashes, metadata, an install outcome) and that it was seen `now`. */
+export function recordReported(
+  deps: StoreDeps,
+  app: AppScope,
+  id: ObjectId,
+  set: Partial<InstallationDoc>,
+  now: Date,
+): Promise<InstallationDoc | null> {
+  return writeInstallation(deps, app, id, () =>
+    installations(deps.db).findOneAndUpdate(
+      { _id: id },
+      { $set: { ...set, lastSeenAt: now } },
+      { returnDocument: 'after' },
+    ),
+  );
+}
+
+/** The installation fetched the APK with this MD5 (the update funnel). */
+export function recordDownload(
+  deps: StoreDeps,
+  app: AppScope,
+  id: ObjectId,
+  md5: string,
+  now: Date,
+): Promise<InstallationDoc | null> {
+  return writeInstallation(deps, app, id, () =>
+    installations(deps.db).findOneAndUpdate(
+      { _id: id },
+      { $set: { lastDownloadedMd5: md5, lastDownloadAt: now } },
+      { returnDocument: 'after' },
+    ),
+  );
+}
+
+/** An installation's document and when it was last seen (its own time or a later sighting). */
+export async function installationSeen(
+  deps: StoreDeps,
+  app: AppScope,
+  deviceId: string,
+): Promise<{ doc: InstallationDoc; lastSeenAt: Date } | null> {
+  const doc = await findInstallation(deps.db, app.accountId, app.package, deviceId);
+  if (!doc) return null;
+  const seen = (await deps.live.lastSeen(app, [doc._id.toHexString()]))[0] ?? null;
+  return { doc, lastSeenAt: lastSeenAt(doc, seen) };
+}
+
+/** How many of the app's installations were seen since `since`. */
+export async function countOnline(deps: StoreDeps, app: AppScope, since: Date): Promise<number> {
+  const seen = await seenFilter(deps.live, app, since, true);
+  return installations(deps.db).countDocuments({ ...scopeOf(app), ...seen });
+}
+
+/** How many of the app's installations are enabled (hold a seat). */
+export function countEnabled(deps: StoreDeps, app: AppScope): Promise<number> {
+  return installations(deps.db).countDocuments({ ...scopeOf(app), status: 'enabled' });
+}
+
+function scopeOf(app: AppScope): AppScope {
+  return { accountId: app.accountId, package: app.package };
+}
