@@ -5,7 +5,7 @@
  */
 import type { Db } from 'mongodb';
 import type { AccountsService } from '../../shared/accounts/service';
-import type { LiveState } from '../../shared/devices/live-state';
+import type { LiveState } from '../../shared/devices/store';
 import { redisSlidingWindow } from '../../shared/exceptions/sliding-window';
 import type { Logger } from '../../shared/log';
 import { exceptionIngestQueue } from '../../shared/queues/exception-ingest';

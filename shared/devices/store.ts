@@ -64,6 +64,7 @@ export {
   type OfferState,
 } from './live-state';
 export { deviceLookups, type DeviceLookups } from './lookups';
+export { listInstallationPage, type InstallationFilter, type InstallationQuery } from './listing';
 export { ensureSeatIndexes } from './seats';
 
 /** A registration: the document and its seat, with the card protocol around them (cards.ts). */
