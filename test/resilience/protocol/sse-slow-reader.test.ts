@@ -86,7 +86,7 @@ test('a stream whose client stops reading is dropped before the server buffers 2
     `GET /api/v2/stream?package=${SAMPLE}&deviceId=${deviceId} HTTP/1.1\r\nHost: localhost\r\n` +
       `Authorization: Bearer ${apiKey}\r\nAccept: text/event-stream\r\n\r\n`,
   );
-  await eventually('the status event', () => connection.received().includes('event: status'), {
+  await eventually('the status event', () => connection.received().includes('event:status'), {
     intervalMs: 100,
   });
   expect(connection.received().toString('latin1')).toMatch(/^HTTP\/1\.1 200/);
