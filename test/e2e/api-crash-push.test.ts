@@ -6,9 +6,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../ops/services/child';
 import { newAccount } from '../helpers/accounts';
+import { eventually } from '../helpers/eventually';
 import { request } from '../helpers/http';
 import { stackEnv } from '../helpers/processes';
 import { connectSse, type SseClient } from '../helpers/sse';
@@ -53,15 +53,16 @@ async function spawnApi(): Promise<{ push: string; admin: string }> {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const admin = `https://localhost:${port}`;
-  for (let i = 0; i < 200; i++) {
-    const ok = await request(`${admin}/healthz`, { ca: stack.ca }).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (ok) return { push: `https://localhost:${pushPort}`, admin };
-    await sleep(100);
-  }
-  throw new Error('the second API process did not start');
+  await eventually(
+    'the second API process to answer /healthz',
+    () =>
+      request(`${admin}/healthz`, { ca: stack.ca }).then(
+        (r) => r.status === 200,
+        () => false,
+      ),
+    { timeoutMs: 20_000, intervalMs: 100 },
+  );
+  return { push: `https://localhost:${pushPort}`, admin };
 }
 
 test('SIGKILL of the API process holding the streams: devices reconnect elsewhere and get the new version', async () => {

@@ -7,10 +7,10 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../ops/services/child';
 import { newAccount } from '../helpers/accounts';
 import { deviceIds, registerDevices } from '../helpers/devices';
+import { eventually } from '../helpers/eventually';
 import { request } from '../helpers/http';
 import { stackEnv } from '../helpers/processes';
 import { startStack, type TestStack } from '../helpers/stack';
@@ -49,17 +49,16 @@ async function spawnApi(): Promise<string> {
   });
   children.push(api);
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (
-      await request(`${url}/healthz`).then(
+  await eventually(
+    'an API process to answer /healthz',
+    () =>
+      request(`${url}/healthz`).then(
         (r) => r.status === 200,
         () => false,
-      )
-    )
-      return url;
-    await sleep(100);
-  }
-  throw new Error('an API process did not start');
+      ),
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
+  return url;
 }
 
 function message<T>(child: ChildProcess, type: string): Promise<T> {

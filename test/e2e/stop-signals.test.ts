@@ -15,6 +15,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { eventually, eventuallyValue } from '../helpers/eventually';
 import { collectReply, request, type Reply } from '../helpers/http';
 import { multipartBody } from '../helpers/multipart';
 import {
@@ -58,12 +59,14 @@ async function start(): Promise<Running> {
   const running: Running = { npm, supervisorPid: 0, output: '' };
   npm.stdout.on('data', (d: Buffer) => (running.output += d.toString()));
   npm.stderr.on('data', (d: Buffer) => (running.output += d.toString()));
-  const deadline = Date.now() + 120_000;
-  while (!running.output.includes('apkrelay is running:')) {
-    if (npm.exitCode !== null) throw new Error(`npm start exited early:\n${running.output}`);
-    if (Date.now() > deadline) throw new Error(`not ready in time:\n${running.output}`);
-    await sleep(200);
-  }
+  await eventually(
+    'npm start to print "apkrelay is running:"',
+    () => {
+      if (npm.exitCode !== null) throw new Error(`npm start exited early:\n${running.output}`);
+      return running.output.includes('apkrelay is running:');
+    },
+    { timeoutMs: 120_000, intervalMs: 200 },
+  );
   const [supervisor] = await childrenRunning(npm.pid!, 'main.js start');
   running.supervisorPid = supervisor!;
   return running;
@@ -93,8 +96,12 @@ async function treeOf(running: Running): Promise<number[]> {
 async function stopAndWait(pids: number[], send: () => void): Promise<number> {
   const started = Date.now();
   send();
-  while (pids.some(alive) && Date.now() - started < SHUTDOWN_TIMEOUT_MS + 30_000) await sleep(50);
-  expect(pids.filter(alive)).toEqual([]);
+  await eventuallyValue(
+    'every process of the tree to exit',
+    () => Promise.resolve(pids.filter(alive)),
+    (left) => left.length === 0,
+    { timeoutMs: SHUTDOWN_TIMEOUT_MS + 30_000 },
+  );
   return Date.now() - started;
 }
 
@@ -123,7 +130,8 @@ async function uploadInFlight(name: string) {
   const half = Math.floor(body.length / 2);
   req.write(body.subarray(0, half));
   await once(req, 'socket');
-  await sleep(500); // the API is reading the body when the signal comes
+  // Pacing, not a wait for a result: the API is reading the body when the signal comes.
+  await sleep(500);
   return {
     finish: () => {
       req.end(body.subarray(half));
@@ -160,11 +168,12 @@ async function versionsInStore(): Promise<number[]> {
 
 /** The acknowledged upload of `versionCode` reaches the store once workers run again. */
 async function expectStored(versionCode: number): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!(await versionsInStore()).includes(versionCode)) {
-    if (Date.now() > deadline) throw new Error(`version ${versionCode} never reached the store`);
-    await sleep(250);
-  }
+  await eventuallyValue(
+    `version ${versionCode} to reach the store`,
+    versionsInStore,
+    (stored) => stored.includes(versionCode),
+    { intervalMs: 250 },
+  );
 }
 
 function expectCleanStop(running: Running, tookMs: number): Promise<void> {

@@ -7,9 +7,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ObjectId } from 'mongodb';
 import { newAccount } from '../helpers/accounts';
+import { eventually } from '../helpers/eventually';
 import { postMultipart } from '../helpers/multipart';
 import { stackEnv } from '../helpers/processes';
 import { startStack, type TestStack } from '../helpers/stack';
@@ -72,11 +72,11 @@ test('SIGKILL mid-ingest, restart: all uploads decided, no orphan blobs, no dupl
   // Kill as soon as a job is being processed and others are still waiting: the test proves
   // nothing unless an ingest really was under way, so not seeing one within 60 s fails it.
   const processing = { accountId: id, status: 'processing' };
-  const deadline = Date.now() + 60_000;
-  while ((await uploads.countDocuments(processing)) === 0) {
-    if (Date.now() > deadline) throw new Error('no ingest was ever seen processing');
-    await sleep(5);
-  }
+  await eventually(
+    'an ingest to be seen processing',
+    async () => (await uploads.countDocuments(processing)) > 0,
+    { intervalMs: 5 },
+  );
   worker.kill('SIGKILL');
   await once(worker, 'exit');
   // Read after the kill: nothing can change these any more until the restart.
@@ -86,10 +86,11 @@ test('SIGKILL mid-ingest, restart: all uploads decided, no orphan blobs, no dupl
   );
 
   worker = startWorkerProcess();
-  for (let i = 0; i < 1200; i++) {
-    if ((await uploads.countDocuments({ accountId: id, verdict: null })) === 0) break;
-    await sleep(100);
-  }
+  await eventually(
+    'every upload to have a verdict after the restart',
+    async () => (await uploads.countDocuments({ accountId: id, verdict: null })) === 0,
+    { timeoutMs: 120_000, intervalMs: 100 },
+  );
   const all = await uploads.find({ accountId: id }).toArray();
   expect(all).toHaveLength(files.length);
   expect(all.filter((u) => u.verdict === null)).toEqual([]);

@@ -3,10 +3,10 @@ import { execFile as execFileCb } from 'node:child_process';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { ChildProcess } from 'node:child_process';
 import { freePort } from '../../ops/services/child';
+import { eventually } from './eventually';
 import { request } from './http';
 
 export const execFile = promisify(execFileCb);
@@ -156,16 +156,18 @@ export async function waitStarted(
   output: () => string,
   timeoutMs = 90_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  const ready = async (): Promise<boolean> => {
     if (server.exitCode !== null) throw new Error(`npm start exited early:\n${output()}`);
     try {
       const reply = await request(`${adminUrl}/readyz`, { ca: await ca() });
-      if (reply.status === 200 && output().includes('apkrelay is running:')) return;
+      return reply.status === 200 && output().includes('apkrelay is running:');
     } catch {
-      // not listening yet, or the certificate not yet written
+      return false; // not listening yet, or the certificate not yet written
     }
-    await sleep(250);
-  }
-  throw new Error(`not ready in time:\n${output()}`);
+  };
+  await eventually('npm start to be ready', ready, { timeoutMs, intervalMs: 250 }).catch(
+    (err: unknown) => {
+      throw server.exitCode === null ? new Error(`${(err as Error).message}:\n${output()}`) : err;
+    },
+  );
 }

@@ -185,7 +185,9 @@ describeWithDemoApks(__filename, 'the demo APK carrying the Android library', ()
         () => after.filter((e) => e.event === 'registered').length === DEVICES,
       );
       expect(await installedVersions(apiKey)).toEqual(expectAll(2));
-      await sleep(1_000); // two APPLY periods
+      // A window, not a wait (no event proves an absence): two APPLY periods for a repeated
+      // offer or APPLY to show; a sleep only ends late, so load lengthens it.
+      await sleep(1_000);
       // Nothing more to offer, and the download that was applied is not applied again.
       expect(
         after.filter((e) => ['version', 'apply', 'error', 'refused'].includes(e.event)),

@@ -17,22 +17,34 @@ import type { ClientEvent } from '../../../device-client/core/events';
 import type { OpenResponse, Transport } from '../../../device-client/core/ports';
 import { startFleet, type FleetEvent } from '../../../device-client/simulator/fleet';
 import { newAccount } from '../../helpers/accounts';
+import { eventuallyValue } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { fixture, uploadFixture } from '../../helpers/uploads';
 import { eventsOf, md5Of, SAMPLE, until } from './helpers';
 
 jest.setTimeout(120_000);
+const METRICS_TOKEN = 'fleet-updates-metrics-token';
 let stack: TestStack;
 let tmp: string;
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ metricsToken: METRICS_TOKEN });
   tmp = await mkdtemp(path.join(os.tmpdir(), 'apkrelay-device-e2e-'));
 });
 afterAll(async () => {
   await stack.close();
   await rm(tmp, { recursive: true, force: true });
 });
+
+/** The API's count of open push streams (its /metrics gauge). */
+async function openStreams(): Promise<number> {
+  const reply = await request(`${stack.urls.admin}/metrics`, {
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    ca: stack.ca,
+  });
+  const line = reply.text.split('\n').find((l) => l.startsWith('apkrelay_push_streams_open '));
+  return Number(line?.split(' ')[1]);
+}
 
 async function setCurrent(apiKey: string, versionCode: number): Promise<void> {
   const reply = await request(`${stack.urls.admin}/api/v2/apps/${SAMPLE}/current`, {
@@ -73,7 +85,8 @@ test('3 devices on the old APK: new APK downloaded, verified, APPLY repeated; ol
     expect(registered).toEqual(
       devices.map((device) => ({ device, event: 'registered', status: 'enabled' })),
     );
-    await sleep(300); // streams open
+    // The hub holds all three streams, so the upload's notice goes to each of them.
+    await eventuallyValue('3 open push streams', openStreams, (n) => n === 3);
     await uploadFixture(stack, apiKey, 'version-2.apk');
     const v2 = await md5Of('version-2.apk');
     for (const d of devices) {
@@ -99,7 +112,9 @@ test('3 devices on the old APK: new APK downloaded, verified, APPLY repeated; ol
     for (const d of devices)
       await until(`GIVEUP on ${d}`, () => eventsOf(events, d, 'giveup').length > 0);
     const applies = events.filter((e) => e.event === 'apply').length;
-    await sleep(1_500); // more than 3 APPLY periods: no more APPLY, no second GIVEUP
+    // A window, not a wait (no later event could prove the absence): 3+ APPLY periods for a
+    // stray APPLY or a repeated GIVEUP to show. A sleep only ends late, so load lengthens it.
+    await sleep(1_500);
     for (const d of devices) expect(eventsOf(events, d, 'giveup')).toHaveLength(1);
     expect(events.filter((e) => e.event === 'apply')).toHaveLength(applies);
     expect(fleet.clients.some((c) => c.client.hasPendingUpdate())).toBe(false);
@@ -117,9 +132,11 @@ function interposed(
     stream?: (chunk: string) => string;
   },
   seen: Array<{ url: string; range: string | undefined; status: number }>,
-): Transport {
+): Transport & { streaming(): boolean } {
   let downloads = 0;
+  let streamed = false;
   return {
+    streaming: () => streamed,
     request: (req) => base.request(req),
     async open(req) {
       const res = await base.open(req);
@@ -128,12 +145,14 @@ function interposed(
         const body = hooks.download?.(res, downloads++) ?? res.body;
         return { ...res, body, close: () => res.close() };
       }
-      if (req.url.includes('/api/v2/stream') && hooks.stream) {
-        const edit = hooks.stream;
+      if (req.url.includes('/api/v2/stream')) {
+        const edit = hooks.stream ?? ((text: string) => text);
         const decoder = new TextDecoder();
         const body = (async function* () {
-          for await (const chunk of res.body)
+          for await (const chunk of res.body) {
+            streamed = true; // the hub has attached the stream: its first event came
             yield Buffer.from(edit(decoder.decode(chunk, { stream: true })));
+          }
         })();
         return { ...res, body, close: () => res.close() };
       }
@@ -142,7 +161,11 @@ function interposed(
   };
 }
 
-async function oneDevice(apiKey: string, name: string, transport: Transport) {
+async function oneDevice(
+  apiKey: string,
+  name: string,
+  transport: Transport & { streaming(): boolean },
+) {
   const events: ClientEvent[] = [];
   const installs: string[] = [];
   const client = createNodeClient({
@@ -166,7 +189,7 @@ async function oneDevice(apiKey: string, name: string, transport: Transport) {
     onInstall: (file) => void installs.push(file),
   });
   await until(`${name} registered`, () => events.some((e) => e.event === 'registered'));
-  await sleep(300);
+  await until(`${name}'s push stream to open`, () => transport.streaming());
   return { client, events, installs };
 }
 
@@ -254,6 +277,8 @@ describe('hostile network', () => {
         20_000,
         () => events,
       );
+      // A window, not a wait (no event proves an absence): 4 download retry periods for a third
+      // download or an APPLY to show; a sleep only ends late, so load lengthens it.
       await sleep(800);
       expect(events.filter((e) => e.event === 'downloaded')).toEqual([
         expect.objectContaining({ verified: false }),
@@ -289,6 +314,8 @@ describe('hostile network', () => {
         20_000,
         () => events,
       );
+      // A window, not a wait (no event proves an absence) for a repeated refusal or a download
+      // to show; a sleep only ends late, so load lengthens it.
       await sleep(800);
       expect(events.filter((e) => e.event === 'refused')).toEqual([
         { event: 'refused', what: 'version', reason: 'bad signature' },

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createLogger } from '../../../shared/log';
+import { eventually } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
 import { startStack, type TestStack } from '../../helpers/stack';
 
@@ -24,12 +25,11 @@ test('/d/<token> paths are logged with the token redacted', async () => {
   for (const base of [stack.urls.web, stack.urls.admin]) {
     for (const p of paths) await request(`${base}${p}`, { ca: stack.ca });
   }
-  const deadline = Date.now() + 10_000;
   const lines = () =>
     captured
       .map((l) => JSON.parse(l) as { msg?: string; path?: string })
       .filter((l) => l.msg === 'request' && l.path?.startsWith('/d/'));
-  while (lines().length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await eventually('six /d/ request log lines', () => lines().length >= 6);
   expect(lines().map((l) => l.path)).toEqual(
     [1, 2].flatMap(() => ['/d/[redacted]', '/d/[redacted]/qr.svg', '/d/[redacted]/qr.png']),
   );

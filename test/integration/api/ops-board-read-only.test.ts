@@ -93,11 +93,7 @@ const call = (method: string, path: string, json?: unknown) =>
 /** A job the real worker fails for good (a payload no version can read). */
 async function failedJob(name: string): Promise<string> {
   const job = await queue.add(name, { not: 'a report' }, { attempts: 1 });
-  const deadline = Date.now() + 30_000;
-  while ((await job.getState()) !== 'failed') {
-    if (Date.now() > deadline) throw new Error(`job ${job.id} never failed`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually(`job ${job.id} to fail`, async () => (await job.getState()) === 'failed');
   return job.id!;
 }
 
@@ -164,18 +160,16 @@ test('retrying one failed job and every failed job is allowed', async () => {
   const attempts = async (id: string) => (await queue.getJob(id))!.attemptsStarted;
   const startedBefore = await attempts(one);
   expect((await call('put', `/api/queues/${Q}/${one}/retry`)).status).toBe(204);
-  await new Promise((r) => setTimeout(r, 0));
-  const deadline = Date.now() + 30_000;
-  while ((await attempts(one)) === startedBefore) {
-    if (Date.now() > deadline) throw new Error('the retried job never ran again');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually(
+    'the retried job to run again',
+    async () => (await attempts(one)) !== startedBefore,
+  );
 
   const all = await failedJob('retry-all');
-  while ((await queue.getJobState(one)) !== 'failed') {
-    if (Date.now() > deadline) throw new Error('the retried job never failed again');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually(
+    'the retried job to fail again',
+    async () => (await queue.getJobState(one)) === 'failed',
+  );
   const reply = await call('put', `/api/queues/${Q}/retry/failed`);
   expect(reply.status).toBe(200);
   expect(reply.json<{ retried: number }>().retried).toBeGreaterThanOrEqual(2);

@@ -3,11 +3,11 @@
  * client's Last-Event-ID, events, and the session noticing the client leaving.
  */
 import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSession, type Session } from 'better-sse';
 import { LightHttp1Connection } from '../../../api/push/light-connection';
+import { eventually } from '../../helpers/eventually';
 
 let server: Server;
 let sessions: Session[] = [];
@@ -45,7 +45,7 @@ test('head, Last-Event-ID, events and disconnect', async () => {
   let body = '';
   res.setEncoding('utf8');
   res.on('data', (chunk: string) => (body += chunk));
-  for (let i = 0; i < 100 && !body.includes('event:hello'); i++) await sleep(20);
+  await eventually('the hello event', () => body.includes('event:hello'), { intervalMs: 20 });
   expect(body).toContain('retry:2500');
   expect(body).toContain('data:{"lastId":"5-0"}');
   expect(body).toContain('id:7-0');

@@ -4,11 +4,11 @@
  */
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { ObjectId } from 'mongodb';
 import { redisKeys } from '../../../shared/redis-keys';
 import { newAccount } from '../../helpers/accounts';
+import { eventuallyValue } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
 import { postMultipart } from '../../helpers/multipart';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -29,18 +29,20 @@ interface Status {
   apk: { package: string; versionCode: number; md5: string } | null;
 }
 
-async function waitDone(statusUrl: string, apiKey: string): Promise<Status> {
-  for (let i = 0; i < 600; i++) {
-    const reply = await request(statusUrl, {
-      headers: { authorization: `Bearer ${apiKey}` },
-      ca: stack.ca,
-    });
-    expect(reply.status).toBe(200);
-    const body = reply.json<Status>();
-    if (body.status === 'done' || body.status === 'failed') return body;
-    await sleep(100);
-  }
-  throw new Error(`upload ${statusUrl} did not finish`);
+function waitDone(statusUrl: string, apiKey: string): Promise<Status> {
+  return eventuallyValue(
+    `upload ${statusUrl} to finish`,
+    async () => {
+      const reply = await request(statusUrl, {
+        headers: { authorization: `Bearer ${apiKey}` },
+        ca: stack.ca,
+      });
+      expect(reply.status).toBe(200);
+      return reply.json<Status>();
+    },
+    (body) => body.status === 'done' || body.status === 'failed',
+    { intervalMs: 100 },
+  );
 }
 
 test('async=true answers 202 with a status URL that ends done with the APK record', async () => {
@@ -138,11 +140,11 @@ test('setting an APK current appends one version notice to the app stream', asyn
   const redis = new Redis(stack.redisUrl);
   try {
     const stream = redisKeys(stack.prefix).noticeStream(app!._id.toHexString());
-    let entries: [string, string[]][] = [];
-    for (let i = 0; i < 100 && entries.length === 0; i++) {
-      entries = await redis.xrange(stream, '-', '+');
-      if (entries.length === 0) await sleep(50);
-    }
+    const entries = await eventuallyValue(
+      'a notice in the stream',
+      () => redis.xrange(stream, '-', '+'),
+      (found) => found.length > 0,
+    );
     expect(entries).toHaveLength(1);
     const fields = entries[0]![1];
     const notice = JSON.parse(fields[fields.indexOf('n') + 1]!) as Record<string, unknown>;

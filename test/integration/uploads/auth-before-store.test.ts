@@ -69,12 +69,14 @@ async function measured<T>(upload: () => Promise<T>) {
   const sampler = (async () => {
     while (running) {
       peakChunks = Math.max(peakChunks, (await chunks.countDocuments()) - baseChunks);
-      await sleep(50);
+      await sleep(50); // the sampling period
     }
   })();
   try {
     const result = await upload();
-    await sleep(500); // a blob deleted after the reply, or written late, shows by now
+    // A window, not a wait (no event proves nothing more is written): a blob deleted after the
+    // reply, or written late, shows by its end. A sleep only ends late, so load lengthens it.
+    await sleep(500);
     return {
       result,
       gridFsPeak: peakChunks * CIPHER_SEGMENT_SIZE,

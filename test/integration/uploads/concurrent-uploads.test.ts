@@ -77,7 +77,11 @@ async function tryUpload(address: string, target = '/apps/api_upload') {
   }
 }
 
-/** Lets the server take up what was sent (a slot is taken once the request's headers arrive). */
+/**
+ * Lets the server take up what was sent (a slot is taken once the request's headers arrive). No
+ * event shows a slot taken; a slot not yet taken lets the next upload through, so this sleep can
+ * only fail the test, never make it pass wrongly.
+ */
 const settle = () => sleep(500);
 
 test('one upload past UPLOADS_PER_ADDRESS: 429 with Retry-After; the held ones succeed', async () => {

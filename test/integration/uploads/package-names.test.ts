@@ -5,9 +5,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { catalog } from '../../../shared/catalog/collections';
 import { newAccount } from '../../helpers/accounts';
+import { eventuallyValue } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
 import { postMultipart } from '../../helpers/multipart';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -53,15 +53,18 @@ test('an asynchronous upload ends failed with APK_PACKAGE_NAME_INVALID', async (
   const reply = await upload(apiKey, 'bad-package-name.apk', true);
   expect(reply.status).toBe(202);
   const statusUrl = reply.json<{ statusUrl: string }>().statusUrl;
-  let body: { status: string; verdict: { code: string } | null } = { status: '', verdict: null };
-  for (let i = 0; i < 300 && body.status !== 'done' && body.status !== 'failed'; i++) {
-    if (i > 0) await sleep(100);
-    const got = await request(statusUrl, {
-      headers: { authorization: `Bearer ${apiKey}` },
-      ca: stack.ca,
-    });
-    body = got.json();
-  }
+  const body = await eventuallyValue(
+    'the upload to finish',
+    async () => {
+      const got = await request(statusUrl, {
+        headers: { authorization: `Bearer ${apiKey}` },
+        ca: stack.ca,
+      });
+      return got.json<{ status: string; verdict: { code: string } | null }>();
+    },
+    (b) => b.status === 'done' || b.status === 'failed',
+    { intervalMs: 100 },
+  );
   expect(body).toMatchObject({ status: 'failed', verdict: { code: 'APK_PACKAGE_NAME_INVALID' } });
 });
 

@@ -31,6 +31,12 @@ beforeAll(async () => {
 });
 afterAll(() => stack.close());
 
+/**
+ * A window, not a wait (no event proves that nothing more is written): a chunk or record written
+ * after the 408 shows by its end. A sleep only ends late, so load lengthens it.
+ */
+const lateWrites = () => sleep(300);
+
 async function stored() {
   const db = stack.mongo.db;
   return {
@@ -57,7 +63,7 @@ async function trickle(target: string, start: Buffer, headers: Record<string, st
     );
     while (!answered && !connection.isClosed() && Date.now() - started < 20_000) {
       await connection.write(Buffer.from('Z'));
-      await sleep(200);
+      await sleep(200); // pacing: the trickle itself
     }
     const reply = await response;
     const elapsedMs = Date.now() - started;
@@ -89,7 +95,7 @@ test.each([
     expect(reply.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(elapsedMs).toBeLessThan(2 * WINDOW_MS + SLACK_MS);
     expect(closed).toBe(true);
-    await sleep(300);
+    await lateWrites();
     expect(await stored()).toEqual(before);
   },
 );
@@ -107,7 +113,7 @@ test('JSON upload trickled: 408 UPLOAD_TOO_SLOW, closed, nothing stored', async 
   );
   expect(elapsedMs).toBeLessThan(2 * WINDOW_MS + SLACK_MS);
   expect(closed).toBe(true);
-  await sleep(300);
+  await lateWrites();
   expect(await stored()).toEqual(before);
 });
 

@@ -8,6 +8,7 @@ import { ObjectId } from 'mongodb';
 import { redisKeys } from '../../../shared/redis-keys';
 import { closeRedis, createWorkerRedis, type Redis } from '../../../shared/storage/redis';
 import { newAccount } from '../../helpers/accounts';
+import { eventuallyValue } from '../../helpers/eventually';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { seedApp, stackTrace } from '../exceptions/fixtures';
 
@@ -38,16 +39,13 @@ async function settled(
   q: Queue,
   job: Job,
 ): Promise<{ state: string; reason: string; attempts: number }> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const state = await job.getState();
-    if (state === 'failed' || state === 'completed' || state === 'delayed') {
-      const fresh = (await q.getJob(job.id!))!;
-      return { state, reason: fresh.failedReason ?? '', attempts: fresh.attemptsMade };
-    }
-    if (Date.now() > deadline) throw new Error(`job ${job.id} still ${state}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const state = await eventuallyValue(
+    `job ${job.id} to settle`,
+    () => job.getState(),
+    (s) => s === 'failed' || s === 'completed' || s === 'delayed',
+  );
+  const fresh = (await q.getJob(job.id!))!;
+  return { state, reason: fresh.failedReason ?? '', attempts: fresh.attemptsMade };
 }
 
 async function victimAndAttacker() {

@@ -7,6 +7,7 @@ import { appRoutes } from '@bull-board/api/dist/routes.js';
 import { OPS_BOARD_PATH } from '../../../api/ops-board';
 import { HOUSEKEEPING_SCHEDULE } from '../../../shared/queues/housekeeping';
 import { QUEUES } from '../../../shared/queues/index';
+import { eventually } from '../../helpers/eventually';
 import { bearer, cookie, type CaseContext, type Entry } from './expectations';
 import { boardJudge, type Call } from './judge';
 import type { World } from './world';
@@ -61,13 +62,14 @@ function bodyOf(route: string, w: World): unknown {
 
 /** Waits until the world's failing job has failed again (a retry re-runs it). */
 async function failedAgain(w: World): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const job = await w.queue('housekeeping').getJob(w.failedJobId);
-    if ((await job?.getState()) === 'failed') return;
-    if (Date.now() > deadline) throw new Error('the failing housekeeping job did not fail again');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await eventually(
+    'the failing housekeeping job to fail again',
+    async () => {
+      const job = await w.queue('housekeeping').getJob(w.failedJobId);
+      return (await job?.getState()) === 'failed';
+    },
+    { intervalMs: 100 },
+  );
 }
 
 function boardEntry(key: string): Entry {

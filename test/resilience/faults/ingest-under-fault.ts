@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newAccount } from '../../helpers/accounts';
+import { eventually } from '../../helpers/eventually';
 import { postMultipart } from '../../helpers/multipart';
 import type { TestStack } from '../../helpers/stack';
 import { recordFigures } from '../report';
@@ -69,7 +70,7 @@ export async function ingestUnderFault(stack: TestStack, fault: Fault): Promise<
   const lane = async () => {
     while (next <= files.length) {
       if (next > 16 && !stopped) {
-        await sleep(20);
+        await sleep(20); // pacing: the lane holds until this test has stopped the service
         continue;
       }
       const versionCode = next++;
@@ -88,7 +89,9 @@ export async function ingestUnderFault(stack: TestStack, fault: Fault): Promise<
   const lanes = Promise.all(Array.from({ length: 8 }, lane));
   // Stop once some uploads are acknowledged, while others are being sent or processed.
   const isAcked = (a: Attempt) => a.outcome.kind.startsWith('acknowledged');
-  while (attempts.filter(isAcked).length < 8) await sleep(20);
+  await eventually('8 acknowledged uploads', () => attempts.filter(isAcked).length >= 8, {
+    intervalMs: 20,
+  });
   // Acknowledged, not yet decided when the service goes away (counted just before).
   const undecidedAtStop = await stack.mongo.db
     .collection('uploads')
@@ -97,7 +100,7 @@ export async function ingestUnderFault(stack: TestStack, fault: Fault): Promise<
   const stoppedAt = Date.now();
   await fault.stop();
   stopped = true;
-  await sleep(fault.downMs);
+  await sleep(fault.downMs); // fault duration
   await fault.start();
   const restartedAt = Date.now();
   const faultsInjected = 1;

@@ -6,7 +6,11 @@
  * make it send again what is stored anyway.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue } from 'bullmq';
+import { apkIngestQueue } from '../../../shared/queues/apk-ingest';
+import { closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
 import { newAccount } from '../../helpers/accounts';
+import { eventually } from '../../helpers/eventually';
 import { postMultipart } from '../../helpers/multipart';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { fixture } from '../../helpers/uploads';
@@ -26,6 +30,18 @@ test('Mongo stopped for 60 s during ingest: acknowledged uploads complete once, 
     downMs: 60_000,
   }));
 
+/** Whether the API's ingest job waits in the queue (no workers run yet). */
+async function ingestJobWaiting(prefix: string): Promise<boolean> {
+  const redis = createWorkerRedis(services.redisUrl, 'test:ingest-probe');
+  const queue = new Queue(apkIngestQueue.name, { connection: redis, prefix });
+  try {
+    return ((await queue.getJobCounts('waiting')).waiting ?? 0) > 0;
+  } finally {
+    await queue.close();
+    await closeRedis(redis);
+  }
+}
+
 test('a legacy upload waiting for its verdict across a Mongo outage gets the verdict, not a 503', async () => {
   // No workers yet: the job stays queued while the API waits for the verdict.
   const waiting = await startStack({
@@ -44,8 +60,12 @@ test('a legacy upload waiting for its verdict across a Mongo outage gets the ver
       { ca: waiting.ca },
     );
     const uploads = waiting.mongo.db.collection('uploads');
-    while ((await uploads.countDocuments({ accountId })) === 0) await sleep(50);
-    await sleep(200); // enqueued: the upload document is written just before its job
+    await eventually(
+      'the upload document',
+      async () => (await uploads.countDocuments({ accountId })) > 0,
+    );
+    // Enqueued (the upload document is written just before its job): the API waits for it now.
+    await eventually("the upload's ingest job", () => ingestJobWaiting(waiting.prefix));
     await services.stopMongo();
     await sleep(8_000); // more than the driver's 5 s server selection: polls fail meanwhile
     await services.startMongo();

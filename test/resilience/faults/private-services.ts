@@ -9,7 +9,6 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ensureMongoServer,
   ensureRedisServer,
@@ -17,6 +16,7 @@ import {
 } from '../../../ops/services/binaries';
 import { freePort, isAlive, spawnService, stopPid, waitForPort } from '../../../ops/services/child';
 import { mongoServerArgs, redisServerArgs } from '../../../ops/services/embedded';
+import { eventually } from '../../helpers/eventually';
 import { track } from '../../helpers/resources';
 import { startStack, type TestStack } from '../../helpers/stack';
 
@@ -73,7 +73,10 @@ export async function startPrivateServices(
     async killRedis() {
       if (redis?.pid && isAlive(redis.pid)) {
         process.kill(redis.pid, 'SIGKILL');
-        while (isAlive(redis.pid)) await sleep(20);
+        const pid = redis.pid;
+        await eventually('the killed redis-server to exit', () => !isAlive(pid), {
+          intervalMs: 20,
+        });
       }
       redis = undefined;
     },

@@ -7,6 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newAccount } from '../../helpers/accounts';
+import { eventually } from '../../helpers/eventually';
 import { postMultipart } from '../../helpers/multipart';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { fixture } from '../../helpers/uploads';
@@ -60,10 +61,14 @@ test('Redis lost just as a legacy upload starts waiting for its verdict: the API
       { ca: waiting.ca },
     );
     const uploads = waiting.mongo.db.collection('uploads');
-    while ((await uploads.countDocuments({ accountId })) === 0) await sleep(20);
-    await sleep(300);
+    await eventually(
+      'the upload document',
+      async () => (await uploads.countDocuments({ accountId })) > 0,
+      { intervalMs: 20 },
+    );
+    await sleep(300); // fault timing: the cut comes at the latest 300 ms after the enqueue
     if (proxy.cuts === 0) proxy.cutNow(1_500);
-    await sleep(2_000);
+    await sleep(2_000); // fault timing: the API is on its own for 2 s before workers come
     await waiting.startWorkers();
     const answer = await reply;
     const stored = await uploads.findOne({ accountId });

@@ -39,7 +39,11 @@ export function classify(reply: Reply, via: Acknowledged['via']): Outcome {
   return { kind: 'unexpected', detail: `${reply.status} ${reply.text.slice(0, 200)}` };
 }
 
-/** Polls `GET /api/v2/uploads/:id` through the API until every upload has a verdict. */
+/**
+ * Polls `GET /api/v2/uploads/:id` through the API until every upload has a verdict. On timeout it
+ * returns what it has, not throws: the caller counts the uploads still open as lost in its figures,
+ * then fails on them.
+ */
 export async function waitForVerdicts(
   admin: string,
   ca: string,

@@ -3,7 +3,7 @@
  * API must answer others quickly while it is abused), a count of hostile requests for the report,
  * and snapshots of what an upload may leave behind (GridFS blobs and chunks, upload records).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { eventuallyValue } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
 import type { TestStack } from '../../helpers/stack';
 import { recordFigures } from '../report';
@@ -67,11 +67,10 @@ export async function expectNothingStored(
   before: StoredSnapshot,
   timeoutMs = 5_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let now = await storedSnapshot(stack);
-  while (Date.now() < deadline && JSON.stringify(now) !== JSON.stringify(before)) {
-    await sleep(100);
-    now = await storedSnapshot(stack);
-  }
-  expect(now).toEqual(before);
+  await eventuallyValue(
+    'nothing more stored than before',
+    () => storedSnapshot(stack),
+    (now) => JSON.stringify(now) === JSON.stringify(before),
+    { timeoutMs, intervalMs: 100 },
+  );
 }

@@ -10,6 +10,7 @@ import os from 'node:os';
 import { ObjectId } from 'mongodb';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { eventuallyValue } from '../../helpers/eventually';
 import { newAccount } from '../../helpers/accounts';
 import { startStack, type TestStack } from '../../helpers/stack';
 import {
@@ -109,12 +110,12 @@ beforeEach(async () => {
   before = await storedSnapshot(stack);
 });
 afterEach(async () => {
-  let left = await readdir(workerTmpDir);
-  for (let i = 0; i < 50 && left.length > 0; i++) {
-    await sleep(100);
-    left = await readdir(workerTmpDir);
-  }
-  expect(left).toEqual([]);
+  await eventuallyValue(
+    'the worker temp dir to be empty',
+    () => readdir(workerTmpDir),
+    (left) => left.length === 0,
+    { intervalMs: 100 },
+  );
 });
 
 describe.each(['legacy', 'json'] as const)('%s upload', (target) => {
@@ -311,7 +312,7 @@ describe('endless bodies', () => {
     );
     while (!done && sent < cap && (await connection.write(chunk))) {
       sent += chunk.length;
-      if (sent % (1024 * 1024) < chunk.length) await sleep(1);
+      if (sent % (1024 * 1024) < chunk.length) await sleep(1); // pacing: let the reply in
     }
     const response = await answered;
     return { response, sent, connection };
@@ -368,7 +369,7 @@ describe('endless bodies', () => {
         body,
       ]),
     );
-    await sleep(500);
+    await sleep(500); // pacing: the server is reading the body when the client goes
     await connection.close();
     await expectNothingStored(stack, before, 10_000);
   });

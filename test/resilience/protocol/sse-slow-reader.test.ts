@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { redisKeys } from '../../../shared/redis-keys';
 import { newAccount } from '../../helpers/accounts';
+import { eventually } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
 import { track } from '../../helpers/resources';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -85,9 +86,9 @@ test('a stream whose client stops reading is dropped before the server buffers 2
     `GET /api/v2/stream?package=${SAMPLE}&deviceId=${deviceId} HTTP/1.1\r\nHost: localhost\r\n` +
       `Authorization: Bearer ${apiKey}\r\nAccept: text/event-stream\r\n\r\n`,
   );
-  for (let i = 0; i < 100 && !connection.received().includes('event: status'); i++) {
-    await sleep(100);
-  }
+  await eventually('the status event', () => connection.received().includes('event:status'), {
+    intervalMs: 100,
+  });
   expect(connection.received().toString('latin1')).toMatch(/^HTTP\/1\.1 200/);
   // From now on the client reads nothing.
   connection.socket.pause();
@@ -106,7 +107,7 @@ test('a stream whose client stops reading is dropped before the server buffers 2
     for (let i = 0; i < 250; i++) batch.publish(channel, message);
     await batch.exec();
     published += 250;
-    await sleep(100);
+    await sleep(100); // pacing: 2,500 notices a second
     maxBuffered = Math.max(maxBuffered, streamResponse!.socket ? buffered() : 0);
     if (!streamResponse!.socket || streamResponse!.socket.destroyed || connection.isClosed()) {
       dropped = true;
