@@ -12,7 +12,6 @@ import { errorMiddleware, notFound } from './http-errors';
 import { mountOpsBoard } from './ops-board';
 import { requestLog } from './request-log';
 import type { Host, Route } from './route-table';
-import { deviceLookups } from '../shared/devices/store';
 import { isStreamRequest, streamEndpoint } from './push/stream-endpoint';
 import { allRoutes } from './routes';
 
@@ -64,7 +63,7 @@ export function createHostApp(
 export function createHostListener(host: Host, deps: ApiDeps): RequestListener {
   const app = createHostApp(host, deps);
   if (host !== 'push') return app;
-  const stream = streamEndpoint(deps, deviceLookups(deps));
+  const stream = streamEndpoint(deps, deps.deviceLookups);
   // Express's own compiled TRUST_PROXY setting: the client address is what req.ip would say.
   const trust = app.get('trust proxy fn') as (address: string, hop: number) => boolean;
   return (req, res) => {

@@ -5,7 +5,7 @@ import type { SignupThrottle } from '../shared/accounts/signup-throttle';
 import type { KeyRing } from '../shared/crypto/keys';
 import type { LoginThrottle } from '../shared/accounts/login-throttle';
 import type { PushKeys } from '../shared/devices/push-signing';
-import type { LiveState } from '../shared/devices/store';
+import type { DeviceLookups, LiveState } from '../shared/devices/store';
 import type { PushHub } from './push/hub';
 import type { Producers } from '../shared/queues/producers';
 import type { Redis } from '../shared/storage/redis';
@@ -60,6 +60,8 @@ export interface ApiDeps {
   readonly pushKeys: PushKeys;
   /** Where making an APK current announces it (the version-notice queue). */
   readonly notices: NoticeSink;
+  /** Accounts and apps as devices name them, cached per process (shared/devices/lookups.ts). */
+  readonly deviceLookups: DeviceLookups;
   /** The exception intake (one window, one set of caches per process) and the screenshots. */
   readonly exceptions: { readonly intake: IntakeDeps; readonly screenshots: ScreenshotStore };
   /** Counters the routes increment and the collectors `/metrics` renders. */

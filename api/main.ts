@@ -34,7 +34,7 @@ import type { ApiDeps } from './deps';
 import { listen, type Listener, type ListenerTimeouts } from './server';
 import { pushKeysFromSeed } from '../shared/devices/push-signing';
 import { PushHub } from './push/hub';
-import { liveState } from '../shared/devices/store';
+import { liveState, deviceLookups } from '../shared/devices/store';
 import type { Host } from './route-table';
 import { createIngestClient } from './upload/ingest-client';
 import { uploadSlots } from './upload/upload-slots';
@@ -263,6 +263,7 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
     }),
     uploadSlots: uploadSlots(limits.uploads),
     notices: queueNoticeSink(producers.get(versionNoticeQueue.name)),
+    deviceLookups: deviceLookups({ db: mongo.db, accounts }),
     exceptions: {
       intake: exceptionIntake({ db: mongo.db, accounts, redis, producers, live, now, log }),
       screenshots: gridFsScreenshots(mongo.db),

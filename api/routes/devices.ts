@@ -8,7 +8,6 @@ import type { Request, Response } from 'express';
 import type { Account } from '../../shared/accounts/types';
 import {
   changeInstallationStatus,
-  deviceLookups,
   installationCard,
   installationId,
   recordReported,
@@ -116,9 +115,8 @@ export async function putInstallationStatus(
 }
 
 export function deviceRoutes(deps: ApiDeps): Route[] {
-  const lookups = deviceLookups(deps);
-  const d: DeviceDeps = { ...deps, deviceAuth: { ...deps, accounts: lookups.accounts } };
-  const stream = streamEndpoint(deps, lookups);
+  const d: DeviceDeps = { ...deps, deviceAuth: { ...deps, accounts: deps.deviceLookups.accounts } };
+  const stream = streamEndpoint(deps, deps.deviceLookups);
   const owner = bearerAuth(deps);
 
   return [
