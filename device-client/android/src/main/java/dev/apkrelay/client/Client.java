@@ -8,7 +8,9 @@ import android.os.Build;
 import android.os.Bundle;
 import android.os.Looper;
 import android.util.Log;
+import dev.apkrelay.client.android.AndroidDeviceLog;
 import dev.apkrelay.client.android.AndroidLogger;
+import dev.apkrelay.client.android.AndroidScreenshots;
 import dev.apkrelay.client.android.AndroidUi;
 import dev.apkrelay.client.android.ApkProvider;
 import dev.apkrelay.client.android.Running;
@@ -17,7 +19,9 @@ import dev.apkrelay.client.core.Engine;
 import dev.apkrelay.client.core.StartParams;
 import dev.apkrelay.client.core.json.Json;
 import dev.apkrelay.client.core.ports.Clock;
+import dev.apkrelay.client.core.ports.DeviceLog;
 import dev.apkrelay.client.core.ports.FileStorage;
+import dev.apkrelay.client.core.ports.Screenshots;
 import dev.apkrelay.client.core.ports.UrlConnectionTransport;
 import dev.apkrelay.client.core.queue.ChainingUncaughtHandler;
 import dev.apkrelay.client.core.protocol.VersionEvent;
@@ -64,6 +68,8 @@ public final class Client {
   private static volatile int maxQueue = 50;
   private static volatile StrategyPresenter presenter;
   private static volatile ChainingUncaughtHandler handler;
+  private static volatile DeviceLog deviceLog = DeviceLog.NONE;
+  private static volatile Screenshots screenshots = Screenshots.NONE;
 
   /** The spec's start: push and base URLs (and optionally the push key) from manifest meta-data. */
   public static void start(Context context, int launcherIconResId, String apiKey, String deviceId) {
@@ -124,6 +130,8 @@ public final class Client {
     p[0].onAccept(e::apply);
     p[0].reminder(e.reminder());
     presenter = p[0];
+    deviceLog = new AndroidDeviceLog(app);
+    screenshots = new AndroidScreenshots(Running::activity);
     config = c;
     engine = e;
     Running.engine(e);
@@ -256,7 +264,12 @@ public final class Client {
     ExceptionReport r = ExceptionReport.of(ExceptionReport.stackLines(error), handled,
         Engine.pairs(extra == null ? Collections.<String, String>emptyMap() : extra), Engine.pairs(all),
         c.packageName, c.deviceId, c.installedMd5);
-    e.report(r, sync);
+    if (sync) { // unhandled, on the dying thread: the log and the screen now, before it goes
+      e.report(r.withAttachments(deviceLog.lastLines(DeviceLog.LINES), screenshots.jpeg()), true);
+    } else { // handled: logcat off the caller's thread (maybe the main one)
+      Engine en = e;
+      e.post(() -> en.report(r.withAttachments(deviceLog.lastLines(DeviceLog.LINES), null), false));
+    }
   }
 
   public static synchronized void enableExceptionNotification() {
