@@ -53,7 +53,8 @@ beforeAll(async () => {
   await writeFile(path.join(dataDir, 'old', 'left-over.json'), '{}', { mode: 0o644 });
   await chmod(path.join(dataDir, 'old', 'left-over.json'), 0o644);
   // A permissive umask in the caller must not open the data up.
-  server = spawn('sh', ['-c', 'umask 022 && exec npm start'], {
+  // --ignore-scripts: dist/ is built already (pretest); rebuilding it here races other suites.
+  server = spawn('sh', ['-c', 'umask 022 && exec npm start --ignore-scripts'], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
