@@ -162,9 +162,13 @@ export async function startStack(
     startWorkers: launchWorkers,
     startApi: launchApi,
     async close() {
-      // API first (stop intake), then workers, then the database.
-      for (const close of [...closers].reverse()) await close();
+      // API first (stop intake), then workers, then the database. Every closer runs even when
+      // one fails, so a failing API close is reported as itself, not as everything left open.
+      const errors: unknown[] = [];
+      for (const close of [...closers].reverse())
+        await close().catch((e: unknown) => errors.push(e));
       await rm(dataDir, { recursive: true, force: true });
+      if (errors.length > 0) throw new AggregateError(errors, 'closing the test stack failed');
     },
   };
 }
