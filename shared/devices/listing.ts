@@ -6,7 +6,7 @@ import type { Filter } from 'mongodb';
 import type { StoreDeps } from './cards';
 import { presentInstallOutcome } from './install-outcome';
 import { installations } from './installations';
-import { lastSeenAt, seenFilter } from './live-state';
+import { lastSeenAt, seenFilter, type AppScope } from './live-state';
 import type { InstallationDoc } from './types';
 
 export type InstallationFilter = 'enabled' | 'disabled' | 'online' | 'offline' | null;
@@ -19,11 +19,6 @@ export interface InstallationQuery {
   readonly deviceIdPrefix: string | null;
   /** Seen at or after this instant counts as online. */
   readonly onlineSince: Date;
-}
-
-interface AppScope {
-  readonly accountId: string;
-  readonly package: string;
 }
 
 async function filterOf(
