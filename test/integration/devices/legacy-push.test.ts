@@ -285,3 +285,15 @@ test('6: a device silent for three heartbeat intervals is offline; SSE and PushL
   );
   expect(s.socket.destroyed).toBe(false);
 });
+
+test('by default (LEGACY_PUSH_TLS_MIN unset) a TLS 1.0 handshake is refused', async () => {
+  await expect(
+    PushlinkReplay.connect({
+      host: '127.0.0.1',
+      port: stack.legacyPushPort!,
+      ca: stack.ca,
+      minVersion: 'TLSv1',
+      maxVersion: 'TLSv1',
+    }),
+  ).rejects.toThrow();
+});
