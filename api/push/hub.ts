@@ -10,7 +10,6 @@ import { randomUUID } from 'node:crypto';
 import { ObjectId, type Db } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { catalog } from '../../shared/catalog/collections';
-import { abandonedDownload, decide, gaveUpMd5Mark, type ApkRef } from '../../shared/devices/decide';
 import type { InstallationCard, LiveState, OfferState } from '../../shared/devices/store';
 import type { PushKeys } from '../../shared/devices/push-signing';
 import type { Logger } from '../../shared/log';
@@ -18,6 +17,7 @@ import { redisKeys } from '../../shared/redis-keys';
 import { closeRedis, createWorkerRedis, type Redis } from '../../shared/storage/redis';
 import { TtlCache } from '../../shared/ttl-cache';
 import { SignedOnce } from './events';
+import { tellStream } from './stream-decision';
 import { StreamRegistry, type DeviceChannel, type Stream } from './stream-registry';
 
 /**
@@ -39,8 +39,6 @@ export interface PushHubOptions {
   readonly touchEveryMs: number;
 }
 
-/** Give-ups remembered per installation: an APK's id and, for PushLink devices, its MD5 mark. */
-const GAVE_UP_KEPT = 40;
 const RESYNC_RETRY_MS = 1_000;
 
 export class PushHub {
@@ -222,7 +220,8 @@ export class PushHub {
         this.o.log.warn({ installationId: id }, 'push stream dropped: its client stopped reading');
         continue;
       }
-      const offer = await this.decideFor(stream, app.package, current, quietOffer, notices);
+      const offered = stream.offer.offeredApkId ? await this.apk(stream.offer.offeredApkId) : null;
+      const offer = tellStream(stream, { pkg: app.package, current, offered, quietOffer, notices });
       if (offer) changed.push([id, (stream.offer = offer)]);
     }
     await this.live.setOffers(group.scope, changed);
@@ -243,45 +242,6 @@ export class PushHub {
       () => apks.findOne({ _id: new ObjectId(id) }),
       (doc) => doc !== null,
     );
-  }
-
-  /**
-   * Decides for one open stream and tells it; returns its new offer state, or null when it did
-   * not change. A give-up is remembered by the APK's id and by its MD5 (a PushLink device reports
-   * abandoned downloads by MD5 only: decide.ts, abandonedDownload), so either is given up once.
-   */
-  private async decideFor(
-    stream: Stream,
-    pkg: string,
-    current: ApkDoc | null,
-    quietOffer: boolean,
-    notices: SignedOnce,
-  ): Promise<OfferState | null> {
-    const { offer } = stream;
-    const offered = offer.offeredApkId ? await this.apk(offer.offeredApkId) : null;
-    const target: ApkRef | null = current
-      ? { id: current._id.toHexString(), md5: current.md5 }
-      : null;
-    const d = decide(target, { installedMd5: stream.installedMd5, ...offer }, offered?.md5 ?? null);
-    let gaveUp = offer.gaveUp;
-    if (d.giveup) gaveUp = [...gaveUp, d.giveup, ...(offered ? [gaveUpMd5Mark(offered.md5)] : [])];
-    const dropped = stream.lastDownloadedMd5
-      ? abandonedDownload(target, { ...stream, gaveUp })
-      : null;
-    if (dropped) gaveUp = [...gaveUp, gaveUpMd5Mark(dropped)];
-    const repeat = quietOffer && d.version !== null && offer.offeredApkId === d.version.id;
-    stream.conn.deliver(notices, {
-      package: pkg,
-      version: d.version && current && !repeat ? current : null,
-      giveup: d.giveup
-        ? { apkId: d.giveup, apk: offered }
-        : dropped
-          ? { apkId: null, apk: null }
-          : null,
-      installedMd5: stream.installedMd5,
-    });
-    if (gaveUp === offer.gaveUp && d.offeredApkId === offer.offeredApkId) return null;
-    return { offeredApkId: d.offeredApkId, gaveUp: gaveUp.slice(-GAVE_UP_KEPT) };
   }
 
   /**
