@@ -149,9 +149,7 @@ export class PushlinkReplay {
       try {
         const v = JSON.parse(text) as unknown;
         this.lines.push(
-          typeof v === 'object' && v !== null && !Array.isArray(v)
-            ? (v)
-            : { raw: text },
+          typeof v === 'object' && v !== null && !Array.isArray(v) ? v : { raw: text },
         );
       } catch {
         this.lines.push({ raw: text });
