@@ -30,6 +30,7 @@ const TEXT = {
     'Device register failed: Installation disabled. The plan has no free installation for this device; its owner can enable it.',
 };
 
+const METRICS_TOKEN = 'legacy-push-metrics-token';
 let stack: TestStack;
 let second: Awaited<ReturnType<TestStack['startApi']>>;
 /** The stack's clock runs this far ahead of the wall clock (must-hold 6 moves it). */
@@ -37,7 +38,11 @@ let clockAheadMs = 0;
 const sockets: PushlinkReplay[] = [];
 
 beforeAll(async () => {
-  stack = await startStack({ legacyPush: {}, now: () => new Date(Date.now() + clockAheadMs) });
+  stack = await startStack({
+    legacyPush: {},
+    now: () => new Date(Date.now() + clockAheadMs),
+    metricsToken: METRICS_TOKEN,
+  });
   second = await stack.startApi();
 });
 afterAll(async () => {
@@ -296,4 +301,21 @@ test('by default (LEGACY_PUSH_TLS_MIN unset) a TLS 1.0 handshake is refused', as
       maxVersion: 'TLSv1',
     }),
   ).rejects.toThrow();
+});
+
+test('subscribed PushLink sockets count in apkrelay_push_streams_open, as SSE streams do', async () => {
+  const openStreams = async () => {
+    const reply = await request(`${stack.urls.admin}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      ca: stack.ca,
+    });
+    const line = reply.text.split('\n').find((l) => l.startsWith('apkrelay_push_streams_open '));
+    return Number(line?.split(' ')[1]);
+  };
+  const { apiKey } = await newAccount(stack);
+  await uploadFixture(stack, apiKey, 'version-1.apk');
+  const before = await openStreams();
+  const s = await device({ apiKey, package: SAMPLE, deviceId: 'counted', hash: '' });
+  await barrier(s);
+  expect(await openStreams()).toBe(before + 1);
 });
