@@ -7,7 +7,8 @@
  */
 import { Queue, type JobsOptions, type QueueOptions } from 'bullmq';
 import { AppError } from '../errors';
-import type { Redis } from '../storage/redis';
+import { bullPrefix, type Redis } from '../storage/redis';
+import { confirmReplicated } from '../storage/redis-replicas';
 import { QUEUES, type QueueName } from './index';
 
 const CALL_DEADLINE_MS = 5_000;
@@ -44,9 +45,14 @@ class FailFastQueue extends Queue {
     }
   }
 
+  /** Resolves once the job is stored (on a cluster: and on a replica, redis-replicas.ts). */
   override add(name: string, data: unknown, opts?: JobsOptions): ReturnType<Queue['add']> {
     this.ready(`adding to ${this.name}`);
-    return withDeadline(super.add(name, data, opts), CALL_DEADLINE_MS, `adding to ${this.name}`);
+    const added = super.add(name, data, opts).then(async (job) => {
+      await confirmReplicated(this.redis, this.qualifiedName);
+      return job;
+    });
+    return withDeadline(added, CALL_DEADLINE_MS, `adding to ${this.name}`);
   }
 
   override getWorkersCount(): Promise<number> {
@@ -64,7 +70,10 @@ export interface Producers {
 
 export function createProducers(connection: Redis, prefix: string): Producers {
   const queues = new Map<string, Queue>(
-    QUEUES.map((q) => [q.name, new FailFastQueue(q.name, { connection, prefix }, connection)]),
+    QUEUES.map((q) => [
+      q.name,
+      new FailFastQueue(q.name, { connection, prefix: bullPrefix(connection, prefix) }, connection),
+    ]),
   );
   return {
     get(name) {

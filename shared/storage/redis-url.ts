@@ -31,7 +31,7 @@ export function parseClusterUrl(url: string): ClusterTarget {
   if (!match) {
     throw new Error('expected redis+cluster://[user[:password]@]host:port[,host:port...]');
   }
-  const [, scheme, credentials, hosts] = match as unknown as [string, string, string?, string];
+  const [, scheme = '', credentials, hosts = ''] = match;
   const nodes = hosts.split(',').map(parseNode);
   const colon = credentials?.indexOf(':') ?? -1;
   const user =
