@@ -8,7 +8,7 @@
 import { Queue, type JobsOptions, type QueueOptions } from 'bullmq';
 import { AppError } from '../errors';
 import { bullPrefix, type Redis } from '../storage/redis';
-import { confirmReplicated } from '../storage/redis-replicas';
+import { confirmReplicated, REPLICA_WAIT_MS } from '../storage/redis-replicas';
 import { QUEUES, type QueueName } from './index';
 
 const CALL_DEADLINE_MS = 5_000;
@@ -45,14 +45,25 @@ class FailFastQueue extends Queue {
     }
   }
 
-  /** Resolves once the job is stored (on a cluster: and on a replica, redis-replicas.ts). */
-  override add(name: string, data: unknown, opts?: JobsOptions): ReturnType<Queue['add']> {
+  /**
+   * Resolves once the job is stored, and on a cluster confirmed by a replica (redis-replicas.ts).
+   * Only the add can fail the call: once it is done the job exists and will run, so the caller
+   * must not treat it as refused (it would clean up what the job needs). A confirmation that
+   * fails or is late leaves the job as durable as its master's append-only file.
+   */
+  override async add(name: string, data: unknown, opts?: JobsOptions): ReturnType<Queue['add']> {
     this.ready(`adding to ${this.name}`);
-    const added = super.add(name, data, opts).then(async (job) => {
-      await confirmReplicated(this.redis, this.qualifiedName);
-      return job;
-    });
-    return withDeadline(added, CALL_DEADLINE_MS, `adding to ${this.name}`);
+    const job = await withDeadline(
+      super.add(name, data, opts),
+      CALL_DEADLINE_MS,
+      `adding to ${this.name}`,
+    );
+    await withDeadline(
+      confirmReplicated(this.redis, this.qualifiedName),
+      REPLICA_WAIT_MS + 1_000,
+      'confirming a replica',
+    ).catch(() => null);
+    return job;
   }
 
   override getWorkersCount(): Promise<number> {
