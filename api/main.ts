@@ -24,6 +24,7 @@ import { createProducers, withDeadline } from '../shared/queues/producers';
 import { ensureIndexes } from '../shared/storage/indexes';
 import { connectMongo, mongoReachable } from '../shared/storage/mongo';
 import {
+  bullPrefix,
   closeRedis,
   createProducerRedis,
   createWorkerRedis,
@@ -117,16 +118,16 @@ async function connect(options: ApiOptions): Promise<Connections> {
     throw err;
   });
   const redis = createProducerRedis(options.redisUrl, 'apkrelay:api');
-  redis.on('error', (err) => log.warn({ err: err.message }, 'redis (api) connection error'));
+  redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis (api) connection error'));
   const producers = createProducers(redis, options.queuePrefix);
   // QueueEvents blocks on a stream read, so it gets its own (waiting) connection.
   const eventsRedis = createWorkerRedis(options.redisUrl, 'apkrelay:api-events');
-  eventsRedis.on('error', (err) =>
+  eventsRedis.on('error', (err: Error) =>
     log.warn({ err: err.message }, 'redis (api events) connection error'),
   );
   const ingestEvents = new QueueEvents(apkIngestQueue.name, {
     connection: eventsRedis,
-    prefix: options.queuePrefix,
+    prefix: bullPrefix(eventsRedis, options.queuePrefix),
   });
   ingestEvents.on('error', (err) => log.warn({ err: err.message }, 'queue events error'));
   return { mongo, keys, redis, eventsRedis, producers, ingestEvents };

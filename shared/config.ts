@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import { IANAZone } from 'luxon';
+import { isClusterUrl, parseClusterUrl } from './storage/redis-url';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from './uploads/upload-limits';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -201,7 +202,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     publicBaseUrl: r.url('PUBLIC_BASE_URL', ['https:', 'http:']) ?? localUrl(port),
     publicWebUrl: r.url('PUBLIC_WEB_URL', ['https:', 'http:']) ?? localUrl(webPort),
     publicPushUrl: r.url('PUBLIC_PUSH_URL', ['https:', 'http:']) ?? localUrl(pushPort),
-    redisUrl: r.url('REDIS_URL', ['redis:', 'rediss:']),
+    redisUrl: redisUrl(r),
     mongoUrl: r.url('MONGO_URL', ['mongodb:', 'mongodb+srv:']),
     dataDir: path.resolve(cwd, r.raw('DATA_DIR') ?? '.data'),
     ...masterKeys(r),
@@ -284,6 +285,20 @@ function legacyPush(r: Reader, taken: readonly number[]) {
     r.problems.push(`LEGACY_PUSH_TLS_MIN must be one of ${TLS_VERSIONS.join(', ')} (got "${min}")`);
   }
   return { legacyPushPort, legacyPushTlsMin: legacyPushTlsMin ?? 'TLSv1.2' };
+}
+
+/** One Redis (`redis:`, `rediss:`) or a cluster (`redis+cluster:`, storage/redis-url.ts). */
+function redisUrl(r: Reader): string | undefined {
+  const value = r.raw('REDIS_URL');
+  if (value === undefined || !isClusterUrl(value)) return r.url('REDIS_URL', ['redis:', 'rediss:']);
+  try {
+    parseClusterUrl(value);
+    return value;
+  } catch (err) {
+    // The value is not echoed: it may carry the password.
+    r.problems.push(`REDIS_URL names a cluster but is malformed: ${(err as Error).message}`);
+    return undefined;
+  }
 }
 
 function queuePrefix(r: Reader): string {

@@ -1,4 +1,8 @@
-/** Every Redis key apkrelay writes outside BullMQ, built in one place under the queue prefix. */
+/**
+ * Every Redis key apkrelay writes outside BullMQ, built in one place under the queue prefix.
+ * On a Redis Cluster a command or script may only name keys of one slot: keys used together
+ * carry the same hash tag (`{...}`), and every other command here names a single key.
+ */
 export function redisKeys(prefix: string) {
   return {
     /** Per-app stream of version notices (devices resume from it with Last-Event-ID). */
@@ -24,15 +28,19 @@ export function redisKeys(prefix: string) {
     exceptionGroupLock: (groupId: string) => `${prefix}:exceptions:group-lock:${groupId}`,
     /** Marker of an exception report stored by the worker (expires after the window). */
     exceptionStored: (reportId: string) => `${prefix}:exceptions:stored:${reportId}`,
-    /** Sliding window of failed API-key authentications of one client address or presented key. */
+    /**
+     * Sliding window of failed API-key authentications of one client address or presented key.
+     * One Lua call counts an address's and a key's window together: one hash tag for all.
+     */
     authFailures: (kind: 'address' | 'key', bucket: string) =>
-      `${prefix}:auth-failures:${kind}:${bucket}`,
+      `{${prefix}:auth-failures}:${kind}:${bucket}`,
     /**
      * Sliding window of web login attempts of one client address bucket, or of one email (a
-     * digest, never the address itself) from one client address bucket.
+     * digest, never the address itself) from one client address bucket. Counted together (one
+     * Lua call): one hash tag for all.
      */
     loginAttempts: (kind: 'address' | 'email', bucket: string) =>
-      `${prefix}:logins:${kind}:${bucket}`,
+      `{${prefix}:logins}:${kind}:${bucket}`,
     /** Sliding window of sign-up attempts of one client address bucket. */
     signupAttempts: (bucket: string) => `${prefix}:signups:address:${bucket}`,
   } as const;

@@ -11,7 +11,7 @@ import { versionNoticeQueue } from '../shared/queues/version-notice';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
 import { ensureIndexes } from '../shared/storage/indexes';
 import { connectMongo } from '../shared/storage/mongo';
-import { closeRedis, createWorkerRedis } from '../shared/storage/redis';
+import { bullPrefix, closeRedis, createWorkerRedis } from '../shared/storage/redis';
 import { createProcessors } from './processors';
 import type { BackupSettings } from './processors/backup';
 import { startWorkerRuntime } from './runtime';
@@ -44,7 +44,7 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
   const redis = createWorkerRedis(options.redisUrl, 'apkrelay:worker-notices');
   const noticeQueue = new Queue(versionNoticeQueue.name, {
     connection: redis,
-    prefix: options.queuePrefix,
+    prefix: bullPrefix(redis, options.queuePrefix),
   });
   const closeAll = async () => {
     await noticeQueue.close();

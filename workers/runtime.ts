@@ -9,7 +9,7 @@ import type { QueueDefinition } from '../shared/queues/definition';
 import { HOUSEKEEPING_SCHEDULE, housekeepingQueue } from '../shared/queues/housekeeping';
 import { BACKUP_SCHEDULER_ID, backupQueue } from '../shared/queues/backup';
 import { recordJobDuration } from '../shared/metrics/job-durations';
-import { closeRedis, createWorkerRedis, type Redis } from '../shared/storage/redis';
+import { bullPrefix, closeRedis, createWorkerRedis, type Redis } from '../shared/storage/redis';
 import type { Processor } from './processor';
 import { coerceError } from '../shared/errors';
 
@@ -54,7 +54,10 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   );
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   if (options.schedulers ?? true) {
-    const queue = new Queue(housekeepingQueue.name, { connection, prefix: options.prefix });
+    const queue = new Queue(housekeepingQueue.name, {
+      connection,
+      prefix: bullPrefix(connection, options.prefix),
+    });
     await queue.upsertJobScheduler(
       HOUSEKEEPING_SCHEDULE.id,
       { every: HOUSEKEEPING_SCHEDULE.every },
@@ -67,7 +70,10 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     await queue.close();
     if (options.backupSchedule) {
       // Upserted under one id by every worker: one job per period, however many workers run.
-      const backups = new Queue(backupQueue.name, { connection, prefix: options.prefix });
+      const backups = new Queue(backupQueue.name, {
+        connection,
+        prefix: bullPrefix(connection, options.prefix),
+      });
       await backups.upsertJobScheduler(
         BACKUP_SCHEDULER_ID,
         { pattern: options.backupSchedule.pattern, tz: options.backupSchedule.tz },
@@ -115,7 +121,7 @@ function buildWorker(
     },
     {
       connection,
-      prefix: options.prefix,
+      prefix: bullPrefix(connection, options.prefix),
       concurrency: definition.concurrency,
       lockDuration: options.lockMs ?? 30_000,
       stalledInterval: options.lockMs ?? 30_000,

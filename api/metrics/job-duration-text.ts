@@ -3,7 +3,7 @@
  * add to it, see shared/metrics/job-durations.ts), which prom-client's Histogram cannot adopt, so
  * its exposition is written here.
  */
-import type { Redis } from 'ioredis';
+import type { Redis } from '../../shared/storage/redis';
 import { readJobDurations } from '../../shared/metrics/job-durations';
 
 const NAME = 'apkrelay_job_duration_seconds';

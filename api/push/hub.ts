@@ -64,7 +64,7 @@ export class PushHub {
   start(): void {
     const channel = redisKeys(this.o.prefix).noticeChannel();
     this.subscriber = createWorkerRedis(this.o.redisUrl, 'apkrelay:api-notices');
-    this.subscriber.on('error', (err) =>
+    this.subscriber.on('error', (err: Error) =>
       this.o.log.warn({ err: err.message }, 'redis (notices) error'),
     );
     this.subscriber.on('message', (_channel, message: string) => void this.onMessage(message));
@@ -74,6 +74,9 @@ export class PushHub {
       if (!first) void this.resyncAll();
       first = false;
     });
+    // On a cluster the subscription moves to another node when its node is lost, without a
+    // 'ready': resynchronise once the new subscription has had time to be made.
+    this.subscriber.on('-node', () => this.resyncSoon());
     // Not awaited: the API starts (and answers 503 where Redis is needed) while Redis is down;
     // ioredis subscribes once it connects and again after every reconnection.
     this.subscriber
@@ -168,6 +171,12 @@ export class PushHub {
       this.resyncTimer = setTimeout(() => void this.resyncAll(), RESYNC_RETRY_MS);
       this.resyncTimer.unref();
     }
+  }
+
+  private resyncSoon(): void {
+    if (this.closed || this.resyncTimer) return;
+    this.resyncTimer = setTimeout(() => void this.resyncAll(), RESYNC_RETRY_MS);
+    this.resyncTimer.unref();
   }
 
   private async latestNoticeId(appId: string): Promise<string> {

@@ -5,7 +5,7 @@
  * limit again. The callers choose the windows, their limits and length; this module only counts.
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../storage/redis';
 
 /** One window to count an attempt in: its Redis key and its limit (> 0). */
 export type AttemptWindow = readonly [key: string, limit: number];

@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../storage/redis';
 import { looksLikeApiKey } from './api-keys';
 import { recordAttempt, type AttemptWindow } from './attempt-windows';
 

@@ -14,7 +14,7 @@
  * the email.
  */
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../storage/redis';
 import { addressBucket } from './auth-throttle';
 import {
   attemptMember,

@@ -8,7 +8,7 @@
  */
 import { addressBucket } from './auth-throttle';
 import { recordAttempt } from './attempt-windows';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../storage/redis';
 
 export const SIGNUP_WINDOW_MS = 60 * 60 * 1000;
 export const DEFAULT_SIGNUPS_PER_ADDRESS = 10;

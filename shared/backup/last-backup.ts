@@ -1,5 +1,5 @@
 /** The last successful backup, kept in Redis so every API process can report its age. */
-import type { Redis } from 'ioredis';
+import type { Redis } from '../storage/redis';
 import { redisKeys } from '../redis-keys';
 
 export interface LastBackup {

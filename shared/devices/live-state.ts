@@ -13,7 +13,7 @@
  * and metadata): a fleet connecting or beating must not read the documents (store.ts).
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../storage/redis';
 import { ObjectId, type Filter } from 'mongodb';
 import { redisKeys } from '../redis-keys';
 import type { InstallationDoc, InstallationStatus, KeyValue } from './types';

@@ -8,7 +8,8 @@
  * A report admitted at `t` counts while `now - t <= window`; it stops counting once it is more
  * than the window old, so the slot frees at `t + window + 1` ms.
  */
-import type { Redis } from 'ioredis';
+import type { Redis } from '../storage/redis';
+import { confirmReplicated } from '../storage/redis-replicas';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -121,6 +122,8 @@ export function redisSlidingWindow(redis: Redis, windowMs = DAY_MS): SlidingWind
         String(limit),
         digest,
       )) as [number, number, number, number];
+      // The limit is exact only if an admission survives a failover (redis-replicas.ts).
+      if (outcome === 1) await confirmReplicated(redis, key);
       return {
         outcome: OUTCOMES[outcome] ?? 'refused',
         count,

@@ -3,7 +3,7 @@
  * finished job (completed or failed) with one pipelined round trip, and every API process reads
  * the same totals for `/metrics`. Fields: `le:<bound>` (cumulative counts), `le:+Inf`, `sum`.
  */
-import type { Redis } from 'ioredis';
+import type { Redis } from '../storage/redis';
 import { redisKeys } from '../redis-keys';
 
 export const DURATION_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800];

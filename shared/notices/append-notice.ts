@@ -2,7 +2,7 @@
  * Appends a version notice to an app's stream unless the stream already holds one at least as
  * new (a retried job), in one atomic Lua call, then publishes it. Returns the stream entry id.
  */
-import type { Redis } from 'ioredis';
+import type { Redis } from '../storage/redis';
 import { redisKeys } from '../redis-keys';
 
 /**

@@ -7,7 +7,8 @@
  */
 import { Queue, type JobsOptions, type QueueOptions } from 'bullmq';
 import { AppError } from '../errors';
-import type { Redis } from '../storage/redis';
+import { bullPrefix, type Redis } from '../storage/redis';
+import { confirmReplicated, REPLICA_WAIT_MS } from '../storage/redis-replicas';
 import { QUEUES, type QueueName } from './index';
 
 const CALL_DEADLINE_MS = 5_000;
@@ -44,9 +45,25 @@ class FailFastQueue extends Queue {
     }
   }
 
-  override add(name: string, data: unknown, opts?: JobsOptions): ReturnType<Queue['add']> {
+  /**
+   * Resolves once the job is stored, and on a cluster confirmed by a replica (redis-replicas.ts).
+   * Only the add can fail the call: once it is done the job exists and will run, so the caller
+   * must not treat it as refused (it would clean up what the job needs). A confirmation that
+   * fails or is late leaves the job as durable as its master's append-only file.
+   */
+  override async add(name: string, data: unknown, opts?: JobsOptions): ReturnType<Queue['add']> {
     this.ready(`adding to ${this.name}`);
-    return withDeadline(super.add(name, data, opts), CALL_DEADLINE_MS, `adding to ${this.name}`);
+    const job = await withDeadline(
+      super.add(name, data, opts),
+      CALL_DEADLINE_MS,
+      `adding to ${this.name}`,
+    );
+    await withDeadline(
+      confirmReplicated(this.redis, this.qualifiedName),
+      REPLICA_WAIT_MS + 1_000,
+      'confirming a replica',
+    ).catch(() => null);
+    return job;
   }
 
   override getWorkersCount(): Promise<number> {
@@ -64,7 +81,10 @@ export interface Producers {
 
 export function createProducers(connection: Redis, prefix: string): Producers {
   const queues = new Map<string, Queue>(
-    QUEUES.map((q) => [q.name, new FailFastQueue(q.name, { connection, prefix }, connection)]),
+    QUEUES.map((q) => [
+      q.name,
+      new FailFastQueue(q.name, { connection, prefix: bullPrefix(connection, prefix) }, connection),
+    ]),
   );
   return {
     get(name) {

@@ -1,11 +1,23 @@
 /**
  * The two Redis connection profiles. Producers (the API) fail fast so a request gets a 503 while
  * Redis is down instead of hanging; workers wait for Redis to come back (BullMQ requires
- * `maxRetriesPerRequest: null` for blocking connections).
+ * `maxRetriesPerRequest: null` for blocking connections). Either names one Redis or, when the URL
+ * has a cluster scheme (redis-url.ts), a Redis Cluster: then an ioredis Cluster with the same
+ * profile, and BullMQ's prefix in a hash tag (`bullPrefix`).
  */
-import { type Command, Redis, type RedisOptions, ReplyError } from 'ioredis';
+import {
+  Cluster,
+  type ClusterNode,
+  type ClusterOptions,
+  type Command,
+  Redis as SingleRedis,
+  type RedisOptions,
+  ReplyError,
+} from 'ioredis';
+import { isClusterUrl, parseClusterUrl } from './redis-url';
 
-export type { Redis };
+/** A connection to one Redis or to a Redis Cluster: the commands apkrelay uses work on both. */
+export type Redis = SingleRedis | Cluster;
 
 /**
  * A command Redis never answered: the connection was closed, not writable, or out of retries.
@@ -24,27 +36,75 @@ const CLASSIFIED = Symbol('apkrelay.outageClassified');
 
 /**
  * ioredis rejects a command with a ReplyError when Redis answered, and with a plain Error when it
- * never did. This client turns the second kind into RedisUnavailableError, so callers tell an
- * outage by its class, not by ioredis's message text.
+ * never did. This turns the second kind into RedisUnavailableError, so callers tell an outage by
+ * its class, not by ioredis's message text. On a cluster the wrap is made before the Cluster's
+ * own, so redirections and failover retries are handled first and only the final error is seen.
  */
-class OutageClassifyingRedis extends Redis {
-  override sendCommand(command: Command, stream?: Parameters<Redis['sendCommand']>[1]): unknown {
-    const marked = command as Command & { [CLASSIFIED]?: true };
-    if (!marked[CLASSIFIED]) {
-      marked[CLASSIFIED] = true;
-      const reject = command.reject;
-      command.reject = (err) =>
-        reject(
-          err instanceof ReplyError || err instanceof RedisUnavailableError
-            ? err
-            : new RedisUnavailableError(err),
-        );
-    }
+function classifyOutage(command: Command): void {
+  const marked = command as Command & { [CLASSIFIED]?: true };
+  if (marked[CLASSIFIED]) return;
+  marked[CLASSIFIED] = true;
+  const reject = command.reject;
+  command.reject = (err) =>
+    reject(
+      err instanceof ReplyError || err instanceof RedisUnavailableError
+        ? err
+        : new RedisUnavailableError(err),
+    );
+}
+
+class OutageClassifyingRedis extends SingleRedis {
+  override sendCommand(command: Command, stream?: Parameters<SingleRedis['sendCommand']>[1]) {
+    classifyOutage(command);
     return super.sendCommand(command, stream);
   }
 }
 
+class OutageClassifyingCluster extends Cluster {
+  override sendCommand(...args: Parameters<Cluster['sendCommand']>): unknown {
+    classifyOutage(args[0]);
+    return super.sendCommand(...args);
+  }
+}
+
+/** The nodes and node options of a cluster URL, with the profile's per-node options. */
+function clusterOf(url: string, nodeOptions: RedisOptions): [ClusterNode[], ClusterOptions] {
+  const target = parseClusterUrl(url);
+  return [
+    target.nodes.map((n) => ({ host: n.host, port: n.port })),
+    {
+      redisOptions: {
+        ...nodeOptions,
+        ...(target.username ? { username: target.username } : {}),
+        ...(target.password ? { password: target.password } : {}),
+        ...(target.tls ? { tls: {} } : {}),
+      },
+    },
+  ];
+}
+
+/**
+ * BullMQ's key prefix on `connection`. On a cluster it is a hash tag (`{apkrelay}`): BullMQ's
+ * scripts touch several keys of a queue at once, and keys in one script must share a slot.
+ * The tag puts every queue in one slot (one master); apkrelay's other keys (redis-keys.ts) spread.
+ */
+export function bullPrefix(connection: Redis, prefix: string): string {
+  return connection.isCluster ? `{${prefix}}` : prefix;
+}
+
 export function createProducerRedis(url: string, name = 'apkrelay:producer'): Redis {
+  if (isClusterUrl(url)) {
+    const [nodes, options] = clusterOf(url, {
+      connectionName: name,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 5_000,
+    });
+    return new OutageClassifyingCluster(nodes, {
+      ...options,
+      enableOfflineQueue: false,
+      clusterRetryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+    });
+  }
   return new OutageClassifyingRedis(url, {
     connectionName: name,
     enableOfflineQueue: false,
@@ -55,7 +115,20 @@ export function createProducerRedis(url: string, name = 'apkrelay:producer'): Re
 }
 
 export function createWorkerRedis(url: string, name = 'apkrelay:worker'): Redis {
-  return new Redis(url, {
+  if (isClusterUrl(url)) {
+    const [nodes, options] = clusterOf(url, { connectionName: name, maxRetriesPerRequest: null });
+    return new Cluster(nodes, {
+      ...options,
+      enableReadyCheck: true,
+      clusterRetryStrategy: (attempt) => Math.min(attempt * 200, 5_000),
+      // While a master's replica is being promoted its slots answer CLUSTERDOWN or point at the
+      // dead node: retry for about as long as a failover takes rather than fail the command.
+      retryDelayOnFailover: 200,
+      retryDelayOnClusterDown: 200,
+      maxRedirections: 64,
+    });
+  }
+  return new SingleRedis(url, {
     connectionName: name,
     maxRetriesPerRequest: null,
     enableReadyCheck: true,

@@ -3,8 +3,10 @@ import path from 'node:path';
 import { stopRecordedServices, type Services } from '../../ops/services/embedded';
 import { isAlive } from '../../ops/services/child';
 import { TEST_SERVICES_DIR, usersDir } from './global-setup';
+import type { RedisCluster } from './redis-cluster';
 
 export default async function globalTeardown(): Promise<void> {
+  await (globalThis as { __apkrelayCluster?: RedisCluster }).__apkrelayCluster?.close();
   await rm(path.join(usersDir(), String(process.pid)), { force: true });
   const others = (await readdir(usersDir()).catch(() => []))
     .map(Number)

@@ -5,7 +5,7 @@
  * retention deletes by age only.
  */
 import { UnrecoverableError } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../../shared/storage/redis';
 import type { Db } from 'mongodb';
 import type { KeyRing } from '../../shared/crypto/keys';
 import { createBackup } from '../../shared/backup/create-backup';

@@ -12,7 +12,7 @@
  * that is exact), and the count and the new `pending` list are one single-document write.
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../../shared/storage/redis';
 import { MongoServerError, type Db } from 'mongodb';
 import { exceptionCollections, type PendingCount } from '../../shared/exceptions/collections';
 import { DAY_MS } from '../../shared/exceptions/sliding-window';

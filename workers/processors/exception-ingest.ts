@@ -17,7 +17,7 @@
  * whose app is not of its account (job-ownership.ts), checked before the first write.
  */
 import { UnrecoverableError } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../../shared/storage/redis';
 import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import {
   exceptionCollections,

@@ -1,5 +1,5 @@
 /** The processor of every registered queue; the type makes a missing one a compile error. */
-import type { Redis } from 'ioredis';
+import type { Redis } from '../../shared/storage/redis';
 import type { Db } from 'mongodb';
 import type { NoticeSink } from '../../shared/catalog/current-apk';
 import type { KeyRing } from '../../shared/crypto/keys';

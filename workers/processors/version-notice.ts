@@ -4,7 +4,7 @@
  * this version or newer (appendNotice's Lua script). A notice naming an app of another account
  * than its own is refused before the append (job-ownership.ts).
  */
-import type { Redis } from 'ioredis';
+import type { Redis } from '../../shared/storage/redis';
 import type { Db } from 'mongodb';
 import { appendNotice } from '../../shared/notices/append-notice';
 import type { VersionNoticePayload } from '../../shared/queues/version-notice';

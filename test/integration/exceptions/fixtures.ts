@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { ObjectId } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../../../shared/catalog/types';
-import { closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
+import { bullPrefix, closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
 import { eventuallyValue } from '../../helpers/eventually';
 import { request, type Reply } from '../../helpers/http';
 import type { TestStack } from '../../helpers/stack';
@@ -132,7 +132,10 @@ export async function eventually(count: () => Promise<number>, expected: number)
 /** Waits until the exception queue has nothing waiting, active or delayed. */
 export async function drained(stack: TestStack): Promise<void> {
   const redis = createWorkerRedis(stack.redisUrl, 'test:drained');
-  const queue = new Queue('exception-ingest', { connection: redis, prefix: stack.prefix });
+  const queue = new Queue('exception-ingest', {
+    connection: redis,
+    prefix: bullPrefix(redis, stack.prefix),
+  });
   try {
     await eventuallyValue(
       'the exception queue to drain',

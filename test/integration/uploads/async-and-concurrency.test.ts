@@ -4,9 +4,9 @@
  */
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { ObjectId } from 'mongodb';
 import { redisKeys } from '../../../shared/redis-keys';
+import { closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
 import { newAccount } from '../../helpers/accounts';
 import { eventuallyValue } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
@@ -137,7 +137,8 @@ test('setting an APK current appends one version notice to the app stream', asyn
     (await postMultipart(`${stack.urls.admin}/apps/api_upload`, parts, { ca: stack.ca })).text,
   ).toBe('deploy successful');
   const app = await stack.mongo.db.collection('apps').findOne({ accountId: id });
-  const redis = new Redis(stack.redisUrl);
+  // Through the product's factory: the URL may name a cluster (APKRELAY_TEST_REDIS=cluster).
+  const redis = createWorkerRedis(stack.redisUrl, 'test:notice-stream');
   try {
     const stream = redisKeys(stack.prefix).noticeStream(app!._id.toHexString());
     const entries = await eventuallyValue(
@@ -154,7 +155,7 @@ test('setting an APK current appends one version notice to the app stream', asyn
       currentVersion: 1,
     });
   } finally {
-    await redis.quit();
+    await closeRedis(redis);
   }
 });
 
