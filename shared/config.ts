@@ -34,6 +34,8 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** Unset: an embedded MongoDB-protocol server is started under `dataDir`. */
   readonly mongoUrl: string | undefined;
+  /** EMBEDDED_MONGO_BACKEND: the embedded FerretDB's storage (ignored with MONGO_URL or mongod). */
+  readonly embeddedMongoBackend: 'postgresql' | 'sqlite';
   readonly dataDir: string;
   /** 32 bytes; unset: generated once into `dataDir/master.key`. */
   readonly masterKey: Buffer | undefined;
@@ -204,6 +206,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     publicPushUrl: r.url('PUBLIC_PUSH_URL', ['https:', 'http:']) ?? localUrl(pushPort),
     redisUrl: redisUrl(r),
     mongoUrl: r.url('MONGO_URL', ['mongodb:', 'mongodb+srv:']),
+    embeddedMongoBackend: r.oneOf('EMBEDDED_MONGO_BACKEND', ['postgresql', 'sqlite'], 'postgresql'),
     dataDir: path.resolve(cwd, r.raw('DATA_DIR') ?? '.data'),
     ...masterKeys(r),
     tls,

@@ -52,7 +52,7 @@ export interface DeploymentOptions {
 const STOP_GRACE_MS = 15_000;
 /** Variables a Node process and the service binaries need; everything else is explicit. */
 /** From the caller's environment; DOWNLOAD_CACHE_MB=0 measures downloads without the cache. */
-const INHERITED = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'DOWNLOAD_CACHE_MB'];
+const INHERITED = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'DOWNLOAD_CACHE_MB', 'EMBEDDED_MONGO_BACKEND'];
 
 function cliMain(): string {
   // dist/ops/dev/deployment.js -> dist/ops/cli/main.js

@@ -1,6 +1,7 @@
 /**
  * Finds the binaries of the embedded services, installing them when this process may (root with
- * apt-get for Redis; Go for FerretDB), and otherwise failing with exactly what to install.
+ * apt-get for Redis and PostgreSQL; Go for FerretDB), and otherwise failing with exactly what to
+ * install.
  */
 import { execFile as execFileCb } from 'node:child_process';
 import { access, constants, cp, mkdtemp, rm, writeFile, chmod } from 'node:fs/promises';
@@ -59,6 +60,31 @@ export async function ensureRedisServer(searchPath: string): Promise<string> {
   const installed = await which('redis-server', searchPath);
   if (!installed) throw new Error('apt-get installed redis-server but it is not on PATH');
   return installed;
+}
+
+/** Debian's PostgreSQL 15 (bookworm's): FerretDB v1.24's PostgreSQL backend runs on it. */
+export const POSTGRESQL_BIN_DIR = '/usr/lib/postgresql/15/bin';
+const POSTGRESQL_PACKAGE = 'postgresql-15';
+
+/** The directory holding `postgres` and `initdb`, installing Debian's package when missing. */
+export async function ensurePostgresServer(searchPath: string): Promise<string> {
+  const present = async () =>
+    (await isExecutable(path.join(POSTGRESQL_BIN_DIR, 'postgres'))) &&
+    (await isExecutable(path.join(POSTGRESQL_BIN_DIR, 'initdb')));
+  if (await present()) return POSTGRESQL_BIN_DIR;
+  if (!(await canInstallWithApt(searchPath))) {
+    throw new Error(
+      `PostgreSQL 15 is not installed (${POSTGRESQL_BIN_DIR}). Install it (Debian/Ubuntu: ` +
+        `\`sudo apt-get install ${POSTGRESQL_PACKAGE}\`), or set EMBEDDED_MONGO_BACKEND=sqlite, ` +
+        'or set MONGO_URL.',
+    );
+  }
+  await aptInstall([POSTGRESQL_PACKAGE]);
+  if (!(await present()))
+    throw new Error(
+      `apt-get installed ${POSTGRESQL_PACKAGE} but ${POSTGRESQL_BIN_DIR} lacks postgres or initdb`,
+    );
+  return POSTGRESQL_BIN_DIR;
 }
 
 async function goBinDir(searchPath: string): Promise<string | undefined> {

@@ -21,6 +21,13 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** An unprivileged user a service runs as when we are root (PostgreSQL refuses root). */
+export interface ServiceUser {
+  readonly name: string;
+  readonly uid: number;
+  readonly gid: number;
+}
+
 /**
  * Starts a service in its own process group (a terminal's Ctrl-C reaches only our supervisor,
  * which stops services last), writing straight to its log file so it never depends on our pipes.
@@ -31,6 +38,7 @@ export function spawnService(
   args: readonly string[],
   logFile: string,
   env: Record<string, string> = {},
+  as?: ServiceUser,
 ): ChildProcess {
   const fd = openSync(logFile, 'a', 0o600);
   try {
@@ -38,6 +46,7 @@ export function spawnService(
       stdio: ['ignore', fd, fd],
       detached: true,
       env: { ...processEnv(), ...env },
+      ...(as ? { uid: as.uid, gid: as.gid } : {}),
     });
     child.unref();
     return child;
@@ -46,9 +55,10 @@ export function spawnService(
   }
 }
 
-export function portAnswers(port: number): Promise<boolean> {
+/** A loopback TCP port, or the path of a unix socket. */
+export function portAnswers(port: number | string): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
+    const socket = connect(typeof port === 'string' ? { path: port } : { host: '127.0.0.1', port });
     socket.setTimeout(1000);
     socket.once('connect', () => {
       socket.destroy();
@@ -63,7 +73,7 @@ export function portAnswers(port: number): Promise<boolean> {
 }
 
 export async function waitForPort(
-  port: number,
+  port: number | string,
   child: ChildProcess | undefined,
   timeoutMs: number,
   what: string,
@@ -76,7 +86,7 @@ export async function waitForPort(
     if (await portAnswers(port)) return;
     await sleep(100);
   }
-  throw new Error(`${what} did not accept connections on port ${port} within ${timeoutMs} ms`);
+  throw new Error(`${what} did not accept connections on ${port} within ${timeoutMs} ms`);
 }
 
 export function isAlive(pid: number): boolean {
@@ -98,9 +108,16 @@ export function signalPid(pid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
-export async function stopPid(pid: number, graceMs: number): Promise<void> {
-  if (!isAlive(pid) || !signalPid(pid, 'SIGTERM')) return;
+/**
+ * `signal` (SIGTERM; PostgreSQL's fast shutdown is SIGINT), then SIGKILL after `graceMs`;
+ * resolves once the process is gone.
+ */
+export async function stopPid(
+  pid: number,
+  graceMs: number,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
+  if (!isAlive(pid) || !signalPid(pid, signal)) return;
   const deadline = Date.now() + graceMs;
   while (isAlive(pid) && Date.now() < deadline) await sleep(50);
   if (isAlive(pid)) {

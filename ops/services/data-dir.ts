@@ -3,6 +3,11 @@
  * caches, backups and the services' passwords: only its owner may read it. Every process that
  * touches it first sets the umask to 077, so what it and the services it spawns (which inherit the
  * umask) create is 0700/0600, and closes up whatever an older version or a looser umask left.
+ *
+ * One exception: when the embedded PostgreSQL runs as its own system user (we are root, see
+ * postgresql.ts), DATA_DIR itself is 0710 with that user's group, so it can reach its cluster in
+ * `DATA_DIR/postgresql` (search only: no listing, no other entry readable). Kept only while that
+ * directory belongs to another user whose group DATA_DIR has.
  */
 import { chmod, lstat, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,10 +18,18 @@ export const PRIVATE_UMASK = 0o077;
 export async function restrictDataDir(dataDir: string): Promise<void> {
   process.umask(PRIVATE_UMASK);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  await restrict(dataDir);
+  await restrict(dataDir, await topMode(dataDir));
 }
 
-async function restrict(entry: string): Promise<void> {
+/** 0710 for a DATA_DIR whose group is that of the other user owning `postgresql/`, else 0700. */
+async function topMode(dataDir: string): Promise<number> {
+  const top = await lstat(dataDir);
+  const cluster = await lstat(path.join(dataDir, 'postgresql')).catch(() => undefined);
+  const foreign = cluster?.isDirectory() && cluster.uid !== top.uid && cluster.gid === top.gid;
+  return foreign ? 0o710 : 0o700;
+}
+
+async function restrict(entry: string, dirMode = 0o700): Promise<void> {
   let stat;
   try {
     stat = await lstat(entry);
@@ -28,7 +41,7 @@ async function restrict(entry: string): Promise<void> {
   if (stat.isSymbolicLink()) return;
   const mode = stat.mode & 0o777;
   if (stat.isDirectory()) {
-    if (mode !== 0o700) await chmodIfThere(entry, 0o700);
+    if (mode !== dirMode) await chmodIfThere(entry, dirMode);
     for (const name of await readdir(entry).catch(() => [])) {
       await restrict(path.join(entry, name));
     }

@@ -11,14 +11,25 @@
  * authentication"). The URLs returned carry the password; `services.json` records them without.
  * A `mongod` found on PATH instead of FerretDB runs without authentication: loopback and the
  * 0700 DATA_DIR guard it (set MONGO_URL to a mongod with authentication for more).
+ *
+ * FerretDB stores its data in PostgreSQL by default (a cluster of its own, see postgresql.ts,
+ * started before it and stopped after it), or in SQLite files with EMBEDDED_MONGO_BACKEND=sqlite.
+ * A DATA_DIR holding a SQLite store and no cluster yet is refused on PostgreSQL rather than
+ * silently started empty: see docs/storage.md for the migration.
  */
-import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../shared/config';
 import { ensureMongoServer, ensureRedisServer, type MongoKind } from './binaries';
 import { restrictDataDir } from './data-dir';
+import { lock } from './lock-file';
 import { servicePassword } from './service-secrets';
+import {
+  ferretPostgresUrl,
+  refuseSqliteStore,
+  startPostgres,
+  type PostgresRecord,
+} from './postgresql';
 import {
   freePort,
   isAlive,
@@ -32,15 +43,29 @@ import {
 interface ServiceRecord {
   pid: number;
   port: number;
+  /** A unix socket answering instead of the loopback port (PostgreSQL). */
+  socket?: string;
   /** Without credentials: this file is a record, not a secret. */
   url: string;
   /** Set by versions that start the service with a password. */
   auth?: boolean;
 }
+type Backend = Config['embeddedMongoBackend'];
 interface StateFile {
   redis?: ServiceRecord;
-  mongo?: ServiceRecord & { kind: MongoKind };
+  mongo?: ServiceRecord & { kind: MongoKind; backend?: Backend };
+  postgresql?: PostgresRecord;
 }
+/** A process this one started, and how it stops; `last` ones stop after the others. */
+interface Started {
+  pid: number;
+  signal: NodeJS.Signals;
+  last: boolean;
+}
+type ServicesConfig = Pick<
+  Config,
+  'redisUrl' | 'mongoUrl' | 'dataDir' | 'searchPath' | 'embeddedMongoBackend'
+>;
 
 export interface Services {
   readonly redisUrl: string;
@@ -56,9 +81,7 @@ export interface Services {
 
 const STOP_GRACE_MS = 8_000;
 
-export async function ensureServices(
-  config: Pick<Config, 'redisUrl' | 'mongoUrl' | 'dataDir' | 'searchPath'>,
-): Promise<Services> {
+export async function ensureServices(config: ServicesConfig): Promise<Services> {
   await restrictDataDir(config.dataDir);
   if (config.redisUrl && config.mongoUrl) {
     return {
@@ -71,7 +94,7 @@ export async function ensureServices(
   const runDir = path.join(config.dataDir, 'run');
   await mkdir(runDir, { recursive: true });
   const release = await lock(path.join(runDir, 'services.lock'));
-  const started: number[] = [];
+  const started: Started[] = [];
   try {
     const stateFile = path.join(runDir, 'services.json');
     const state = await readState(stateFile);
@@ -79,25 +102,11 @@ export async function ensureServices(
     if (!redisUrl) {
       if (!(await reusable(state.redis))) {
         state.redis = await startRedis(config.dataDir, config.searchPath);
-        started.push(state.redis.pid);
+        started.push({ pid: state.redis.pid, signal: 'SIGTERM', last: false });
       }
       redisUrl = withPassword(state.redis!.url, '', await servicePassword(config.dataDir, 'redis'));
     }
-    let mongoUrl = config.mongoUrl;
-    if (!mongoUrl) {
-      if (!(await reusable(state.mongo))) {
-        state.mongo = await startMongo(config.dataDir, config.searchPath);
-        started.push(state.mongo.pid);
-      }
-      mongoUrl =
-        state.mongo!.kind === 'ferretdb'
-          ? withPassword(
-              state.mongo!.url + '/?authSource=admin',
-              MONGO_USER,
-              await servicePassword(config.dataDir, 'mongo'),
-            )
-          : state.mongo!.url;
-    }
+    const mongoUrl = config.mongoUrl ?? (await embeddedMongo(config, state, started));
     await writeFile(stateFile, JSON.stringify(state, null, 2));
     let stopping: Promise<void> | undefined;
     return {
@@ -105,25 +114,63 @@ export async function ensureServices(
       mongoUrl,
       stop: () =>
         (stopping ??= (async () => {
-          await Promise.all(started.map((pid) => stopPid(pid, STOP_GRACE_MS)));
+          await stopAll(started);
           if (started.length > 0) await rm(stateFile, { force: true });
         })()),
-      signalStop: () => started.forEach((pid) => signalPid(pid, 'SIGTERM')),
+      signalStop: () => started.forEach((s) => signalPid(s.pid, s.signal)),
     };
   } catch (err) {
-    await Promise.all(started.map((pid) => stopPid(pid, STOP_GRACE_MS)));
+    await stopAll(started);
     throw err;
   } finally {
     await release();
   }
 }
 
+/** The others first, then the `last` ones (PostgreSQL after the FerretDB using it). */
+async function stopAll(started: readonly Started[]): Promise<void> {
+  for (const last of [false, true]) {
+    const now = started.filter((s) => s.last === last);
+    await Promise.all(now.map((s) => stopPid(s.pid, STOP_GRACE_MS, s.signal)));
+  }
+}
+
+/** The embedded MongoDB-protocol server's URL (with credentials), started when not running. */
+async function embeddedMongo(
+  config: ServicesConfig,
+  state: StateFile,
+  started: Started[],
+): Promise<string> {
+  if (!(await reusable(state.mongo))) {
+    const { kind, bin } = await ensureMongoServer(config.searchPath);
+    const backend = kind === 'ferretdb' ? config.embeddedMongoBackend : undefined;
+    let postgresUrl: string | undefined;
+    if (backend === 'postgresql') {
+      await refuseSqliteStore(config.dataDir);
+      if (!(await reusable(state.postgresql))) {
+        state.postgresql = await startPostgres(config.dataDir, config.searchPath);
+        started.push({ pid: state.postgresql.pid, signal: 'SIGINT', last: true });
+      }
+      postgresUrl = await ferretPostgresUrl(config.dataDir);
+    }
+    state.mongo = await startMongo(config.dataDir, { kind, bin, backend, postgresUrl });
+    started.push({ pid: state.mongo.pid, signal: 'SIGTERM', last: false });
+  }
+  const mongo = state.mongo!;
+  if (mongo.kind !== 'ferretdb') return mongo.url;
+  const password = await servicePassword(config.dataDir, 'mongo');
+  return withPassword(mongo.url + '/?authSource=admin', MONGO_USER, password);
+}
+
 /** Stops every service recorded for a DATA_DIR, whoever started it. */
 export async function stopRecordedServices(dataDir: string): Promise<void> {
   const file = path.join(dataDir, 'run', 'services.json');
   const state = await readState(file);
-  const records = [state.redis, state.mongo].filter((r): r is ServiceRecord => r !== undefined);
-  await Promise.all(records.map((r) => stopPid(r.pid, STOP_GRACE_MS)));
+  const records: Started[] = [state.redis, state.mongo]
+    .filter((r): r is ServiceRecord => r !== undefined)
+    .map((r) => ({ pid: r.pid, signal: 'SIGTERM', last: false }));
+  if (state.postgresql) records.push({ pid: state.postgresql.pid, signal: 'SIGINT', last: true });
+  await stopAll(records);
   await rm(file, { force: true });
 }
 
@@ -148,7 +195,10 @@ async function readState(file: string): Promise<StateFile> {
 }
 
 async function reusable(record: ServiceRecord | undefined): Promise<boolean> {
-  const running = record !== undefined && isAlive(record.pid) && (await portAnswers(record.port));
+  const running =
+    record !== undefined &&
+    isAlive(record.pid) &&
+    (await portAnswers(record.socket ?? record.port));
   if (running && record.auth !== true && !('kind' in record && record.kind === 'mongod')) {
     throw new Error(
       `the service recorded at ${record.url} (pid ${record.pid}) runs without a password; ` +
@@ -181,13 +231,21 @@ export function redisServerArgs(dir: string, port: number, configFile?: string):
   ];
 }
 
-/** The MongoDB-protocol server's arguments (mongod, or FerretDB on SQLite) on loopback. */
-export function mongoServerArgs(kind: MongoKind, dir: string, port: number): string[] {
+/**
+ * The MongoDB-protocol server's arguments (mongod, or FerretDB on SQLite or PostgreSQL) on
+ * loopback. FerretDB's PostgreSQL URL holds a password: it goes in FERRETDB_POSTGRESQL_URL.
+ */
+export function mongoServerArgs(
+  kind: MongoKind,
+  dir: string,
+  port: number,
+  backend: Backend = 'sqlite',
+): string[] {
   return kind === 'mongod'
     ? ['--dbpath', dir, '--bind_ip', '127.0.0.1', '--port', String(port), '--quiet']
     : [
-        '--handler=sqlite',
-        `--sqlite-url=file:${dir}/`,
+        ...(backend === 'sqlite' ? ['--handler=sqlite', `--sqlite-url=file:${dir}/`] : []),
+        ...(backend === 'postgresql' ? ['--handler=postgresql'] : []),
         `--listen-addr=127.0.0.1:${port}`,
         `--state-dir=${dir}`,
         '--telemetry=disable',
@@ -212,49 +270,28 @@ async function startRedis(dataDir: string, searchPath: string): Promise<ServiceR
 
 async function startMongo(
   dataDir: string,
-  searchPath: string,
-): Promise<ServiceRecord & { kind: MongoKind }> {
-  const { kind, bin } = await ensureMongoServer(searchPath);
+  server: { kind: MongoKind; bin: string; backend: Backend | undefined; postgresUrl?: string },
+): Promise<NonNullable<StateFile['mongo']>> {
+  const { kind, bin, backend } = server;
   const dir = path.join(dataDir, kind);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const port = await freePort();
   const ferret = kind === 'ferretdb';
-  const args = [...mongoServerArgs(kind, dir, port), ...(ferret ? ['--test-enable-new-auth'] : [])];
-  // The setup user is created on first start (in `admin`), kept in the SQLite store afterwards.
+  const args = [
+    ...mongoServerArgs(kind, dir, port, backend),
+    ...(ferret ? ['--test-enable-new-auth'] : []),
+  ];
+  // The setup user is created on first start (in `admin`), kept in the store afterwards.
   const env: Record<string, string> = ferret
     ? {
         FERRETDB_SETUP_DATABASE: 'admin',
         FERRETDB_SETUP_USERNAME: MONGO_USER,
         FERRETDB_SETUP_PASSWORD: await servicePassword(dataDir, 'mongo'),
+        ...(server.postgresUrl ? { FERRETDB_POSTGRESQL_URL: server.postgresUrl } : {}),
       }
     : {};
   const child = spawnService(bin, args, path.join(dir, `${kind}.log`), env);
   await waitForPort(port, child, 30_000, kind);
-  return { pid: child.pid!, port, url: `mongodb://127.0.0.1:${port}`, kind, auth: ferret };
-}
-
-/** A lock file holding the owner's pid; a lock left by a dead process is taken over. */
-async function lock(file: string): Promise<() => Promise<void>> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    // Written aside then hard-linked: the lock appears atomically with its owner's pid inside.
-    const claim = `${file}.${process.pid}`;
-    await writeFile(claim, String(process.pid));
-    try {
-      await link(claim, file);
-      return () => rm(file, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const owner = Number(await readFile(file, 'utf8').catch(() => ''));
-      if (!Number.isInteger(owner) || owner <= 0 || !isAlive(owner)) {
-        await rm(file, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline)
-        throw new Error(`timed out waiting for ${file} (held by ${owner})`, { cause: err });
-      await sleep(100);
-    } finally {
-      await rm(claim, { force: true });
-    }
-  }
+  const url = `mongodb://127.0.0.1:${port}`;
+  return { pid: child.pid!, port, url, kind, auth: ferret, ...(backend ? { backend } : {}) };
 }

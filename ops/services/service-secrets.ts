@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-export type ServiceName = 'redis' | 'mongo';
+export type ServiceName = 'redis' | 'mongo' | 'postgresql';
 
 export async function servicePassword(dataDir: string, name: ServiceName): Promise<string> {
   const dir = path.join(dataDir, 'secrets');

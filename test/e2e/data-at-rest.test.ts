@@ -3,6 +3,8 @@
  * client without the password generated into DATA_DIR, no password shows in a command line or
  * log, and after a start, some writes and a stop every directory under DATA_DIR is 0700 and every
  * file has no group or other bits, including what was there, too open, before the start.
+ * The one exception (issue 21): started as root, the embedded PostgreSQL runs as its own system
+ * user, and DATA_DIR itself is then 0710 with that user's group so it can reach its cluster.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -10,6 +12,7 @@ import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/pr
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { MongoClient } from 'mongodb';
+import { POSTGRESQL_BIN_DIR } from '../../ops/services/binaries';
 import { execFile, freshInstall, waitStarted } from '../helpers/processes';
 
 const root = path.resolve(__dirname, '../..');
@@ -31,6 +34,7 @@ const services = async () =>
   JSON.parse(await readFile(path.join(dataDir, 'run/services.json'), 'utf8')) as {
     redis: Record_;
     mongo: Record_;
+    postgresql?: Record_;
   };
 const secret = (name: string) =>
   readFile(path.join(dataDir, 'secrets', `${name}.password`), 'utf8').then((s) => s.trim());
@@ -88,6 +92,20 @@ test('the embedded Redis refuses a client without the generated password', async
   }
 });
 
+test('PostgreSQL takes no connection without the generated password', async () => {
+  const psql = path.join(POSTGRESQL_BIN_DIR, 'psql');
+  const socketDir = path.join(dataDir, 'postgresql');
+  const query = ['-h', socketDir, '-U', 'apkrelay', '-d', 'postgres', '-w', '-Atc', 'SELECT 1'];
+  const without = { ...process.env, PGPASSWORD: '' };
+  await expect(execFile(psql, query, { env: without })).rejects.toThrow(/password/);
+  const wrong = { ...process.env, PGPASSWORD: 'not-the-password' };
+  await expect(execFile(psql, query, { env: wrong })).rejects.toThrow(
+    /password authentication failed/,
+  );
+  const right = { ...process.env, PGPASSWORD: await secret('postgresql') };
+  expect((await execFile(psql, query, { env: right })).stdout.trim()).toBe('1');
+});
+
 test('FerretDB refuses to read accounts without the generated credentials', async () => {
   await execFile(
     'npx',
@@ -126,9 +144,10 @@ test('FerretDB refuses to read accounts without the generated credentials', asyn
 });
 
 test('no password appears in a command line, the output or a log file', async () => {
-  const passwords = [await secret('redis'), await secret('mongo')];
-  const { redis, mongo } = await services();
-  for (const pid of [redis.pid, mongo.pid]) {
+  const passwords = [await secret('redis'), await secret('mongo'), await secret('postgresql')];
+  const { redis, mongo, postgresql } = await services();
+  expect(postgresql).toBeDefined();
+  for (const pid of [redis.pid, mongo.pid, postgresql!.pid]) {
     const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8');
     for (const p of passwords) expect(cmdline).not.toContain(p);
   }
@@ -146,7 +165,17 @@ test('after a stop, every directory in DATA_DIR is 0700 and no file is open to g
   server.kill('SIGTERM');
   await exited;
   const open: string[] = [];
+  const top = await stat(dataDir);
+  const cluster = await stat(path.join(dataDir, 'postgresql'));
+  const asRoot = process.getuid?.() === 0;
+  // Root: the cluster is the system user's, which may only search DATA_DIR (group x, no r).
+  expect(cluster.uid !== top.uid).toBe(asRoot);
+  if (asRoot) {
+    expect(top.mode & 0o777).toBe(0o710);
+    expect(top.gid).toBe(cluster.gid);
+  }
   for (const file of await walk(dataDir)) {
+    if (file === dataDir && asRoot) continue; // checked above
     const s = await stat(file);
     const mode = s.mode & 0o777;
     if (s.isDirectory() ? mode !== 0o700 : (mode & 0o077) !== 0) {
@@ -157,6 +186,7 @@ test('after a stop, every directory in DATA_DIR is 0700 and no file is open to g
   // It looked at the stores themselves, not only at an empty directory.
   const names = (await walk(dataDir)).map((f) => path.basename(f));
   expect(names).toEqual(expect.arrayContaining(['master.key', 'left-over.json']));
-  expect(names.some((n) => n.endsWith('.sqlite'))).toBe(true);
+  expect(names).toContain('PG_VERSION'); // the PostgreSQL cluster, FerretDB's store
+  expect(names).toContain('pg_hba.conf');
   expect(names.some((n) => n.includes('.aof'))).toBe(true);
 });

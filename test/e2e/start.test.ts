@@ -1,6 +1,7 @@
 /**
- * `npm start` with no service configuration: embedded Redis and MongoDB-protocol server, API and
- * workers; ready over HTTPS; the CLI finds the same services; SIGTERM stops the whole tree.
+ * `npm start` with no service configuration: embedded Redis and MongoDB-protocol server (FerretDB
+ * on its own PostgreSQL when no mongod is on PATH), API and workers; ready over HTTPS; the CLI
+ * finds the same services; SIGTERM stops the whole tree.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -109,14 +110,54 @@ test('`npx apkrelay account create --json` uses the running services; the key wo
   expect(JSON.parse(planOut.trim())).toMatchObject({ plan: { installations: 12 } });
 });
 
+const services = async () =>
+  JSON.parse(await readFile(path.join(dataDir, 'run/services.json'), 'utf8')) as {
+    redis: { pid: number };
+    mongo: { pid: number; kind: string; backend?: string };
+    postgresql?: { pid: number };
+  };
+
+/** The effective user id of a process (Linux /proc). */
+async function uidOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/^Uid:\s+\d+\s+(\d+)/m.exec(status)?.[1]);
+}
+
+test('FerretDB runs on PostgreSQL (not as root), reachable only through its socket', async () => {
+  const state = await services();
+  if (state.mongo.kind === 'mongod') return; // mongod on PATH is used as it is
+  expect(state.mongo.backend).toBe('postgresql');
+  const pg = state.postgresql!;
+  expect(alive(pg.pid)).toBe(true);
+  const cmdline = (await readFile(`/proc/${pg.pid}/cmdline`, 'utf8')).split('\0');
+  expect(cmdline).toEqual(expect.arrayContaining(['-D', path.join(dataDir, 'postgresql/data')]));
+  expect(cmdline).toEqual(expect.arrayContaining(['-c', 'listen_addresses=']));
+  expect(await uidOf(pg.pid)).not.toBe(0);
+  // No TCP socket of the postmaster: its listening sockets are unix ones only.
+  const tcp =
+    (await readFile('/proc/net/tcp', 'utf8')) + (await readFile('/proc/net/tcp6', 'utf8'));
+  const inodes = new Set(
+    tcp
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/)[9]),
+  );
+  const fds = await execFile('ls', ['-l', `/proc/${pg.pid}/fd`]);
+  const sockets = [...fds.stdout.matchAll(/socket:\[(\d+)\]/g)].map((m) => m[1]);
+  expect(sockets.length).toBeGreaterThan(0);
+  expect(sockets.filter((inode) => inodes.has(inode))).toEqual([]);
+});
+
 test('SIGTERM stops everything, services included, within 20 s with no orphan', async () => {
   const tree = await descendants(server.pid!);
-  const state = JSON.parse(await readFile(path.join(dataDir, 'run/services.json'), 'utf8')) as {
-    redis: { pid: number };
-    mongo: { pid: number };
-  };
-  const pids = [...new Set([...tree, state.redis.pid, state.mongo.pid])];
-  expect(tree).toEqual(expect.arrayContaining([state.redis.pid, state.mongo.pid]));
+  const state = await services();
+  const servicePids = [
+    state.redis.pid,
+    state.mongo.pid,
+    ...(state.postgresql ? [state.postgresql.pid] : []),
+  ];
+  const pids = [...new Set([...tree, ...servicePids])];
+  expect(tree).toEqual(expect.arrayContaining(servicePids));
   expect(pids.length).toBeGreaterThanOrEqual(5); // node supervisor, api, workers, redis, mongo
 
   const started = Date.now();

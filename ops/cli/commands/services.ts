@@ -1,6 +1,10 @@
 /** `apkrelay services install|status`: the embedded default services. */
 import type { Command } from 'commander';
-import { ensureMongoServer, ensureRedisServer } from '../../services/binaries';
+import {
+  ensureMongoServer,
+  ensurePostgresServer,
+  ensureRedisServer,
+} from '../../services/binaries';
 import { readServicesState } from '../../services/embedded';
 import { cliConfig, output } from '../context';
 
@@ -12,17 +16,21 @@ export function register(program: Command): void {
   services
     .command('install')
     .description(
-      'Install redis-server and a MongoDB-protocol server (mongod, else FerretDB) if missing.',
+      'Install redis-server and a MongoDB-protocol server (mongod, else FerretDB and, unless ' +
+        'EMBEDDED_MONGO_BACKEND=sqlite, PostgreSQL 15) if missing.',
     )
     .option('--json', 'print one JSON object')
     .action(async (opts: { json?: boolean }) => {
-      const { searchPath } = cliConfig();
+      const { searchPath, embeddedMongoBackend } = cliConfig();
       const redis = await ensureRedisServer(searchPath);
       const mongo = await ensureMongoServer(searchPath);
+      const onPostgres = mongo.kind === 'ferretdb' && embeddedMongoBackend === 'postgresql';
+      const postgresql = onPostgres ? await ensurePostgresServer(searchPath) : undefined;
       output(
         opts.json ?? false,
-        { redis, mongo },
-        `redis-server: ${redis}\n${mongo.kind}: ${mongo.bin}`,
+        { redis, mongo, ...(postgresql ? { postgresql } : {}) },
+        `redis-server: ${redis}\n${mongo.kind}: ${mongo.bin}` +
+          (postgresql ? `\npostgresql: ${postgresql}` : ''),
       );
     });
 

@@ -5,7 +5,7 @@
  * wrong one does. Measured over real HTTPS on a raw socket, against the real MongoDB-protocol
  * server and its files on disk.
  */
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,9 +13,9 @@ import { Redis } from 'ioredis';
 import { CIPHER_SEGMENT_SIZE } from '../../../shared/crypto/segmented-aead';
 import { redisKeys } from '../../../shared/redis-keys';
 import { newAccount } from '../../helpers/accounts';
-import { TEST_SERVICES_DIR } from '../../helpers/global-setup';
 import { fileEnd, fileHead, formEnd, formField, sendForm } from '../../helpers/raw-upload';
 import { startStack, type TestStack } from '../../helpers/stack';
+import { bytesUnder, databaseBytesOnDisk } from '../../helpers/store-bytes';
 
 jest.setTimeout(180_000);
 
@@ -36,23 +36,9 @@ afterAll(async () => {
   await rm(workerTmpDir, { recursive: true, force: true });
 });
 
-/** Bytes of the files under `dir` whose name contains `needle` (all files when none is given). */
-async function bytesUnder(dir: string, needle?: string): Promise<number> {
-  let total = 0;
-  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
-  for (const entry of entries) {
-    if (!entry.isFile() || (needle !== undefined && !entry.name.includes(needle))) continue;
-    total += await stat(path.join(entry.parentPath, entry.name)).then(
-      (s) => s.size,
-      () => 0,
-    );
-  }
-  return total;
-}
-
 /** What the store holds: on disk (the database's files, the API's and workers' local dirs). */
 async function storeBytes(): Promise<number> {
-  const onDisk = await bytesUnder(TEST_SERVICES_DIR, stack.database);
+  const onDisk = await databaseBytesOnDisk(stack.database);
   return onDisk + (await bytesUnder(stack.dataDir)) + (await bytesUnder(workerTmpDir));
 }
 

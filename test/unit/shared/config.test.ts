@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       tls: true,
       redisUrl: undefined,
       mongoUrl: undefined,
+      embeddedMongoBackend: 'postgresql',
       masterKey: undefined,
       dataDir: '/srv/app/.data',
       logLevel: 'info',
@@ -56,6 +57,16 @@ describe('loadConfig', () => {
       logLevel: 'debug',
     });
     expect(config.masterKey?.equals(Buffer.alloc(32, 7))).toBe(true);
+  });
+
+  test('EMBEDDED_MONGO_BACKEND: postgresql or sqlite, nothing else', () => {
+    expect(loadConfig({ EMBEDDED_MONGO_BACKEND: 'sqlite' }).embeddedMongoBackend).toBe('sqlite');
+    expect(loadConfig({ EMBEDDED_MONGO_BACKEND: 'PostgreSQL' }).embeddedMongoBackend).toBe(
+      'postgresql',
+    );
+    expect(() => loadConfig({ EMBEDDED_MONGO_BACKEND: 'mysql' })).toThrow(
+      'EMBEDDED_MONGO_BACKEND must be one of postgresql, sqlite (got "mysql")',
+    );
   });
 
   test('TLS=off makes the default public URLs plain HTTP', () => {
