@@ -19,12 +19,13 @@ import {
   deployVars,
   ensureNginx,
   lookup,
+  MAX_APK_BYTES,
   SERVER_NAMES,
   startNginx,
   type RunningNginx,
 } from '../helpers/nginx';
 import { startStack, type TestStack } from '../helpers/stack';
-import { spawnApiRole, spawnWorkerRole, type RoleProcess } from '../helpers/topology';
+import { spawnApiRole, spawnWorkerRole, workersOf, type RoleProcess } from '../helpers/topology';
 import { fixture } from '../helpers/uploads';
 import {
   expectTenOfForty,
@@ -68,6 +69,7 @@ beforeAll(async () => {
     PUBLIC_PUSH_URL: `https://${NAMES.push}:${port}`,
     AUTH_FAILURES_PER_ADDRESS: String(AUTH_FAILURES_PER_ADDRESS),
     SIGNUPS_PER_ADDRESS: String(SIGNUPS_PER_ADDRESS),
+    MAX_APK_BYTES: String(MAX_APK_BYTES),
   };
   apis.push(await spawnApiRole(stack, env), await spawnApiRole(stack, env));
   workers.push(spawnWorkerRole(stack), spawnWorkerRole(stack));
@@ -79,6 +81,9 @@ beforeAll(async () => {
   nginx = await startNginx(dir, vars, [port]);
   await eventually('/readyz through nginx (a worker per queue)', async () => {
     return (await call('admin', '/readyz').catch(() => undefined))?.status === 200;
+  });
+  await eventually('both worker processes to take ingest jobs', async () => {
+    return (await workersOf(stack, 'apk-ingest')) === 2;
   });
 });
 
@@ -109,7 +114,13 @@ async function account(plan: number): Promise<{ apiKey: string; id: string }> {
 
 async function upload(apiKey: string, name: string, current: boolean): Promise<Buffer> {
   const data = await fixture(name);
-  const reply = await postMultipart(
+  const reply = await postApk(apiKey, name, data, current);
+  expect([reply.status, reply.text]).toEqual([200, 'deploy successful']);
+  return data;
+}
+
+function postApk(apiKey: string, name: string, data: Buffer, current: boolean) {
+  return postMultipart(
     url('admin', '/apps/api_upload'),
     [
       { name: 'apiKey', value: apiKey },
@@ -118,14 +129,12 @@ async function upload(apiKey: string, name: string, current: boolean): Promise<B
     ],
     { ca, net: from() },
   );
-  expect([reply.status, reply.text]).toEqual([200, 'deploy successful']);
-  return data;
 }
 
 let owner: { apiKey: string; id: string };
 let v1: Buffer;
 
-test('an upload through nginx, then a download of it with Range from the web host', async () => {
+test('an upload through nginx, a download of it with Range, an APK over the limit refused', async () => {
   owner = await account(100);
   v1 = await upload(owner.apiKey, 'version-1.apk', true);
   const download = `/download?package=${PKG}&api_key=${owner.apiKey}`;
@@ -138,6 +147,14 @@ test('an upload through nginx, then a download of it with Range from the web hos
   expect(part.body.equals(v1.subarray(100, 1100))).toBe(true);
   const tail = await call('web', download, { headers: { range: `bytes=${v1.length - 10}-` } });
   expect([tail.status, tail.body.equals(v1.subarray(v1.length - 10))]).toEqual([206, true]);
+  // Above MAX_APK_BYTES, nginx lets the body through and the service refuses it in its own words.
+  const large = await fixture('large.apk');
+  expect(large.length).toBeGreaterThan(MAX_APK_BYTES);
+  const refused = await postApk(owner.apiKey, 'large.apk', large, true);
+  expect([refused.status, refused.text]).toEqual([
+    413,
+    `deploy fails, APK file larger than ${MAX_APK_BYTES} bytes`,
+  ]);
 });
 
 test('per-client throttles count each client address nginx saw (TRUST_PROXY=loopback)', async () => {

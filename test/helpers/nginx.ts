@@ -32,6 +32,9 @@ export const lookup: LookupFunction = (hostname, options, callback) => {
   else callback(null, '127.0.0.1', 4);
 };
 
+/** MAX_APK_BYTES of the API processes behind the test's nginx; its upload bound is 1 MiB above. */
+export const MAX_APK_BYTES = 256 * 1024;
+
 type HostPorts = { readonly admin: number; readonly web: number; readonly push: number };
 
 /**
@@ -57,7 +60,7 @@ export function deployVars(
     PUSH_SERVER_NAME: SERVER_NAMES.push,
     TLS_CERT: written('tls.crt', tls.cert),
     TLS_KEY: written('tls.key', tls.key),
-    UPLOAD_BODY_MAX: '65m',
+    UPLOAD_BODY_MAX: `${MAX_APK_BYTES / 1024 + 1024}k`,
     DEVICE_BODY_MAX: '3m',
     UPLOAD_WAIT: '120s',
     LEGACY_LISTEN: `127.0.0.1:${listen.legacy}`,

@@ -7,7 +7,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
+import { Queue } from 'bullmq';
 import { freePort } from '../../ops/services/child';
+import { closeRedis, createWorkerRedis } from '../../shared/storage/redis';
 import { eventually } from './eventually';
 import { request } from './http';
 import { stackEnv } from './processes';
@@ -80,4 +82,16 @@ export async function spawnApiRole(
 /** A worker process (it listens on no port). Ready is seen through /readyz on an API process. */
 export function spawnWorkerRole(stack: TestStack, env: Record<string, string> = {}): RoleProcess {
   return launch(stack, 'workers', { BACKUP_DIR: path.join(stack.dataDir, 'backups'), ...env });
+}
+
+/** How many BullMQ workers (in any process) are connected to `queue` of the stack's prefix. */
+export async function workersOf(stack: TestStack, queue: string): Promise<number> {
+  const redis = createWorkerRedis(stack.redisUrl, 'test:workers-of');
+  const q = new Queue(queue, { connection: redis, prefix: stack.prefix });
+  try {
+    return (await q.getWorkers()).length;
+  } finally {
+    await q.close();
+    await closeRedis(redis);
+  }
 }
