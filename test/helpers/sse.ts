@@ -89,7 +89,12 @@ export function connectSse(
           waiters.splice(0).forEach((w) => w());
         });
       });
-      req.on('error', reject);
+      req.on('error', (err) => {
+        ended = true;
+        onClosed(Date.now());
+        waiters.splice(0).forEach((w) => w());
+        reject(err);
+      });
       req.end();
     }),
     async next(name, timeoutMs = 5_000, from = 0) {
@@ -97,6 +102,7 @@ export function connectSse(
       for (;;) {
         const found = events.slice(from).find((e) => e.event === name);
         if (found) return found;
+        if (ended) throw new Error(`the stream ended before a "${name}" event`);
         const left = deadline - Date.now();
         if (left <= 0)
           throw new Error(

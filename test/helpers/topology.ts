@@ -50,12 +50,16 @@ function launch(stack: TestStack, role: 'api' | 'workers', env: Record<string, s
   };
 }
 
-/** An API process on three free loopback ports; `env` adds settings (PUBLIC_*_URL, limits). */
+/**
+ * An API process on three loopback ports (free ones, or `ports`: a restart on the ports the proxy
+ * knows); `env` adds settings (PUBLIC_*_URL, limits).
+ */
 export async function spawnApiRole(
   stack: TestStack,
   env: Record<string, string>,
+  given?: RoleProcess['ports'],
 ): Promise<RoleProcess> {
-  const ports = { admin: await freePort(), web: await freePort(), push: await freePort() };
+  const ports = given ?? { admin: await freePort(), web: await freePort(), push: await freePort() };
   const role = launch(stack, 'api', {
     TLS: 'off',
     HOST: '127.0.0.1',
