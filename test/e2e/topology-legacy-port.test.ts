@@ -1,9 +1,9 @@
 /**
- * The legacy push port's nginx block (ops/deploy/nginx/apkrelay-stream.conf.in): TCP passthrough.
- * No API process serves LEGACY_PUSH_PORT yet, so two TLS line servers stand in for the two API
- * processes' listeners: a client trusting only the backends' certificate completes the handshake
- * through nginx (nginx terminates nothing), sockets are spread over both, and when one backend is
- * gone every new socket reaches the other.
+ * The legacy push port's nginx block (ops/deploy/nginx/apkrelay-stream.conf.in): TLS terminated by
+ * nginx with the hosts' certificate, plain TCP to the API processes (their legacy listener speaks
+ * plain TCP with TLS=off). Two plain line servers stand in for the two API processes' listeners:
+ * a client trusting the hosts' certificate talks through nginx's stream port, sockets are spread
+ * over both, and when one backend is gone every new socket reaches the other.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -18,21 +18,20 @@ import {
   startNginx,
   type RunningNginx,
 } from '../helpers/nginx';
-import { startTlsLineServer, type LineServer } from '../helpers/tls-line-server';
+import { startLineServer, type LineServer } from '../helpers/line-server';
 
 let dir: string;
 let nginx: RunningNginx;
 let listen: { https: number; legacy: number };
 let backends: LineServer[];
-const backendTls = selfSignedCertificate(['legacy-backend.apkrelay.test'], new Date());
+const tls = selfSignedCertificate(Object.values(SERVER_NAMES), new Date());
 
 beforeAll(async () => {
   await ensureNginx();
   dir = await mkdtemp(path.join(os.tmpdir(), 'apkrelay-nginx-'));
   listen = { https: await freePort(), legacy: await freePort() };
-  backends = [await startTlsLineServer('a', backendTls), await startTlsLineServer('b', backendTls)];
+  backends = [await startLineServer('a'), await startLineServer('b')];
   const nowhere = { admin: await freePort(), web: await freePort(), push: await freePort() };
-  const tls = selfSignedCertificate(Object.values(SERVER_NAMES), new Date());
   const vars = deployVars(
     dir,
     listen,
@@ -49,14 +48,14 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-test('the legacy push port is TCP passthrough: the backend terminates TLS, nginx spreads sockets', async () => {
+test('the legacy push port: nginx terminates TLS and spreads plain sockets over the API processes', async () => {
   const line = (n: number) =>
     new Promise<string>((resolve, reject) => {
       const socket = connect({
         host: '127.0.0.1',
         port: listen.legacy,
-        ca: backendTls.cert, // only the backend's certificate: nginx presents none of its own here
-        servername: 'legacy-backend.apkrelay.test',
+        ca: tls.cert, // nginx's certificate: it terminates TLS here
+        servername: SERVER_NAMES.push,
       });
       socket.setEncoding('utf8');
       let got = '';

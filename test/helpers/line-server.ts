@@ -1,10 +1,10 @@
 /**
- * A TLS server speaking newline-delimited lines, standing in for a TCP push listener behind a
- * proxy: it answers each line `<name> <line>`, so a client sees which backend it reached and that
- * the proxy passed the bytes through untouched. Closed with the test's resources.
+ * A plain TCP server speaking newline-delimited lines, standing in for a push listener behind a
+ * TLS-terminating proxy: it answers each line `<name> <line>`, so a client sees which backend it
+ * reached and that the proxy passed the bytes through untouched. Closed with the test's resources.
  */
 import { once } from 'node:events';
-import { createServer, type TLSSocket } from 'node:tls';
+import { createServer, type Socket } from 'node:net';
 import { track } from './resources';
 
 export interface LineServer {
@@ -13,12 +13,9 @@ export interface LineServer {
   close(): Promise<void>;
 }
 
-export async function startTlsLineServer(
-  name: string,
-  tls: { cert: string; key: string },
-): Promise<LineServer> {
-  const sockets = new Set<TLSSocket>();
-  const server = createServer({ cert: tls.cert, key: tls.key }, (socket) => {
+export async function startLineServer(name: string): Promise<LineServer> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
@@ -36,7 +33,7 @@ export async function startTlsLineServer(
   await once(server, 'listening');
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  const close = track(`tls line server ${name}`, async () => {
+  const close = track(`line server ${name}`, async () => {
     for (const socket of sockets) socket.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
