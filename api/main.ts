@@ -202,11 +202,13 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
     legacyPushPort: legacy?.port,
     close: (deadlineMs) =>
       (closing ??= (async () => {
-        // Uploads waiting for their verdict answer "still processing" now, and open event
-        // streams would keep server.close() waiting: end them first.
+        // Uploads waiting for their verdict answer "still processing" now. The listeners stop
+        // accepting before the push streams end, so a device reconnects to another process
+        // (behind a proxy: the other upstream), not to this one, whose streams hear nothing more.
         stopping.abort();
-        await pushHub.close();
-        await Promise.all(listeners.map((l) => l.close(deadlineMs)));
+        const closed = Promise.all(listeners.map((l) => l.close(deadlineMs)));
+        await pushHub.close(); // open event streams would keep the listeners' close waiting
+        await closed;
         await release();
       })()),
   };

@@ -1,6 +1,16 @@
 /** A tiny HTTPS client for tests: real requests over real sockets, trusting the test CA. */
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type { LookupFunction } from 'node:net';
+
+/**
+ * How to reach the server: the local address to connect from (127.0.0.2… as distinct clients) and
+ * a name resolver (host names that only the test knows, such as nginx's server names).
+ */
+export interface NetOptions {
+  readonly localAddress?: string;
+  readonly lookup?: LookupFunction;
+}
 
 export interface Reply {
   readonly status: number;
@@ -16,6 +26,7 @@ export interface RequestOptions {
   body?: string | Buffer;
   json?: unknown;
   ca?: string;
+  net?: NetOptions;
 }
 
 export function request(url: string, options: RequestOptions = {}): Promise<Reply> {
@@ -31,7 +42,7 @@ export function request(url: string, options: RequestOptions = {}): Promise<Repl
   return new Promise((resolve, reject) => {
     const req = send(
       target,
-      { method: options.method ?? 'GET', headers, ca: options.ca, agent: false },
+      { method: options.method ?? 'GET', headers, ca: options.ca, agent: false, ...options.net },
       (res) => void collectReply(res).then(resolve, reject),
     );
     req.on('error', reject);

@@ -1,7 +1,7 @@
 /** Multipart forms for upload tests, sent over a real socket (Content-Length or chunked). */
 import { randomBytes } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
-import { collectReply, type Reply } from './http';
+import { collectReply, type NetOptions, type Reply } from './http';
 
 export type Part =
   | { readonly name: string; readonly value: string }
@@ -28,7 +28,7 @@ export function multipartBody(
 export function postMultipart(
   url: string,
   parts: readonly Part[],
-  options: { ca: string; chunked?: boolean; headers?: Record<string, string> },
+  options: { ca: string; chunked?: boolean; headers?: Record<string, string>; net?: NetOptions },
 ): Promise<Reply> {
   const { body, contentType } = multipartBody(parts);
   const headers: Record<string, string> = { 'content-type': contentType, ...options.headers };
@@ -36,7 +36,7 @@ export function postMultipart(
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
       url,
-      { method: 'POST', headers, ca: options.ca, agent: false },
+      { method: 'POST', headers, ca: options.ca, agent: false, ...options.net },
       (res) => void collectReply(res).then(resolve, reject),
     );
     req.on('error', reject);

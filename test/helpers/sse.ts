@@ -4,6 +4,7 @@
  */
 import type { ClientRequest } from 'node:http';
 import { request } from 'node:https';
+import type { NetOptions } from './http';
 import { track } from './resources';
 
 export interface SseEvent {
@@ -18,6 +19,8 @@ export interface SseClient {
   lastEventId: string | undefined;
   /** The server ended the stream. */
   readonly ended: boolean;
+  /** Resolves when the stream ends (server, proxy or `close()`), with the time it did. */
+  readonly closed: Promise<number>;
   /** Resolves with the next event of that name (or already received since `from`). */
   next(name: string, timeoutMs?: number, from?: number): Promise<SseEvent>;
   close(): Promise<void>;
@@ -25,13 +28,16 @@ export interface SseClient {
 
 export function connectSse(
   url: string,
-  options: { ca: string; apiKey: string; lastEventId?: string },
+  options: { ca: string; apiKey: string; lastEventId?: string; net?: NetOptions },
 ): SseClient {
   const events: SseEvent[] = [];
   const waiters: Array<() => void> = [];
   let req: ClientRequest | undefined;
   let ended = false;
+  let onClosed: (at: number) => void = () => undefined;
+  const closed = new Promise<number>((resolve) => (onClosed = resolve));
   const client: SseClient = {
+    closed,
     get ended() {
       return ended;
     },
@@ -43,7 +49,7 @@ export function connectSse(
         authorization: `Bearer ${options.apiKey}`,
       };
       if (options.lastEventId) headers['last-event-id'] = options.lastEventId;
-      req = request(url, { ca: options.ca, headers, agent: false }, (res) => {
+      req = request(url, { ca: options.ca, headers, agent: false, ...options.net }, (res) => {
         resolve(res.statusCode ?? 0);
         res.setEncoding('utf8');
         let buffer = '';
@@ -79,10 +85,16 @@ export function connectSse(
         res.on('error', () => undefined);
         res.on('close', () => {
           ended = true;
+          onClosed(Date.now());
           waiters.splice(0).forEach((w) => w());
         });
       });
-      req.on('error', reject);
+      req.on('error', (err) => {
+        ended = true;
+        onClosed(Date.now());
+        waiters.splice(0).forEach((w) => w());
+        reject(err);
+      });
       req.end();
     }),
     async next(name, timeoutMs = 5_000, from = 0) {
@@ -90,6 +102,7 @@ export function connectSse(
       for (;;) {
         const found = events.slice(from).find((e) => e.event === name);
         if (found) return found;
+        if (ended) throw new Error(`the stream ended before a "${name}" event`);
         const left = deadline - Date.now();
         if (left <= 0)
           throw new Error(

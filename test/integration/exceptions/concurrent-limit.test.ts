@@ -9,7 +9,7 @@ import path from 'node:path';
 import { newAccount } from '../../helpers/accounts';
 import { deviceIds, registerDevices } from '../../helpers/devices';
 import { startStack, type TestStack } from '../../helpers/stack';
-import { drained, encodeForm, seedApp, stackTrace } from './fixtures';
+import { encodeForm, expectTenOfForty, seedApp, stackTrace } from './fixtures';
 
 interface SenderReply {
   status: number;
@@ -74,21 +74,7 @@ test('40 distinct reports from 4 processes to 2 API processes: exactly 10 regist
     const done = senders.map((child) => message<{ replies: SenderReply[] }>(child, 'done'));
     senders.forEach((child) => child.send({ type: 'go' }));
     const replies = (await Promise.all(done)).flatMap((d) => d.replies);
-    expect(replies).toHaveLength(40);
-    expect(replies.every((r) => r.status === 200)).toBe(true);
-    const texts = replies.map((r) => r.text);
-    expect(texts.filter((t) => t === 'Exception sent.')).toHaveLength(10);
-    expect(
-      texts.filter(
-        (t) =>
-          t ===
-          'Exception sent but rejected: The application Concurrent App has exceeded the 24H sending limit.',
-      ),
-    ).toHaveLength(30);
-    await drained(stack);
-    expect(
-      await stack.mongo.db.collection('exceptions').countDocuments({ accountId: account.id }),
-    ).toBe(10);
+    await expectTenOfForty(stack, account.id, 'Concurrent App', replies);
   } finally {
     await Promise.all(
       senders.map(async (child) => {

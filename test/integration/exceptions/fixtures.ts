@@ -147,3 +147,23 @@ export async function drained(stack: TestStack): Promise<void> {
     await closeRedis(redis);
   }
 }
+
+/**
+ * The exact 24 h limit after 40 distinct reports of a free-plan app (5 installations: 10 a day)
+ * labelled `label`: every reply 200, exactly 10 taken and 30 refused with PushLink's text, and,
+ * once the queue has drained, exactly 10 reports of `accountId` stored.
+ */
+export async function expectTenOfForty(
+  stack: TestStack,
+  accountId: string,
+  label: string,
+  replies: ReadonlyArray<{ readonly status: number; readonly text: string }>,
+): Promise<void> {
+  expect(replies.map((r) => r.status)).toEqual(Array<number>(40).fill(200));
+  const texts = replies.map((r) => r.text);
+  expect(texts.filter((t) => t === 'Exception sent.')).toHaveLength(10);
+  const refused = `Exception sent but rejected: The application ${label} has exceeded the 24H sending limit.`;
+  expect(texts.filter((t) => t === refused)).toHaveLength(30);
+  await drained(stack);
+  expect(await stack.mongo.db.collection('exceptions').countDocuments({ accountId })).toBe(10);
+}
