@@ -12,6 +12,7 @@ import { ObjectId, type Db } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { catalog } from '../../shared/catalog/collections';
 import { decide } from '../../shared/devices/decide';
+import { loadTargets, targetApk, type LoadedTargets } from '../../shared/rollouts/targets';
 import type { InstallationCard, LiveState, OfferState } from '../../shared/devices/store';
 import type { PushKeys } from '../../shared/devices/push-signing';
 import type { Logger } from '../../shared/log';
@@ -19,7 +20,7 @@ import { redisKeys } from '../../shared/redis-keys';
 import { closeRedis, createWorkerRedis, type Redis } from '../../shared/storage/redis';
 import { TtlCache } from '../../shared/ttl-cache';
 import { SignedOnce } from './events';
-import { StreamRegistry, type StreamConnection } from './stream-registry';
+import { StreamRegistry, type Stream, type StreamConnection } from './stream-registry';
 
 /**
  * Sends an event written out once for all streams. With a ready buffer `batch` writes at once and
@@ -121,6 +122,8 @@ export class PushHub {
     }
     const stream = {
       installationId: key,
+      deviceId,
+      metadata: card.metadata,
       session,
       conn,
       installedMd5: card.installedMd5,
@@ -221,7 +224,7 @@ export class PushHub {
         () => apks.findOne({ _id: new ObjectId(id) }),
         (doc) => doc !== null,
       );
-    const current = app.currentApkId ? await apk(app.currentApkId.toHexString()) : null;
+    const targets = await loadTargets(this.o.db, app, apk);
     const eventId = await this.latestNoticeId(appId);
     const ctx = { keys: this.o.keys, webUrl: this.o.webUrl, now: this.o.now() };
     const events = new SignedOnce(ctx, eventId, { account: app.accountId, device });
@@ -235,25 +238,42 @@ export class PushHub {
         this.o.log.warn({ installationId: id }, 'push stream dropped: its client stopped reading');
         continue;
       }
-      const { offer } = stream;
-      const offered = offer.offeredApkId ? await apk(offer.offeredApkId) : null;
-      const d = decide(
-        current ? { id: current._id.toHexString(), md5: current.md5 } : null,
-        { installedMd5: stream.installedMd5, ...offer },
-        offered?.md5 ?? null,
-      );
-      if (d.giveup) send(stream.session, events.giveup(app.package, offered, d.giveup));
-      const repeat = quietOffer && d.version !== null && offer.offeredApkId === d.version.id;
-      if (d.version && current && !repeat) send(stream.session, events.version(current));
-      if (d.giveup || d.offeredApkId !== offer.offeredApkId) {
-        stream.offer = {
-          offeredApkId: d.offeredApkId,
-          gaveUp: d.giveup ? [...offer.gaveUp, d.giveup].slice(-GAVE_UP_KEPT) : offer.gaveUp,
-        };
-        changed.push([id, stream.offer]);
-      }
+      const offer = await this.decideFor(stream, targets, events, app.package, quietOffer, apk);
+      if (offer) changed.push([id, offer]);
     }
     await this.live.setOffers(group.scope, changed);
+  }
+
+  /**
+   * Decides for one stream against the app's targets (current APK and rollout: the device's own
+   * target, shared/rollouts/targets.ts), sends its events, and returns its new offer state when it
+   * changed. Where the hub offers an APK (the `version` sent) is here only.
+   */
+  private async decideFor(
+    stream: Stream,
+    targets: LoadedTargets,
+    events: SignedOnce,
+    pkg: string,
+    quietOffer: boolean,
+    apk: (id: string) => Promise<ApkDoc | null>,
+  ): Promise<OfferState | null> {
+    const { offer } = stream;
+    const offered = offer.offeredApkId ? await apk(offer.offeredApkId) : null;
+    const target = targetApk(targets, stream);
+    const d = decide(
+      target ? { id: target._id.toHexString(), md5: target.md5 } : null,
+      { installedMd5: stream.installedMd5, ...offer },
+      offered?.md5 ?? null,
+    );
+    if (d.giveup) send(stream.session, events.giveup(pkg, offered, d.giveup));
+    const repeat = quietOffer && d.version !== null && offer.offeredApkId === d.version.id;
+    if (d.version && target && !repeat) send(stream.session, events.version(target));
+    if (!d.giveup && d.offeredApkId === offer.offeredApkId) return null;
+    stream.offer = {
+      offeredApkId: d.offeredApkId,
+      gaveUp: d.giveup ? [...offer.gaveUp, d.giveup].slice(-GAVE_UP_KEPT) : offer.gaveUp,
+    };
+    return stream.offer;
   }
 
   /** Open streams count as "seen": one sorted-set update per app and thousand streams. */

@@ -18,6 +18,9 @@ export interface StreamConnection {
 
 export interface Stream {
   readonly installationId: string;
+  /** The device id and metadata as of the connect: what target selection reads. */
+  readonly deviceId: string;
+  readonly metadata: readonly { readonly key: string; readonly value: string }[];
   readonly session: Session;
   readonly conn: StreamConnection;
   /**

@@ -11,6 +11,8 @@ const scope = { accountId: 'a1', package: 'dev.apkrelay.sample' };
 function stream(installationId: string): Stream & { ended: number; session: EventEmitter } {
   const s = {
     installationId,
+    deviceId: installationId,
+    metadata: [],
     session: new EventEmitter() as EventEmitter & Session,
     ended: 0,
     conn: {
