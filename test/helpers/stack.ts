@@ -10,6 +10,7 @@ import path from 'node:path';
 import { startApi, type ApiProcess } from '../../api/main';
 import { freePort } from '../../ops/services/child';
 import type { Logger } from '../../shared/log';
+import type { RolloutSettings } from '../../shared/rollouts/health';
 import type { UploadLimits } from '../../shared/uploads/upload-limits';
 import { selfSignedCertificate, type TlsMaterial } from '../../shared/crypto/tls';
 import { connectMongo, type Mongo } from '../../shared/storage/mongo';
@@ -80,6 +81,8 @@ export async function startStack(
      * names that address; the test certificate names `localhost`, so reach it with servername.
      */
     adminHost?: string;
+    /** The workers' rollout health gate settings (ROLLOUT_*). Default: the product's. */
+    rollouts?: RolloutSettings;
   } = {},
 ): Promise<TestStack> {
   const shared = options.redisUrl && options.mongoUrl ? undefined : serviceUrls();
@@ -103,6 +106,8 @@ export async function startStack(
     const workers = await startWorkers({
       ...common,
       schedulers: false,
+      ...(options.rollouts ? { rollouts: options.rollouts } : {}),
+      ...(options.heartbeatSeconds ? { heartbeatSeconds: options.heartbeatSeconds } : {}),
       ...(options.workerTmpDir ? { tmpDir: options.workerTmpDir } : {}),
       ...(options.now ? { now: options.now } : {}),
     });
