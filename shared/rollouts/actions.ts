@@ -81,7 +81,7 @@ export async function startRollout(
     previousApkId: app.currentApkId,
     state: stages.length === 1 ? 'completed' : 'running',
     stages,
-    stageIndex: stages.length === 1 ? 0 : 0,
+    stageIndex: 0,
     targeting,
     startedAt: now,
     stageStartedAt: now,
