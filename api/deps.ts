@@ -8,6 +8,7 @@ import type { PushKeys } from '../shared/devices/push-signing';
 import type { DeviceLookups, LiveState } from '../shared/devices/store';
 import type { PushHub } from './push/hub';
 import type { Producers } from '../shared/queues/producers';
+import type { CrashCounter } from '../shared/rollouts/crash-counter';
 import type { Redis } from '../shared/storage/redis';
 import type { Logger } from '../shared/log';
 import type { BlobStore } from '../shared/storage/blob-store';
@@ -60,6 +61,8 @@ export interface ApiDeps {
   readonly pushKeys: PushKeys;
   /** Where making an APK current announces it (the version-notice queue). */
   readonly notices: NoticeSink;
+  /** Unhandled exceptions per APK, for the rollouts' health windows. */
+  readonly crashes: CrashCounter;
   /** Accounts and apps as devices name them, cached per process (shared/devices/lookups.ts). */
   readonly deviceLookups: DeviceLookups;
   /** The exception intake (one window, one set of caches per process) and the screenshots. */

@@ -13,6 +13,7 @@ import { redisKeys } from '../shared/redis-keys';
 import { createKeyRing, type KeyRing } from '../shared/crypto/keys';
 import { loadPinnedKeys } from '../shared/crypto/pinned-keys';
 import { apkIngestQueue } from '../shared/queues/apk-ingest';
+import { crashCounter } from '../shared/rollouts/crash-counter';
 import { queueNoticeSink } from '../shared/queues/notice-sink';
 import { versionNoticeQueue } from '../shared/queues/version-notice';
 import { gridFsScreenshots } from '../shared/exceptions/screenshots';
@@ -302,6 +303,7 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
     }),
     uploadSlots: uploadSlots(limits.uploads),
     notices: queueNoticeSink(producers.get(versionNoticeQueue.name)),
+    crashes: crashCounter(redis, options.queuePrefix),
     deviceLookups: deviceLookups({ db: mongo.db, accounts }),
     exceptions: {
       intake: exceptionIntake({ db: mongo.db, accounts, redis, producers, live, now, log }),

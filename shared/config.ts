@@ -7,6 +7,7 @@
  * Side effects that depend on settings (generating a master key or a TLS certificate when none is
  * given, starting embedded Redis/Mongo) live in their own modules and take the config.
  */
+import { HALT_ALPHA, type RolloutSettings } from './rollouts/health';
 import path from 'node:path';
 import { IANAZone } from 'luxon';
 import { isClusterUrl, parseClusterUrl } from './storage/redis-url';
@@ -61,6 +62,8 @@ export interface Config {
   readonly jobLockMs: number;
   /** Devices report every so many seconds; three missed beats make an installation offline. */
   readonly heartbeatSeconds: number;
+  /** The rollout health gate (ROLLOUT_*; docs/rollouts.md). */
+  readonly rollouts: RolloutSettings;
   /** The executable search path (PATH), for locating redis-server, mongod/ferretdb, apksigner. */
   readonly searchPath: string;
   /** Nightly backup: cron pattern (6 fields, with seconds; or 5) and its time zone. */
@@ -220,6 +223,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     maxExceptionBytes: r.integer('MAX_EXCEPTION_BYTES', 2 * 1024 ** 2, 64 * 1024, 64 * 1024 ** 2),
     jobLockMs: r.integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
     heartbeatSeconds: r.integer('HEARTBEAT_SECONDS', 30, 1, 3600),
+    rollouts: rolloutSettings(r),
     searchPath: env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
     ...backupSettings(r, cwd),
     metricsToken: metricsToken(r),
@@ -235,6 +239,16 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze(config);
+}
+
+function rolloutSettings(r: Reader): RolloutSettings {
+  return {
+    evaluationMs: r.integer('ROLLOUT_EVALUATION_SECONDS', 300, 1, 86_400) * 1000,
+    soakMs: r.integer('ROLLOUT_SOAK_SECONDS', 3600, 0, 30 * 86_400) * 1000,
+    factor: r.integer('ROLLOUT_HALT_FACTOR', 2, 1, 100),
+    minExceptions: r.integer('ROLLOUT_MIN_EXCEPTIONS', 10, 1, 1_000_000),
+    alpha: HALT_ALPHA,
+  };
 }
 
 function masterKeys(r: Reader) {

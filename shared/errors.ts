@@ -78,6 +78,14 @@ export const ERRORS = {
     status: 429,
     message: "Exception rejected: the app's 24-hour exception limit is reached.",
   },
+  ROLLOUT_STATE_CONFLICT: {
+    status: 409,
+    message: 'The rollout is not in a state that allows this action.',
+  },
+  ROLLOUT_ACTIVE: {
+    status: 409,
+    message: 'A rollout of this app is running or paused: halt or complete it first.',
+  },
   EXCEPTION_REPORT_INVALID: { status: 400, message: 'Exception rejected: malformed report.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests.' },

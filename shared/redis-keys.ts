@@ -20,6 +20,11 @@ export function redisKeys(prefix: string) {
       `${prefix}:installations:offers:${accountId}:${pkg}`,
     /** Per-app sliding window of admitted exception reports (sorted set, score = ms). */
     exceptionWindow: (appId: string) => `${prefix}:exceptions:window:${appId}`,
+    /**
+     * Per app: APK id → unhandled exception reports counted for the rollout health gate, stored or
+     * refused by the 24 h limit (shared/rollouts/crash-counter.ts).
+     */
+    crashCounts: (appId: string) => `${prefix}:rollouts:crashes:${appId}`,
     /** JSON of the last successful backup ({at, path, bytes, sha256}), for the backup-age metric. */
     lastBackup: () => `${prefix}:backup:last`,
     /** Hash per queue: job-duration histogram buckets, `sum` and `count` (written by workers). */

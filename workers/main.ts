@@ -15,6 +15,7 @@ import { bullPrefix, closeRedis, createWorkerRedis } from '../shared/storage/red
 import { createProcessors } from './processors';
 import type { BackupSettings } from './processors/backup';
 import { startWorkerRuntime } from './runtime';
+import { DEFAULT_ROLLOUT_SETTINGS, type RolloutSettings } from '../shared/rollouts/health';
 
 export interface WorkerOptions {
   readonly log: Logger;
@@ -32,6 +33,9 @@ export interface WorkerOptions {
   readonly tmpDir?: string;
   /** Backups: where, how long, and when (`cron` in `tz`; unset cron: no schedule installed). */
   readonly backup?: BackupSettings & { readonly cron?: string };
+  /** The rollout health gate (ROLLOUT_*) and HEARTBEAT_SECONDS; default: the product's. */
+  readonly rollouts?: RolloutSettings;
+  readonly heartbeatSeconds?: number;
 }
 
 export interface WorkerProcess {
@@ -72,7 +76,10 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
         now: options.now ?? (() => new Date()),
         ...(options.tmpDir ? { tmpDir: options.tmpDir } : {}),
         ...(options.backup ? { backup: options.backup } : {}),
+        ...(options.rollouts ? { rollouts: options.rollouts } : {}),
+        ...(options.heartbeatSeconds ? { heartbeatSeconds: options.heartbeatSeconds } : {}),
       }),
+      rolloutEveryMs: (options.rollouts ?? DEFAULT_ROLLOUT_SETTINGS).evaluationMs,
       ...(options.backup?.cron
         ? { backupSchedule: { pattern: options.backup.cron, tz: options.backup.tz } }
         : {}),

@@ -8,6 +8,7 @@ import { QUEUES } from '../shared/queues';
 import type { QueueDefinition } from '../shared/queues/definition';
 import { HOUSEKEEPING_SCHEDULE, housekeepingQueue } from '../shared/queues/housekeeping';
 import { BACKUP_SCHEDULER_ID, backupQueue } from '../shared/queues/backup';
+import { ROLLOUT_HEALTH_SCHEDULER_ID, rolloutHealthQueue } from '../shared/queues/rollout-health';
 import { recordJobDuration } from '../shared/metrics/job-durations';
 import { bullPrefix, closeRedis, createWorkerRedis, type Redis } from '../shared/storage/redis';
 import type { Processor } from './processor';
@@ -29,6 +30,8 @@ export interface WorkerRuntimeOptions {
   readonly lockMs?: number;
   /** The backup schedule (BACKUP_CRON in BACKUP_TZ); installed with the other schedulers. */
   readonly backupSchedule?: { readonly pattern: string; readonly tz: string };
+  /** How often the rollout health gate runs (ROLLOUT_EVALUATION_SECONDS); unset: not scheduled. */
+  readonly rolloutEveryMs?: number;
 }
 
 export function missingProcessors(
@@ -68,6 +71,15 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       },
     );
     await queue.close();
+    if (options.rolloutEveryMs) {
+      const health = new Queue(rolloutHealthQueue.name, { connection, prefix: options.prefix });
+      await health.upsertJobScheduler(
+        ROLLOUT_HEALTH_SCHEDULER_ID,
+        { every: options.rolloutEveryMs },
+        { name: 'evaluate', data: { task: 'evaluate' }, opts: rolloutHealthQueue.jobOptions },
+      );
+      await health.close();
+    }
     if (options.backupSchedule) {
       // Upserted under one id by every worker: one job per period, however many workers run.
       const backups = new Queue(backupQueue.name, {

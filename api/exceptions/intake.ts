@@ -24,6 +24,7 @@ import {
 } from '../../shared/queues/exception-ingest';
 import { isDependencyOutage } from '../http-errors';
 import { TtlCache } from '../../shared/ttl-cache';
+import type { CrashCounter } from '../../shared/rollouts/crash-counter';
 
 export interface IntakeDeps {
   readonly db: Db;
@@ -33,6 +34,8 @@ export interface IntakeDeps {
   readonly queue: Pick<Queue, 'add'>;
   readonly window: SlidingWindow;
   readonly windowKey: (appId: string) => string;
+  /** Unhandled reports per APK for the rollout health gate; absent: not counted. */
+  readonly crashes?: CrashCounter;
   readonly installations: InstallationLookup;
   readonly now: () => Date;
   readonly log: Logger;
@@ -89,6 +92,7 @@ export async function takeReport(
   const digest = reportDigest(report);
   const state = await deps.window.admit(key, digest, nowMs, limit);
   const budget = budgetOf(state, limit);
+  if (state.outcome !== 'resent' && !report.handled) await countCrash(deps, appId, apk);
   if (state.outcome === 'refused' || state.admittedAtMs === null) {
     const appName = apk.label ?? app.label ?? app.package;
     return lost('EXCEPTION_LIMIT_REACHED', limitText(appName), budget);
@@ -149,6 +153,16 @@ async function installationRefusal(
   if (status === 'disabled') return 'EXCEPTION_INSTALLATION_DISABLED';
   if (status === 'unknown') return 'EXCEPTION_INSTALLATION_UNKNOWN';
   return null;
+}
+
+/**
+ * Counts an unhandled report for the health gate, stored or refused by the limit (a resend is not
+ * counted twice). A failure to count never loses the report: it is logged.
+ */
+async function countCrash(deps: IntakeDeps, appId: string, apk: ApkDoc): Promise<void> {
+  await deps.crashes?.count(appId, apk._id.toHexString()).catch((err: unknown) => {
+    deps.log.warn({ appId, err: (err as Error).message }, 'unhandled exception not counted');
+  });
 }
 
 function authenticate(deps: IntakeDeps, apiKey: string): Promise<Account | null> {

@@ -7,6 +7,7 @@ import type { Db } from 'mongodb';
 import type { AccountsService } from '../../shared/accounts/service';
 import type { LiveState } from '../../shared/devices/store';
 import { redisSlidingWindow } from '../../shared/exceptions/sliding-window';
+import { crashCounter } from '../../shared/rollouts/crash-counter';
 import type { Logger } from '../../shared/log';
 import { exceptionIngestQueue } from '../../shared/queues/exception-ingest';
 import type { Producers } from '../../shared/queues/producers';
@@ -35,6 +36,7 @@ export function exceptionIntake(parts: IntakeParts): IntakeDeps {
     queue,
     window: redisSlidingWindow(parts.redis),
     windowKey: redisKeys(prefix).exceptionWindow,
+    crashes: crashCounter(parts.redis, prefix),
     installations: cardInstallationLookup(parts),
     caches: intakeCaches(),
     now: parts.now,

@@ -10,6 +10,7 @@ import { downloadLinkPaths, downloadLinkSchemas } from './download-links';
 import { exceptionPaths, exceptionSchemas } from './exceptions';
 import { downloadPaths, downloadSchemas } from './downloads';
 import { operationPaths } from './operations';
+import { rolloutPaths, rolloutSchemas } from './rollouts';
 import { uploadPaths, uploadSchemas } from './uploads';
 import { webPaths, webSecuritySchemes } from './web';
 import type { Host } from '../route-table';
@@ -45,6 +46,7 @@ export function openApiDocument(urls: HostUrls) {
         ...downloadLinkSchemas,
         ...deviceSchemas,
         ...exceptionSchemas,
+        ...rolloutSchemas,
       },
     },
     paths: withServers(
@@ -54,6 +56,7 @@ export function openApiDocument(urls: HostUrls) {
         ...uploadPaths,
         ...downloadPaths,
         ...downloadLinkPaths,
+        ...rolloutPaths,
         ...devicePaths,
         ...exceptionPaths,
         ...operationPaths,

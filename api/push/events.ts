@@ -70,7 +70,7 @@ export function giveupEvent(
  * 10,000 streams serialises and sanitises its event once, not once per stream.
  */
 export class SignedOnce {
-  private version_: EventBuffer | undefined;
+  private readonly versions = new Map<string, EventBuffer>();
   private readonly giveups = new Map<string, EventBuffer>();
 
   /**
@@ -83,8 +83,15 @@ export class SignedOnce {
     private readonly to: NoticeAudience,
   ) {}
 
+  /** A sync may offer two APKs (a rollout's and the current one): each is signed once. */
   version(apk: ApkDoc): EventBuffer {
-    return (this.version_ ??= this.text(versionEvent(this.ctx, this.to, apk), 'version'));
+    const id = apk._id.toHexString();
+    let event = this.versions.get(id);
+    if (!event) {
+      event = this.text(versionEvent(this.ctx, this.to, apk), 'version');
+      this.versions.set(id, event);
+    }
+    return event;
   }
 
   giveup(pkg: string, apk: ApkDoc | null, apkId: string): EventBuffer {

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { ObjectId, type Db } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { catalog } from '../../shared/catalog/collections';
+import { loadTargets, targetApk } from '../../shared/rollouts/targets';
 import type { InstallationCard, LiveState, OfferState } from '../../shared/devices/store';
 import type { PushKeys } from '../../shared/devices/push-signing';
 import type { Logger } from '../../shared/log';
@@ -95,7 +96,7 @@ export class PushHub {
     appDoc: AppDoc,
     key: string,
     deviceId: string,
-    card: Pick<InstallationCard, 'status' | 'installedMd5' | 'lastDownloadedMd5'>,
+    card: Pick<InstallationCard, 'status' | 'installedMd5' | 'lastDownloadedMd5' | 'metadata'>,
     conn: DeviceChannel,
     lastEventId: string,
   ): Promise<void> {
@@ -116,6 +117,8 @@ export class PushHub {
     }
     const stream: Stream = {
       installationId: key,
+      deviceId,
+      metadata: card.metadata,
       conn,
       installedMd5: card.installedMd5,
       lastDownloadedMd5: card.lastDownloadedMd5,
@@ -215,7 +218,7 @@ export class PushHub {
     if (!group || ids.length === 0) return;
     const app = await catalog(this.o.db).apps.findOne({ _id: new ObjectId(appId) });
     if (!app) return;
-    const current = await this.targetApk(app);
+    const targets = await loadTargets(this.o.db, app, (id) => this.apk(id));
     const eventId = await this.latestNoticeId(appId);
     const ctx = { keys: this.o.keys, webUrl: this.o.webUrl, now: this.o.now() };
     const notices = new SignedOnce(ctx, eventId, { account: app.accountId, device });
@@ -230,6 +233,7 @@ export class PushHub {
         continue;
       }
       const offered = stream.offer.offeredApkId ? await this.apk(stream.offer.offeredApkId) : null;
+      const current = targetApk(targets, stream);
       const offer = tellStream(stream, { pkg: app.package, current, offered, quietOffer, notices });
       if (offer) changed.push([id, (stream.offer = offer)]);
     }
@@ -237,13 +241,8 @@ export class PushHub {
   }
 
   /**
-   * The APK an installation of `app` should run: the one function both channels ask, so a change
-   * to how the target is chosen is made here once.
+   * The APK documents by id, through the hub's cache (targets and offers read through here).
    */
-  private async targetApk(app: AppDoc): Promise<ApkDoc | null> {
-    return app.currentApkId ? await this.apk(app.currentApkId.toHexString()) : null;
-  }
-
   private apk(id: string): Promise<ApkDoc | null> {
     const { apks } = catalog(this.o.db);
     return this.apks.get(

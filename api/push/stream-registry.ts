@@ -49,6 +49,9 @@ export interface DeviceChannel {
 
 export interface Stream {
   readonly installationId: string;
+  /** The device id and metadata as of the connect: what target selection reads. */
+  readonly deviceId: string;
+  readonly metadata: readonly { readonly key: string; readonly value: string }[];
   readonly conn: DeviceChannel;
   /**
    * What this process knows of the installation, loaded at connect and kept up to date by its

@@ -1,11 +1,14 @@
 /**
- * PushLink-compatible reads (on every host devices reach): `GET /download` streams the current APK;
+ * PushLink-compatible reads (on every host devices reach): `GET /download` streams the device's
+ * target APK (the current one, or a rollout's: docs/rollouts.md);
  * `GET /apps/api_list_json` describes the app, its APKs and optionally one installation.
  * Errors are short plain text (download; legacy clients log the body) or the JSON error shape.
  */
 import type { Request, Response } from 'express';
 import type { Account } from '../../shared/accounts/types';
-import { apksOf, currentApkOf, findApp } from '../../shared/catalog/queries';
+import { ObjectId } from 'mongodb';
+import { apkById, apksOf, currentApkOf, findApp } from '../../shared/catalog/queries';
+import { loadTargets, targetApk } from '../../shared/rollouts/targets';
 import { presentApk } from '../../shared/catalog/present';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import {
@@ -78,15 +81,36 @@ async function noteDownload(
   return true;
 }
 
+/**
+ * The APK a download serves: the device's target (inside a rollout, the rollout's APK: the same
+ * selection as the push hub's, shared/rollouts/targets.ts), or the current APK without a device id.
+ */
+async function apkFor(deps: ApiDeps, app: AppDoc, deviceId: string | undefined) {
+  if (!deviceId) return currentApkOf(deps.db, app);
+  const loaded = await loadTargets(deps.db, app, (id) =>
+    apkById(deps.db, app.accountId, new ObjectId(id)),
+  );
+  const card = await installationCard(
+    deps,
+    app,
+    installationId(app.accountId, app.package, deviceId),
+  );
+  return targetApk(loaded, {
+    deviceId,
+    installedMd5: card?.installedMd5 ?? null,
+    metadata: card?.metadata ?? [],
+  });
+}
+
 export async function download(deps: ApiDeps, req: Request, res: Response): Promise<void> {
   const pkg = param(req, 'package');
   const account = await downloadAccount(deps, req, res);
   if (!account) return;
   const app = pkg ? await findApp(deps.db, account.id, pkg) : null;
   if (!app) return sendText(res, 404, DOWNLOAD_TEXT.UNKNOWN_PACKAGE);
-  const apk = await currentApkOf(deps.db, app);
-  if (!apk) return sendText(res, 404, DOWNLOAD_TEXT.NO_CURRENT);
   const deviceId = param(req, 'deviceId');
+  const apk = await apkFor(deps, app, deviceId);
+  if (!apk) return sendText(res, 404, DOWNLOAD_TEXT.NO_CURRENT);
   if (deviceId && !(await noteDownload(deps, res, app, deviceId, apk))) return;
   await sendApk(req, res, apk, deps);
 }

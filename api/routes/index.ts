@@ -9,6 +9,7 @@ import { downloadRoutes } from './downloads';
 import { exceptionRoutes } from './exceptions';
 import { healthRoutes } from './health';
 import { operationsRoutes } from './operations';
+import { rolloutRoutes } from './rollouts';
 import { uploadRoutes } from './uploads';
 import { webRoutes } from './web';
 
@@ -33,6 +34,7 @@ export function allRoutes(deps: ApiDeps): Route[] {
     ...uploadRoutes(deps),
     ...downloadRoutes(deps),
     ...appRoutes(deps),
+    ...rolloutRoutes(deps),
     ...downloadLinkRoutes(deps),
     ...deviceRoutes(deps),
     ...exceptionRoutes(deps),

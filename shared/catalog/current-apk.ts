@@ -3,9 +3,15 @@
  * app's `currentVersion` goes up by one), then a version notice. Idempotent: making the current
  * APK current again changes nothing and re-sends the same notice, which the queue de-duplicates
  * by (app, currentVersion).
+ *
+ * Making an APK current is a rollout at 100 % (docs/rollouts.md): a running or paused rollout of
+ * this APK is completed (after the pointer moved, so no reader sees the APK withdrawn in
+ * between), one of another APK is halted as superseded (before, so no reader sees it alive over
+ * the new current APK).
  */
 import type { Db } from 'mongodb';
 import type { VersionNoticePayload } from '../queues/version-notice';
+import { applyAction, findRollout, isActive } from '../rollouts/store';
 import { catalog } from './collections';
 import type { ApkDoc, AppDoc } from './types';
 
@@ -19,6 +25,21 @@ export async function setCurrentApk(
   apk: ApkDoc,
   now: Date,
 ): Promise<AppDoc> {
+  const rollout = await findRollout(db, { _id: apk.appId, accountId: apk.accountId });
+  const active = isActive(rollout) ? rollout : null;
+  if (active && !active.apkId.equals(apk._id)) {
+    await applyAction(db, active, 'superseded', 'owner', null, now);
+  }
+  const app = await moveCurrent(db, apk, now);
+  if (active?.apkId.equals(apk._id) && app.currentApkId?.equals(apk._id)) {
+    await applyAction(db, active, 'complete', 'owner', null, now);
+  }
+  if (app.currentApkId?.equals(apk._id)) await publishNotice(notices, app);
+  return app;
+}
+
+/** Moves the app's pointer to `apk` (no notice); the app as it is afterwards. */
+export async function moveCurrent(db: Db, apk: ApkDoc, now: Date): Promise<AppDoc> {
   const { apps } = catalog(db);
   const moved = await apps.findOneAndUpdate(
     { _id: apk.appId, currentApkId: { $ne: apk._id } },
@@ -27,14 +48,37 @@ export async function setCurrentApk(
   );
   const app = moved ?? (await apps.findOne({ _id: apk.appId }));
   if (!app) throw new Error(`app ${apk.appId.toHexString()} not found`);
-  if (app.currentApkId?.equals(apk._id)) {
-    await notices.publish({
-      accountId: app.accountId,
-      appId: app._id.toHexString(),
-      package: app.package,
-      apkId: apk._id.toHexString(),
-      currentVersion: app.currentVersion,
-    });
-  }
   return app;
+}
+
+export function publishNotice(notices: NoticeSink, app: AppDoc): Promise<void> {
+  return notices.publish({
+    accountId: app.accountId,
+    appId: app._id.toHexString(),
+    package: app.package,
+    apkId: app.currentApkId?.toHexString() ?? null,
+    currentVersion: app.currentVersion,
+  });
+}
+
+/**
+ * Which APK some devices should run changed without the current APK moving (a rollout started,
+ * advanced, paused or halted): the app's `currentVersion` goes up and a notice goes out, so
+ * every API process re-decides its open streams and a reconnecting device is not told "nothing
+ * new" by its Last-Event-ID.
+ */
+export async function announceTargets(
+  db: Db,
+  notices: NoticeSink,
+  app: Pick<AppDoc, '_id'>,
+  now: Date,
+): Promise<AppDoc> {
+  const bumped = await catalog(db).apps.findOneAndUpdate(
+    { _id: app._id },
+    { $set: { updatedAt: now }, $inc: { currentVersion: 1 } },
+    { returnDocument: 'after' },
+  );
+  if (!bumped) throw new Error(`app ${app._id.toHexString()} not found`);
+  await publishNotice(notices, bumped);
+  return bumped;
 }

@@ -136,6 +136,31 @@ export function countEnabled(deps: StoreDeps, app: AppScope): Promise<number> {
   return installations(deps.db).countDocuments({ ...scopeOf(app), status: 'enabled' });
 }
 
+/**
+ * The app's enabled installations seen since `since`, counted by the MD5 they report running
+ * (the rollout health gate's installation-hours). One query over the app's installations.
+ */
+export async function onlineByInstalled(
+  deps: StoreDeps,
+  app: AppScope,
+  since: Date,
+): Promise<Map<string, number>> {
+  const seen = await seenFilter(deps.live, app, since, true);
+  const docs = await installations(deps.db)
+    .find({ ...scopeOf(app), status: 'enabled', ...seen }, { projection: { installedMd5: 1 } })
+    .toArray();
+  const counts = new Map<string, number>();
+  for (const d of docs) {
+    if (d.installedMd5) counts.set(d.installedMd5, (counts.get(d.installedMd5) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** How many of the app's installations report running the APK with this MD5. */
+export function countRunning(deps: StoreDeps, app: AppScope, md5: string): Promise<number> {
+  return installations(deps.db).countDocuments({ ...scopeOf(app), installedMd5: md5 });
+}
+
 function scopeOf(app: AppScope): AppScope {
   return { accountId: app.accountId, package: app.package };
 }

@@ -6,6 +6,7 @@ import { apkIngestQueue } from './apk-ingest';
 import { backupQueue } from './backup';
 import { exceptionIngestQueue } from './exception-ingest';
 import { housekeepingQueue } from './housekeeping';
+import { rolloutHealthQueue } from './rollout-health';
 import { versionNoticeQueue } from './version-notice';
 
 export const QUEUES = [
@@ -14,6 +15,7 @@ export const QUEUES = [
   housekeepingQueue,
   exceptionIngestQueue,
   backupQueue,
+  rolloutHealthQueue,
 ] as const;
 
 export type RegisteredQueue = (typeof QUEUES)[number];

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { startApi, type ApiProcess } from '../../api/main';
 import { freePort } from '../../ops/services/child';
 import type { Logger } from '../../shared/log';
+import type { RolloutSettings } from '../../shared/rollouts/health';
 import type { UploadLimits } from '../../shared/uploads/upload-limits';
 import { selfSignedCertificate, type TlsMaterial } from '../../shared/crypto/tls';
 import { connectMongo, type Mongo } from '../../shared/storage/mongo';
@@ -87,6 +88,8 @@ export async function startStack(
     adminHost?: string;
     /** The PushLink SDK's push listener (LEGACY_PUSH_PORT, on a free port; TLS_MIN). Default: off. */
     legacyPush?: { tlsMin?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' };
+    /** The workers' rollout health gate settings (ROLLOUT_*). Default: the product's. */
+    rollouts?: RolloutSettings;
   } = {},
 ): Promise<TestStack> {
   const shared = options.redisUrl && options.mongoUrl ? undefined : serviceUrls();
@@ -110,6 +113,8 @@ export async function startStack(
     const workers = await startWorkers({
       ...common,
       schedulers: false,
+      ...(options.rollouts ? { rollouts: options.rollouts } : {}),
+      ...(options.heartbeatSeconds ? { heartbeatSeconds: options.heartbeatSeconds } : {}),
       ...(options.workerTmpDir ? { tmpDir: options.workerTmpDir } : {}),
       ...(options.now ? { now: options.now } : {}),
     });

@@ -11,6 +11,10 @@ import { apkIngestProcessor } from './apk-ingest';
 import { backupProcessor, type BackupSettings } from './backup';
 import { exceptionIngestProcessor } from './exception-ingest';
 import { housekeepingProcessor } from './housekeeping';
+import { rolloutHealthProcessor } from './rollout-health';
+import { liveState } from '../../shared/devices/store';
+import { crashCounter } from '../../shared/rollouts/crash-counter';
+import { DEFAULT_ROLLOUT_SETTINGS, type RolloutSettings } from '../../shared/rollouts/health';
 import { versionNoticeProcessor } from './version-notice';
 
 export type ProcessorMap = {
@@ -29,6 +33,10 @@ export interface ProcessorDeps {
   readonly tmpDir?: string;
   /** Where and how long backups are kept; unset: this worker refuses backup jobs. */
   readonly backup?: BackupSettings;
+  /** The rollout health gate's settings (default: the product's). */
+  readonly rollouts?: RolloutSettings;
+  /** HEARTBEAT_SECONDS: what "online" means for the health gate (default 30). */
+  readonly heartbeatSeconds?: number;
 }
 
 export function createProcessors(deps: ProcessorDeps): ProcessorMap {
@@ -38,5 +46,20 @@ export function createProcessors(deps: ProcessorDeps): ProcessorMap {
     'version-notice': versionNoticeProcessor(deps),
     'exception-ingest': exceptionIngestProcessor(deps),
     backup: backupProcessor(deps),
+    'rollout-health': rolloutHealthProcessor(rolloutHealthDeps(deps)),
+  };
+}
+
+function rolloutHealthDeps(deps: ProcessorDeps) {
+  const crashes = crashCounter(deps.redis, deps.prefix);
+  return {
+    db: deps.db,
+    notices: deps.notices,
+    live: liveState(deps.redis, deps.prefix),
+    crashCount: (app: { _id: { toHexString(): string } }, apkId: string | null) =>
+      crashes.read(app._id.toHexString(), apkId),
+    heartbeatSeconds: deps.heartbeatSeconds ?? 30,
+    settings: deps.rollouts ?? DEFAULT_ROLLOUT_SETTINGS,
+    now: deps.now,
   };
 }

@@ -218,6 +218,7 @@ export class PushlinkSocket implements DeviceChannel {
         status: inst.status,
         installedMd5: input.installedMd5,
         lastDownloadedMd5: input.lastDownloadedMd5,
+        metadata: inst.metadata,
       },
       this,
       '',

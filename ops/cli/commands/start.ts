@@ -145,6 +145,8 @@ async function runWorkers(config: Config, common: RoleCommon): Promise<() => Pro
   const workers = await startWorkers({
     ...common,
     lockMs: config.jobLockMs,
+    rollouts: config.rollouts,
+    heartbeatSeconds: config.heartbeatSeconds,
     backup: {
       dir: config.backupDir,
       keepDays: config.backupKeepDays,

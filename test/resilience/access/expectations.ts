@@ -19,6 +19,7 @@ import {
   loginJudge,
   logoutJudge,
   pageJudge,
+  rolloutJudge,
   publicJudge,
   streamJudge,
   webUploadJudge,
@@ -220,6 +221,33 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
       path: `/api/v2/apps/${c.pkg}/current`,
       headers: bearer(c),
       json: { sha256: c.w.a.sha256 },
+    }),
+  },
+
+  // --- rollouts ---
+  'GET /api/v2/apps/:package/rollout': {
+    judge: jsonJudge,
+    call: bearerGet((c) => `/api/v2/apps/${c.pkg}/rollout`),
+  },
+  'POST /api/v2/apps/:package/rollout': {
+    judge: rolloutJudge,
+    call: (c) => ({
+      method: 'POST',
+      path: `/api/v2/apps/${c.pkg}/rollout`,
+      headers: bearer(c),
+      json: {
+        sha256: c.w.a.rolloutSha256,
+        stages: [10, 100],
+        targeting: { deviceIds: ['nobody'] },
+      },
+    }),
+  },
+  'POST /api/v2/apps/:package/rollout/:action': {
+    judge: rolloutJudge,
+    call: (c) => ({
+      method: 'POST',
+      path: `/api/v2/apps/${c.pkg}/rollout/pause`,
+      headers: bearer(c),
     }),
   },
 

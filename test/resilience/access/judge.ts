@@ -74,6 +74,25 @@ export const jsonJudge: Judge = (r) => {
   return 'unclassified';
 };
 
+/**
+ * Rollout routes: as the JSON API, and a 409 of the rollout state machine (one is already active,
+ * or the action does not apply now) is an allowed caller reaching A's rollout: only a caller that
+ * may see the rollout can be told its state.
+ */
+export const rolloutJudge: Judge = (r) => {
+  const code = (() => {
+    try {
+      return (JSON.parse(r.text) as { error?: { code?: string } }).error?.code;
+    } catch {
+      return undefined;
+    }
+  })();
+  if (r.status === 409 && (code === 'ROLLOUT_ACTIVE' || code === 'ROLLOUT_STATE_CONFLICT')) {
+    return 'allow';
+  }
+  return jsonJudge(r);
+};
+
 /** The queue board: as the JSON API, and 405 is its refusal of a write (api/ops-board.ts). */
 export const boardJudge: Judge = (r) => (r.status === 405 ? 'methodNotAllowed' : jsonJudge(r));
 

@@ -40,6 +40,8 @@ export interface Principal {
 
 export interface OwnerA extends Principal {
   readonly sha256: string;
+  /** A's second APK, in a rollout that targets no device (so every other route is unchanged). */
+  readonly rolloutSha256: string;
   readonly md5: string;
   readonly deviceId: string;
   readonly exceptionId: string;
@@ -214,6 +216,25 @@ export async function buildWorld(): Promise<World> {
     return r.json<{ status: string }>().status === 'done' ? true : undefined;
   });
 
+  const v2 = must(
+    await request(`${admin}/api/v2/apps/${pkg}`, { headers: bearer(a.apiKey), ca: stack.ca }),
+    200,
+    'APKs of A',
+  )
+    .json<{ apks: Array<{ versionCode: number; sha256: string }> }>()
+    .apks.find((apk) => apk.versionCode === 2);
+  if (!v2) throw new Error('A has no version 2 after its upload job');
+  must(
+    await request(`${admin}/api/v2/apps/${pkg}/rollout`, {
+      method: 'POST',
+      headers: bearer(a.apiKey),
+      json: { sha256: v2.sha256, stages: [10, 100], targeting: { deviceIds: ['nobody'] } },
+      ca: stack.ca,
+    }),
+    201,
+    'rollout of A',
+  );
+
   const b = await newAccount(stack);
   await uploadFixture(stack, b.apiKey, 'other-package.apk', { current: true });
   const operator = await newAccount(stack);
@@ -237,6 +258,7 @@ export async function buildWorld(): Promise<World> {
       session: await signIn(stack, a.email),
       package: pkg,
       sha256,
+      rolloutSha256: v2.sha256,
       md5,
       deviceId,
       exceptionId,

@@ -19,6 +19,8 @@ function stream(s: Partial<Stream>): Stream & { said: Delivery[] } {
   const said: Delivery[] = [];
   return {
     installationId: 'i1',
+    deviceId: 'd1',
+    metadata: [],
     installedMd5: M1,
     lastDownloadedMd5: null,
     enabled: true,

@@ -11,6 +11,8 @@ function stream(installationId: string): Stream & { ended: number; session: Even
   const session = new EventEmitter();
   const s = {
     installationId,
+    deviceId: installationId,
+    metadata: [],
     session,
     ended: 0,
     conn: {

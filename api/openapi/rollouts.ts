@@ -1,0 +1,158 @@
+/** OpenAPI of rollouts (docs/rollouts.md). */
+import { errorResponse, json } from './common';
+import { pathParam } from './downloads';
+
+const bearer = [{ apiKey: [] }];
+
+const report = {
+  type: ['object', 'null'],
+  description: "The health gate's numbers: counts, installation-hours, ratio and p-value.",
+  properties: {
+    verdict: { enum: ['halt', 'healthy', 'hold', 'insufficient'] },
+    newCount: { type: 'integer' },
+    newHours: { type: 'number' },
+    oldCount: { type: 'integer' },
+    oldHours: { type: 'number' },
+    ratio: { type: ['number', 'null'] },
+    pValue: { type: ['number', 'null'] },
+  },
+};
+
+export const rolloutSchemas = {
+  Rollout: {
+    type: 'object',
+    required: ['state', 'percent', 'stages', 'stageIndex', 'apk', 'installed', 'history'],
+    properties: {
+      state: { enum: ['running', 'paused', 'halted', 'completed'] },
+      percent: { type: 'number', description: 'Share of the (targeted) fleet offered the APK.' },
+      stages: { type: 'array', items: { type: 'number' } },
+      stageIndex: { type: 'integer' },
+      apk: { $ref: '#/components/schemas/Apk' },
+      previous: { oneOf: [{ $ref: '#/components/schemas/Apk' }, { type: 'null' }] },
+      targeting: {
+        type: 'object',
+        properties: {
+          metadata: {
+            type: ['object', 'null'],
+            properties: {
+              key: { type: 'string' },
+              values: { type: 'array', items: { type: 'string' } },
+            },
+          },
+          deviceIds: { type: 'array', items: { type: 'string' } },
+        },
+      },
+      installed: { type: 'integer', description: 'Installations reporting the APK installed.' },
+      startedAt: { type: 'string', format: 'date-time' },
+      stageStartedAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+      health: {
+        type: 'object',
+        properties: {
+          since: { type: 'string', format: 'date-time' },
+          lastEvaluatedAt: { type: ['string', 'null'], format: 'date-time' },
+          newHours: { type: 'number' },
+          oldHours: { type: 'number' },
+          last: report,
+        },
+      },
+      history: {
+        type: 'array',
+        description: 'Decisions, newest last (at most 50); automatic ones carry their numbers.',
+        items: {
+          type: 'object',
+          properties: {
+            at: { type: 'string', format: 'date-time' },
+            action: { type: 'string' },
+            by: { enum: ['owner', 'health-gate'] },
+            from: { type: ['string', 'null'] },
+            to: { type: 'string' },
+            percent: { type: 'number' },
+            health: report,
+          },
+        },
+      },
+    },
+  },
+};
+
+const rolloutReply = (description: string) => json(description, 'Rollout');
+
+export const rolloutPaths = {
+  '/api/v2/apps/{package}/rollout': {
+    get: {
+      summary: "The app's rollout (the latest one, finished or not).",
+      security: bearer,
+      parameters: [pathParam('package')],
+      responses: {
+        '200': rolloutReply('The rollout.'),
+        '401': errorResponse('UNAUTHENTICATED'),
+        '404': errorResponse('NOT_FOUND: no such app, or no rollout yet.'),
+      },
+    },
+    post: {
+      summary:
+        'Start a rollout of an APK. Stages default to 1, 5, 25, 100 %; [100] makes it current.',
+      security: bearer,
+      parameters: [pathParam('package')],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              description: 'The APK by sha256, md5 or versionCode, plus stages and targeting.',
+              properties: {
+                sha256: { type: 'string' },
+                md5: { type: 'string' },
+                versionCode: { type: 'integer' },
+                stages: { type: 'array', items: { type: 'number' }, maxItems: 10 },
+                targeting: {
+                  type: 'object',
+                  properties: {
+                    metadata: {
+                      type: 'object',
+                      properties: {
+                        key: { type: 'string' },
+                        values: { type: 'array', items: { type: 'string' } },
+                      },
+                    },
+                    deviceIds: { type: 'array', items: { type: 'string' } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        '201': rolloutReply('The rollout, started.'),
+        '400': errorResponse('VALIDATION_FAILED'),
+        '401': errorResponse('UNAUTHENTICATED'),
+        '404': errorResponse('NOT_FOUND'),
+        '409': errorResponse('ROLLOUT_ACTIVE: one is running or paused.'),
+      },
+    },
+  },
+  '/api/v2/apps/{package}/rollout/{action}': {
+    post: {
+      summary: 'Act on the rollout: pause, resume, advance, complete or halt.',
+      security: bearer,
+      parameters: [
+        pathParam('package'),
+        {
+          ...pathParam('action'),
+          schema: { enum: ['pause', 'resume', 'advance', 'complete', 'halt'] },
+        },
+      ],
+      responses: {
+        '200': rolloutReply('The rollout after the action.'),
+        '401': errorResponse('UNAUTHENTICATED'),
+        '404': errorResponse('NOT_FOUND'),
+        '409': errorResponse(
+          'ROLLOUT_STATE_CONFLICT: not allowed in this state, or changed meanwhile.',
+        ),
+      },
+    },
+  },
+};

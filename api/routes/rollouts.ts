@@ -1,0 +1,95 @@
+/**
+ * JSON API of rollouts (docs/rollouts.md): read an app's rollout, start one, and act on it
+ * (pause, resume, advance, complete, halt). The use-cases live in shared/rollouts/actions.ts.
+ */
+import type { Request, Response } from 'express';
+import { pickApk } from '../../shared/catalog/pick-apk';
+import { apkById, apksOf } from '../../shared/catalog/queries';
+import type { AppDoc } from '../../shared/catalog/types';
+import { countRunning } from '../../shared/devices/store';
+import { AppError } from '../../shared/errors';
+import { actOnRollout, startRollout, type RolloutDeps } from '../../shared/rollouts/actions';
+import { presentRollout } from '../../shared/rollouts/present';
+import type { RolloutAction } from '../../shared/rollouts/rollout';
+import { findRollout } from '../../shared/rollouts/store';
+import type { RolloutDoc } from '../../shared/rollouts/types';
+import { bearerAuth } from '../auth';
+import type { ApiDeps } from '../deps';
+import { appOf } from '../owned-app';
+import type { Route } from '../route-table';
+
+const ACTIONS: readonly RolloutAction[] = ['pause', 'resume', 'advance', 'complete', 'halt'];
+
+export function rolloutDeps(deps: ApiDeps): RolloutDeps {
+  return {
+    db: deps.db,
+    notices: deps.notices,
+    crashCount: (app, apkId) => deps.crashes.read(app._id.toHexString(), apkId),
+  };
+}
+
+/** The rollout as the API shows it: its APKs and how many installations run the new one. */
+export async function rolloutView(deps: ApiDeps, app: AppDoc, doc: RolloutDoc) {
+  const [apk, previous] = await Promise.all([
+    apkById(deps.db, app.accountId, doc.apkId),
+    doc.previousApkId ? apkById(deps.db, app.accountId, doc.previousApkId) : null,
+  ]);
+  const installed = apk ? await countRunning(deps, app, apk.md5) : 0;
+  return presentRollout(doc, apk, previous, installed);
+}
+
+export async function showRollout(deps: ApiDeps, req: Request, res: Response): Promise<void> {
+  const app = await appOf(deps, res, req);
+  const doc = await findRollout(deps.db, app);
+  if (!doc) throw new AppError('NOT_FOUND', { message: 'this app has no rollout' });
+  res.json(await rolloutView(deps, app, doc));
+}
+
+export async function createRollout(deps: ApiDeps, req: Request, res: Response): Promise<void> {
+  const app = await appOf(deps, res, req);
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const apk = pickApk(await apksOf(deps.db, app), body);
+  const doc = await startRollout(rolloutDeps(deps), app, apk, body, deps.now());
+  res.status(201).json(await rolloutView(deps, app, doc));
+}
+
+export async function rolloutAction(deps: ApiDeps, req: Request, res: Response): Promise<void> {
+  const action = String(req.params.action) as RolloutAction;
+  if (!ACTIONS.includes(action)) {
+    throw new AppError('NOT_FOUND', { message: `no rollout action ${action}` });
+  }
+  const app = await appOf(deps, res, req);
+  const doc = await actOnRollout(rolloutDeps(deps), app, action, deps.now());
+  res.json(await rolloutView(deps, app, doc));
+}
+
+export function rolloutRoutes(deps: ApiDeps): Route[] {
+  const auth = bearerAuth(deps);
+  return [
+    {
+      method: 'get',
+      path: '/api/v2/apps/:package/rollout',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary: "The app's rollout: state, stages, health numbers and decision history.",
+      handlers: [auth, (req, res) => showRollout(deps, req, res)],
+    },
+    {
+      method: 'post',
+      path: '/api/v2/apps/:package/rollout',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary:
+        'Start a rollout of an APK (by sha256, md5 or versionCode) with stages and targeting.',
+      handlers: [auth, (req, res) => createRollout(deps, req, res)],
+    },
+    {
+      method: 'post',
+      path: '/api/v2/apps/:package/rollout/:action',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary: 'Pause, resume, advance, complete or halt the rollout.',
+      handlers: [auth, (req, res) => rolloutAction(deps, req, res)],
+    },
+  ];
+}

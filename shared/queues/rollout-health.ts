@@ -1,0 +1,38 @@
+/**
+ * Queue `rollout-health`: the rollout health gate's periodic evaluation (shared/rollouts/
+ * evaluate.ts). Scheduled by a BullMQ job scheduler every ROLLOUT_EVALUATION_SECONDS, so it runs
+ * once per period however many workers run; never in API processes.
+ */
+import { asRecord, defineQueue } from './definition';
+
+export interface RolloutHealthPayload {
+  readonly task: 'evaluate';
+}
+
+export interface RolloutHealthResult {
+  readonly evaluated: number;
+  readonly halted: number;
+  readonly advanced: number;
+}
+
+export const rolloutHealthQueue = defineQueue<
+  RolloutHealthPayload,
+  RolloutHealthResult,
+  'rollout-health'
+>({
+  name: 'rollout-health',
+  concurrency: 1,
+  parse(data) {
+    const p = asRecord(data, 'rollout-health');
+    if (p.task !== 'evaluate') throw new Error(`rollout-health: unknown task ${String(p.task)}`);
+    return { task: 'evaluate' };
+  },
+  jobOptions: {
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 1_000 },
+    removeOnComplete: { count: 100 },
+    removeOnFail: { count: 100 },
+  },
+});
+
+export const ROLLOUT_HEALTH_SCHEDULER_ID = 'rollout-health';

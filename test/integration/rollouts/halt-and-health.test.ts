@@ -1,0 +1,253 @@
+/**
+ * Must-holds 2, 3 and 5 of issue 19, on the real stack: a halt gives every device offered and not
+ * installed one `giveup` and offers it the previous APK again, and leaves installed devices alone
+ * (counted); the health gate, run by the workers' `rollout-health` job, halts a rollout whose new
+ * version crashes 5x as often (reports over the 24 h limit included) and advances a healthy one,
+ * each decision with its numbers in the API; making another APK current supersedes a rollout.
+ */
+import { Queue } from 'bullmq';
+import { newAccount } from '../../helpers/accounts';
+import { eventually, eventuallyValue } from '../../helpers/eventually';
+import { request } from '../../helpers/http';
+import { ownerApi } from '../../helpers/owner-api';
+import { connectSse, type SseClient } from '../../helpers/sse';
+import { startStack, type TestStack } from '../../helpers/stack';
+import { uploadFixture } from '../../helpers/uploads';
+import { createWorkerRedis, closeRedis } from '../../../shared/storage/redis';
+
+jest.setTimeout(240_000);
+const SAMPLE = 'dev.apkrelay.sample';
+/** Events reach a stream in well under 2 s unloaded; ten times that. */
+const EVENT_MS = 20_000;
+/** A window for what must not arrive, opened after a positive event (docs/testing.md). */
+const QUIET_MS = 500;
+let stack: TestStack;
+const clients: SseClient[] = [];
+
+beforeAll(async () => {
+  stack = await startStack({
+    rollouts: { evaluationMs: 1_000, soakMs: 0, factor: 2, minExceptions: 10, alpha: 0.01 },
+  });
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await stack.close();
+});
+
+function api(apiKey: string, method: string, p: string, json?: unknown) {
+  return ownerApi(stack, apiKey)(method, p, json);
+}
+
+async function setUp(plan: number) {
+  const account = await newAccount(stack, plan);
+  await uploadFixture(stack, account.apiKey, 'version-1.apk');
+  await uploadFixture(stack, account.apiKey, 'version-2.apk', { current: false });
+  const apks = (await api(account.apiKey, 'GET', `/api/v2/apps/${SAMPLE}`)).json<{
+    apks: Array<{ id: string; md5: string; versionCode: number }>;
+  }>().apks;
+  return {
+    ...account,
+    v1: apks.find((a) => a.versionCode === 1)!,
+    v2: apks.find((a) => a.versionCode === 2)!,
+  };
+}
+
+async function register(apiKey: string, deviceId: string, installedMd5: string | null) {
+  const r = await request(`${stack.urls.push}/api/v2/installations`, {
+    method: 'POST',
+    json: { package: SAMPLE, deviceId, installedMd5 },
+    headers: { authorization: `Bearer ${apiKey}` },
+    ca: stack.ca,
+  });
+  expect(r.status).toBe(200);
+}
+
+function stream(apiKey: string, deviceId: string): SseClient {
+  const c = connectSse(`${stack.urls.push}/api/v2/stream?package=${SAMPLE}&deviceId=${deviceId}`, {
+    ca: stack.ca,
+    apiKey,
+  });
+  clients.push(c);
+  return c;
+}
+
+const named = (c: SseClient, name: string) => c.events.filter((e) => e.event === name);
+
+test('halt: offered-not-installed devices get one giveup and the previous APK; installed ones are left', async () => {
+  const { apiKey, v1, v2 } = await setUp(10);
+  // fresh: runs nothing yet (offered v1, then v2 in the rollout); installer: will install v2;
+  // outside: not targeted.
+  await register(apiKey, 'fresh', null);
+  await register(apiKey, 'installer', v1.md5);
+  await register(apiKey, 'outside', v1.md5);
+  const fresh = stream(apiKey, 'fresh');
+  const outside = stream(apiKey, 'outside');
+  let installer = stream(apiKey, 'installer');
+  expect(JSON.parse((await fresh.next('version', EVENT_MS)).data)).toMatchObject({ md5: v1.md5 });
+  await outside.next('status');
+  await installer.next('status');
+
+  const started = await api(apiKey, 'POST', `/api/v2/apps/${SAMPLE}/rollout`, {
+    versionCode: 2,
+    stages: [1, 100],
+    targeting: { deviceIds: ['fresh', 'installer'] },
+  });
+  expect(started.status).toBe(201);
+  expect(JSON.parse((await fresh.next('version', EVENT_MS, 2)).data)).toMatchObject({
+    md5: v2.md5,
+  });
+  expect(JSON.parse((await installer.next('version', EVENT_MS)).data)).toMatchObject({
+    md5: v2.md5,
+  });
+
+  // The installer installs v2 and reconnects reporting it.
+  await installer.close();
+  await register(apiKey, 'installer', v2.md5);
+  installer = stream(apiKey, 'installer');
+  await installer.next('status');
+
+  const halted = await api(apiKey, 'POST', `/api/v2/apps/${SAMPLE}/rollout/halt`);
+  expect(halted.status).toBe(200);
+  expect(halted.json()).toMatchObject({ state: 'halted', percent: 0, installed: 1 });
+  // Its offer of v1 was abandoned when the rollout started (PushLink's rule): giveups are that
+  // one, then exactly one of v2 now.
+  await eventually('the giveup of v2', () => named(fresh, 'giveup').length === 2);
+  expect(named(fresh, 'giveup').map((e) => JSON.parse(e.data) as { apkId: string })).toEqual([
+    expect.objectContaining({ apkId: v1.id, md5: v1.md5 }),
+    expect.objectContaining({ apkId: v2.id, md5: v2.md5 }),
+  ]);
+  await eventually('the previous APK offered again', () => named(fresh, 'version').length === 3);
+  expect(JSON.parse(named(fresh, 'version')[2]!.data)).toMatchObject({ md5: v1.md5 });
+  // The same sync reached the installer's and the outside device's streams: nothing for them.
+  await new Promise((r) => setTimeout(r, QUIET_MS));
+  expect(named(installer, 'version')).toHaveLength(0);
+  expect(named(installer, 'giveup')).toHaveLength(0);
+  expect(named(outside, 'version')).toHaveLength(0);
+  expect(named(outside, 'giveup')).toHaveLength(0);
+  // Reconnecting is decided again: the previous APK, and no second giveup.
+  await fresh.close();
+  const back = stream(apiKey, 'fresh');
+  expect(JSON.parse((await back.next('version', EVENT_MS)).data)).toMatchObject({ md5: v1.md5 });
+  expect(named(back, 'giveup')).toHaveLength(0);
+});
+
+async function crashes(apiKey: string, deviceId: string, md5: string, n: number) {
+  for (let i = 0; i < n; i++) {
+    const r = await request(`${stack.urls.admin}/api/v2/exceptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}` },
+      json: {
+        package: SAMPLE,
+        hash: md5,
+        deviceId,
+        stack: [
+          `java.lang.IllegalStateException: crash ${i} on ${deviceId}`,
+          '\tat a.B.c(B.java:1)',
+        ],
+      },
+      ca: stack.ca,
+    });
+    expect([202, 429]).toContain(r.status);
+  }
+}
+
+async function evaluateOnce(): Promise<void> {
+  const connection = createWorkerRedis(stack.redisUrl);
+  const queue = new Queue('rollout-health', { connection, prefix: stack.prefix });
+  try {
+    const job = await queue.add('evaluate', { task: 'evaluate' });
+    await eventually('the evaluation job to finish', async () =>
+      (await queue.getJob(job.id!))?.finishedOn ? true : undefined,
+    );
+  } finally {
+    await queue.close();
+    await closeRedis(connection);
+  }
+}
+
+test('health gate: a 5x crash wave halts in one evaluation; a healthy rollout advances', async () => {
+  // Plan of 20: the 24 h limit is 40 reports; the wave sends 120 (80 refused, still counted).
+  const sick = await setUp(20);
+  const olds = ['o1', 'o2', 'o3', 'o4', 'o5'];
+  const news = ['n1', 'n2', 'n3', 'n4', 'n5'];
+  for (const d of olds) await register(sick.apiKey, d, sick.v1.md5);
+  for (const d of news) await register(sick.apiKey, d, sick.v2.md5);
+  const start = await api(sick.apiKey, 'POST', `/api/v2/apps/${SAMPLE}/rollout`, {
+    versionCode: 2,
+    stages: [5, 100],
+    targeting: { deviceIds: news },
+  });
+  expect(start.status).toBe(201);
+  for (const d of olds) await crashes(sick.apiKey, d, sick.v1.md5, 4);
+  for (const d of news) await crashes(sick.apiKey, d, sick.v2.md5, 20);
+  await evaluateOnce();
+  const after = await eventuallyValue(
+    'the rollout halted',
+    async () =>
+      (await api(sick.apiKey, 'GET', `/api/v2/apps/${SAMPLE}/rollout`)).json<{
+        state: string;
+        history: Array<{ action: string; by: string; health: Record<string, number> | null }>;
+      }>(),
+    (r) => r.state === 'halted',
+  );
+  const decision = after.history.at(-1)!;
+  expect(decision).toMatchObject({ action: 'halt', by: 'health-gate' });
+  expect(decision.health).toMatchObject({ verdict: 'halt', newCount: 100, oldCount: 20 });
+  expect(decision.health!.ratio).toBeCloseTo(5, 5);
+
+  const healthy = await setUp(20);
+  for (const d of olds) await register(healthy.apiKey, d, healthy.v1.md5);
+  for (const d of news) await register(healthy.apiKey, d, healthy.v2.md5);
+  await api(healthy.apiKey, 'POST', `/api/v2/apps/${SAMPLE}/rollout`, {
+    versionCode: 2,
+    stages: [5, 50, 100],
+    targeting: { deviceIds: news },
+  });
+  for (const d of [...olds, ...news]) {
+    await crashes(healthy.apiKey, d, d.startsWith('o') ? healthy.v1.md5 : healthy.v2.md5, 2);
+  }
+  await evaluateOnce();
+  const advanced = (await api(healthy.apiKey, 'GET', `/api/v2/apps/${SAMPLE}/rollout`)).json<{
+    state: string;
+    percent: number;
+    history: Array<{ action: string; by: string; health: Record<string, number> | null }>;
+  }>();
+  expect(advanced).toMatchObject({ state: 'running', percent: 50 });
+  expect(advanced.history.at(-1)).toMatchObject({
+    action: 'advance',
+    by: 'health-gate',
+    health: { verdict: 'healthy', newCount: 10, oldCount: 10 },
+  });
+});
+
+test('making another APK current supersedes a running rollout', async () => {
+  const { apiKey } = await setUp(5);
+  await api(apiKey, 'POST', `/api/v2/apps/${SAMPLE}/rollout`, {
+    versionCode: 2,
+    stages: [10, 100],
+  });
+  expect(
+    (await api(apiKey, 'POST', `/api/v2/apps/${SAMPLE}/rollout`, { versionCode: 2 })).status,
+  ).toBe(409);
+  expect(
+    (await api(apiKey, 'PUT', `/api/v2/apps/${SAMPLE}/current`, { versionCode: 2 })).status,
+  ).toBe(200);
+  const done = (await api(apiKey, 'GET', `/api/v2/apps/${SAMPLE}/rollout`)).json<{
+    state: string;
+    percent: number;
+  }>();
+  expect(done).toMatchObject({ state: 'completed', percent: 100 });
+  await api(apiKey, 'POST', `/api/v2/apps/${SAMPLE}/rollout`, {
+    versionCode: 1,
+    stages: [10, 100],
+  });
+  expect(
+    (await api(apiKey, 'PUT', `/api/v2/apps/${SAMPLE}/current`, { versionCode: 2 })).status,
+  ).toBe(200);
+  const superseded = (await api(apiKey, 'GET', `/api/v2/apps/${SAMPLE}/rollout`)).json<{
+    state: string;
+    history: Array<{ action: string }>;
+  }>();
+  expect(superseded.state).toBe('halted');
+  expect(superseded.history.at(-1)).toMatchObject({ action: 'superseded' });
+});
