@@ -12,6 +12,7 @@ import { ObjectId, type Db } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { catalog } from '../../shared/catalog/collections';
 import { decide } from '../../shared/devices/decide';
+import { recordOffers } from '../../shared/funnel/marks';
 import type { InstallationCard, LiveState, OfferState } from '../../shared/devices/store';
 import type { PushKeys } from '../../shared/devices/push-signing';
 import type { Logger } from '../../shared/log';
@@ -226,6 +227,7 @@ export class PushHub {
     const ctx = { keys: this.o.keys, webUrl: this.o.webUrl, now: this.o.now() };
     const events = new SignedOnce(ctx, eventId, { account: app.accountId, device });
     const changed: Array<[string, OfferState]> = [];
+    const offers: string[] = [];
     for (const id of ids) {
       const stream = group.streams.get(id);
       if (!stream?.session.isConnected || !stream.enabled) continue;
@@ -245,6 +247,7 @@ export class PushHub {
       if (d.giveup) send(stream.session, events.giveup(app.package, offered, d.giveup));
       const repeat = quietOffer && d.version !== null && offer.offeredApkId === d.version.id;
       if (d.version && current && !repeat) send(stream.session, events.version(current));
+      if (d.version && current && !repeat) offers.push(id);
       if (d.giveup || d.offeredApkId !== offer.offeredApkId) {
         stream.offer = {
           offeredApkId: d.offeredApkId,
@@ -254,6 +257,11 @@ export class PushHub {
       }
     }
     await this.live.setOffers(group.scope, changed);
+    // The install funnel (shared/funnel/): a lost mark must not stop pushes.
+    if (current && offers.length > 0)
+      await recordOffers(this.o.db, group.scope, current.md5, offers, ctx.now).catch((err: Error) =>
+        this.o.log.warn({ err: err.message }, 'funnel offers not recorded'),
+      );
   }
 
   /** Open streams count as "seen": one sorted-set update per app and thousand streams. */

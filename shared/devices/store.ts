@@ -18,7 +18,7 @@
  *   unique `_id` (seats.ts), never a transaction.
  * A MongoDB server needs none of this; all of it stays correct there.
  */
-import type { ObjectId } from 'mongodb';
+import { ObjectId } from 'mongodb';
 import type { Account } from '../accounts/types';
 import { registerWithCard, writeInstallation, type StoreDeps } from './cards';
 import {
@@ -138,4 +138,38 @@ export function countEnabled(deps: StoreDeps, app: AppScope): Promise<number> {
 
 function scopeOf(app: AppScope): AppScope {
   return { accountId: app.accountId, package: app.package };
+}
+
+/** The device ids of the app's installations among these (hex ids); unknown ones are left out. */
+export async function deviceIdsOf(
+  deps: Pick<StoreDeps, 'db'>,
+  app: AppScope,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const docs = await installations(deps.db)
+    .find(
+      { _id: { $in: ids.map((id) => ObjectId.createFromHexString(id)) }, ...scopeOf(app) },
+      { projection: { deviceId: 1 } },
+    )
+    .toArray();
+  return new Map(docs.map((d) => [d._id.toHexString(), d.deviceId]));
+}
+
+/**
+ * How many of the app's installations seen since `since` run each MD5 (null: none reported), for
+ * version adoption. One read of the app's documents, their reported hash only.
+ */
+export async function versionsSeenSince(
+  deps: StoreDeps,
+  app: AppScope,
+  since: Date,
+): Promise<Map<string | null, number>> {
+  const seen = await seenFilter(deps.live, app, since, true);
+  const docs = await installations(deps.db)
+    .find({ ...scopeOf(app), ...seen }, { projection: { installedMd5: 1 } })
+    .toArray();
+  const counts = new Map<string | null, number>();
+  for (const d of docs) counts.set(d.installedMd5, (counts.get(d.installedMd5) ?? 0) + 1);
+  return counts;
 }

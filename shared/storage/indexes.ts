@@ -4,6 +4,7 @@ import { ACCOUNTS_COLLECTION } from '../accounts/service';
 import { ensureCatalogIndexes } from '../catalog/collections';
 import { ensureInstallationIndexes, ensureSeatIndexes } from '../devices/store';
 import { ensureExceptionIndexes } from '../exceptions/collections';
+import { ensureFunnelIndexes } from '../funnel/marks';
 
 export async function ensureIndexes(db: Db): Promise<void> {
   const accounts = db.collection(ACCOUNTS_COLLECTION);
@@ -13,4 +14,5 @@ export async function ensureIndexes(db: Db): Promise<void> {
   await ensureExceptionIndexes(db);
   await ensureInstallationIndexes(db);
   await ensureSeatIndexes(db);
+  await ensureFunnelIndexes(db);
 }
