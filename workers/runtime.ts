@@ -7,6 +7,7 @@ import type { Logger } from '../shared/log';
 import { QUEUES } from '../shared/queues';
 import type { QueueDefinition } from '../shared/queues/definition';
 import { HOUSEKEEPING_SCHEDULE, housekeepingQueue } from '../shared/queues/housekeeping';
+import { ADOPTION_SCHEDULE, adoptionSampleQueue } from '../shared/queues/adoption-sample';
 import { BACKUP_SCHEDULER_ID, backupQueue } from '../shared/queues/backup';
 import { recordJobDuration } from '../shared/metrics/job-durations';
 import { closeRedis, createWorkerRedis, type Redis } from '../shared/storage/redis';
@@ -54,17 +55,9 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   );
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   if (options.schedulers ?? true) {
-    const queue = new Queue(housekeepingQueue.name, { connection, prefix: options.prefix });
-    await queue.upsertJobScheduler(
-      HOUSEKEEPING_SCHEDULE.id,
-      { every: HOUSEKEEPING_SCHEDULE.every },
-      {
-        name: 'purge-staging',
-        data: HOUSEKEEPING_SCHEDULE.payload,
-        opts: housekeepingQueue.jobOptions,
-      },
-    );
-    await queue.close();
+    const every = { connection, prefix: options.prefix };
+    await upsertEvery(every, housekeepingQueue, HOUSEKEEPING_SCHEDULE, 'purge-staging');
+    await upsertEvery(every, adoptionSampleQueue, ADOPTION_SCHEDULE, 'sample-adoption');
     if (options.backupSchedule) {
       // Upserted under one id by every worker: one job per period, however many workers run.
       const backups = new Queue(backupQueue.name, { connection, prefix: options.prefix });
@@ -86,6 +79,25 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
         await closeRedis(connection);
       })()),
   };
+}
+
+/** Installs a scheduler running `schedule.payload` every `schedule.every` ms (upserted by id). */
+async function upsertEvery<P>(
+  at: { readonly connection: Redis; readonly prefix: string },
+  definition: QueueDefinition<P, unknown>,
+  schedule: { readonly id: string; readonly every: number; readonly payload: P },
+  name: string,
+): Promise<void> {
+  const queue = new Queue(definition.name, at);
+  try {
+    await queue.upsertJobScheduler(
+      schedule.id,
+      { every: schedule.every },
+      { name, data: schedule.payload, opts: definition.jobOptions },
+    );
+  } finally {
+    await queue.close();
+  }
 }
 
 function buildWorker(

@@ -1,6 +1,7 @@
 /** Indexes every process relies on; created idempotently at start-up. */
 import type { Db } from 'mongodb';
 import { ACCOUNTS_COLLECTION } from '../accounts/service';
+import { ensureAdoptionIndexes } from '../adoption/samples';
 import { ensureCatalogIndexes } from '../catalog/collections';
 import { ensureInstallationIndexes, ensureSeatIndexes } from '../devices/store';
 import { ensureExceptionIndexes } from '../exceptions/collections';
@@ -15,4 +16,5 @@ export async function ensureIndexes(db: Db): Promise<void> {
   await ensureInstallationIndexes(db);
   await ensureSeatIndexes(db);
   await ensureFunnelIndexes(db);
+  await ensureAdoptionIndexes(db);
 }

@@ -6,7 +6,9 @@ import type { KeyRing } from '../../shared/crypto/keys';
 import type { RegisteredQueue } from '../../shared/queues';
 import type { PayloadOf, ResultOf } from '../../shared/queues/definition';
 import type { BlobStore } from '../../shared/storage/blob-store';
+import { liveState } from '../../shared/devices/store';
 import type { Processor } from '../processor';
+import { adoptionSampleProcessor } from './adoption-sample';
 import { apkIngestProcessor } from './apk-ingest';
 import { backupProcessor, type BackupSettings } from './backup';
 import { exceptionIngestProcessor } from './exception-ingest';
@@ -38,5 +40,10 @@ export function createProcessors(deps: ProcessorDeps): ProcessorMap {
     'version-notice': versionNoticeProcessor(deps),
     'exception-ingest': exceptionIngestProcessor(deps),
     backup: backupProcessor(deps),
+    'adoption-sample': adoptionSampleProcessor({
+      db: deps.db,
+      live: liveState(deps.redis, deps.prefix),
+      now: deps.now,
+    }),
   };
 }
