@@ -8,6 +8,7 @@ import { errorBody, errorResponse, text } from './common';
 import { devicePaths, deviceSchemas } from './devices';
 import { downloadLinkPaths, downloadLinkSchemas } from './download-links';
 import { exceptionPaths, exceptionSchemas } from './exceptions';
+import { insightPaths, insightSchemas } from './insights';
 import { downloadPaths, downloadSchemas } from './downloads';
 import { operationPaths } from './operations';
 import { uploadPaths, uploadSchemas } from './uploads';
@@ -44,6 +45,7 @@ export function openApiDocument(urls: HostUrls) {
         ...downloadSchemas,
         ...downloadLinkSchemas,
         ...deviceSchemas,
+        ...insightSchemas,
         ...exceptionSchemas,
       },
     },
@@ -55,6 +57,7 @@ export function openApiDocument(urls: HostUrls) {
         ...downloadPaths,
         ...downloadLinkPaths,
         ...devicePaths,
+        ...insightPaths,
         ...exceptionPaths,
         ...operationPaths,
         ...webPaths,

@@ -8,6 +8,7 @@ import { downloadLinkRoutes } from './download-links';
 import { downloadRoutes } from './downloads';
 import { exceptionRoutes } from './exceptions';
 import { healthRoutes } from './health';
+import { insightRoutes } from './insights';
 import { operationsRoutes } from './operations';
 import { uploadRoutes } from './uploads';
 import { webRoutes } from './web';
@@ -35,6 +36,7 @@ export function allRoutes(deps: ApiDeps): Route[] {
     ...appRoutes(deps),
     ...downloadLinkRoutes(deps),
     ...deviceRoutes(deps),
+    ...insightRoutes(deps),
     ...exceptionRoutes(deps),
     ...operationsRoutes(deps),
     ...webRoutes(deps),
