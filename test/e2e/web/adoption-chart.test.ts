@@ -9,7 +9,7 @@ import { request } from '../../helpers/http';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { uploadFixture } from '../../helpers/uploads';
 import { md5Of, SAMPLE } from '../device-client/helpers';
-import { openBrowser, type Browser } from './browser';
+import { logIn, openBrowser, type Browser } from './browser';
 
 jest.setTimeout(120_000);
 let stack: TestStack;
@@ -45,11 +45,7 @@ test('the adoption chart renders; its latest point and the funnels are the fleet
 
   const { page } = browser;
   const admin = stack.urls.admin;
-  await page.goto(`${admin}/ui/login`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill('password-123');
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL(`${admin}/ui/apps`);
+  await logIn(page, admin, email);
   await page.goto(`${admin}/ui/apps/${SAMPLE}`);
   await browser.shot('adoption-chart');
 
