@@ -247,7 +247,7 @@ export class PushHub {
       if (d.giveup) send(stream.session, events.giveup(app.package, offered, d.giveup));
       const repeat = quietOffer && d.version !== null && offer.offeredApkId === d.version.id;
       if (d.version && current && !repeat) send(stream.session, events.version(current));
-      if (d.version && current && !repeat) offers.push(id);
+      if (d.version && current && d.offeredApkId !== offer.offeredApkId) offers.push(id);
       if (d.giveup || d.offeredApkId !== offer.offeredApkId) {
         stream.offer = {
           offeredApkId: d.offeredApkId,

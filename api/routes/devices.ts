@@ -49,6 +49,8 @@ export async function register(deps: DeviceDeps, req: Request, res: Response): P
   const input = parseRegistration(req.body);
   const now = deps.now();
   const inst = await registerDevice(deps, account, input, now);
+  // A sighting (version adoption counts installations seen from Redis alone).
+  await deps.live.seen(inst, [inst._id.toHexString()], now);
   // The install funnel: what it reports having downloaded and running (once per APK and stage).
   await recordReport(deps.db, inst, inst._id.toHexString(), input, now);
   res.json({

@@ -9,7 +9,6 @@ import { MongoBulkWriteError, MongoServerError, type Collection, type Db } from 
 import type { ObjectId } from 'mongodb';
 import type { AppScope } from '../devices/store';
 import {
-  FUNNEL_STAGES,
   markId,
   MARKS_PER_INSTALLATION,
   marksOfReport,
@@ -75,13 +74,9 @@ export async function recordMarks(
 
 export type FunnelCounts = Record<FunnelStage, number>;
 
-/** How many installations reached each stage of the APK with this MD5. */
+/** How many installations reached each stage of the APK with this MD5: one grouped read. */
 export async function funnelCounts(db: Db, app: AppScope, md5: string): Promise<FunnelCounts> {
-  const scope = { accountId: app.accountId, package: app.package, md5 };
-  const counts = await Promise.all(
-    FUNNEL_STAGES.map((stage) => marks(db).countDocuments({ ...scope, stage })),
-  );
-  return Object.fromEntries(FUNNEL_STAGES.map((s, i) => [s, counts[i]!])) as FunnelCounts;
+  return (await groupedCounts(db, { ...scopeOf(app), md5 })).get(md5) ?? noMarks();
 }
 
 /** One page of per-installation rows, ordered by installation id, after `after` (exclusive). */
@@ -132,17 +127,27 @@ export function recordOffers(
   );
 }
 
+const noMarks = (): FunnelCounts => ({ offered: 0, downloaded: 0, installed: 0, failed: 0 });
+const scopeOf = (app: AppScope) => ({ accountId: app.accountId, package: app.package });
+
 /** The counts of every APK (by MD5) of the app that has marks: one grouped read. */
-export async function funnelCountsByApk(db: Db, app: AppScope): Promise<Map<string, FunnelCounts>> {
+export function funnelCountsByApk(db: Db, app: AppScope): Promise<Map<string, FunnelCounts>> {
+  return groupedCounts(db, scopeOf(app));
+}
+
+async function groupedCounts(
+  db: Db,
+  match: Record<string, string>,
+): Promise<Map<string, FunnelCounts>> {
   const groups = await marks(db)
     .aggregate<{ _id: { md5: string; stage: FunnelStage }; n: number }>([
-      { $match: { accountId: app.accountId, package: app.package } },
+      { $match: match },
       { $group: { _id: { md5: '$md5', stage: '$stage' }, n: { $sum: 1 } } },
     ])
     .toArray();
   const byApk = new Map<string, FunnelCounts>();
   for (const { _id, n } of groups) {
-    const counts = byApk.get(_id.md5) ?? { offered: 0, downloaded: 0, installed: 0, failed: 0 };
+    const counts = byApk.get(_id.md5) ?? noMarks();
     counts[_id.stage] = n;
     byApk.set(_id.md5, counts);
   }
