@@ -34,6 +34,11 @@ import type { ApiDeps } from './deps';
 import { listen, type Listener, type ListenerTimeouts } from './server';
 import { pushKeysFromSeed } from '../shared/devices/push-signing';
 import { PushHub } from './push/hub';
+import {
+  listenLegacyPush,
+  type LegacyPushListener,
+  type LegacyPushOptions,
+} from './push/legacy/listener';
 import { liveState, deviceLookups } from '../shared/devices/store';
 import type { Host } from './route-table';
 import { createIngestClient } from './upload/ingest-client';
@@ -76,12 +81,16 @@ export interface ApiOptions {
   readonly trustProxy?: false | number | readonly string[];
   /** SIGNUP / SIGNUPS_PER_ADDRESS; unset: open, 10 per client address per hour (0: no limit). */
   readonly signups?: { readonly open?: boolean; readonly perAddress?: number };
+  /** LEGACY_PUSH_PORT / LEGACY_PUSH_TLS_MIN: the PushLink SDK's push listener; unset: off. */
+  readonly legacyPush?: Omit<LegacyPushOptions, 'host' | 'tls'>;
   /** DOWNLOAD_CACHE_MB: downloads read APK ciphertext through a local file cache; unset: off. */
   readonly downloadCache?: { readonly dir: string; readonly maxBytes: number };
 }
 
 export interface ApiProcess {
   readonly ports: Readonly<Record<Host, number>>;
+  /** The legacy push listener's port, when it is on. */
+  readonly legacyPushPort: number | undefined;
   close(deadlineMs: number): Promise<void>;
 }
 
@@ -127,7 +136,7 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   const { log } = options;
   const conn = await connect(options);
   const { mongo, redis, eventsRedis, producers, ingestEvents } = conn;
-  const listeners: Listener[] = [];
+  const listeners: Array<Listener | LegacyPushListener> = [];
   const stopping = new AbortController();
   // Every upload waiting for its verdict listens to it: as many as there are uploads in flight.
   setMaxListeners(0, stopping.signal);
@@ -174,25 +183,22 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
       now,
       stopping: stopping.signal,
     });
-    for (const host of ['admin', 'web', 'push'] as const) {
-      listeners.push(
-        await listen(createHostListener(host, deps), {
-          host: host === 'admin' ? (options.adminHost ?? options.host) : options.host,
-          port: options.ports[host],
-          tls: options.tls,
-          ...(options.listenerTimeouts ? { timeouts: options.listenerTimeouts } : {}),
-        }),
-      );
-    }
+    await listenAll(options, deps, listeners);
   } catch (err) {
     await Promise.all(listeners.map((l) => l.close(0)));
     await release();
     throw err;
   }
-  const [admin, web, push] = listeners as [Listener, Listener, Listener];
+  const [admin, web, push, legacy] = listeners as [
+    Listener,
+    Listener,
+    Listener,
+    LegacyPushListener?,
+  ];
   let closing: Promise<void> | undefined;
   return {
     ports: { admin: admin.port, web: web.port, push: push.port },
+    legacyPushPort: legacy?.port,
     close: (deadlineMs) =>
       (closing ??= (async () => {
         // Uploads waiting for their verdict answer "still processing" now, and open event
@@ -203,6 +209,36 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
         await release();
       })()),
   };
+}
+
+/**
+ * Starts the three hosts, then the legacy push listener when it is on, adding each to `listeners`
+ * as it listens (so a failure closes those already started).
+ */
+async function listenAll(
+  options: ApiOptions,
+  deps: ApiDeps,
+  listeners: Array<Listener | LegacyPushListener>,
+): Promise<void> {
+  for (const host of ['admin', 'web', 'push'] as const) {
+    listeners.push(
+      await listen(createHostListener(host, deps), {
+        host: host === 'admin' ? (options.adminHost ?? options.host) : options.host,
+        port: options.ports[host],
+        tls: options.tls,
+        ...(options.listenerTimeouts ? { timeouts: options.listenerTimeouts } : {}),
+      }),
+    );
+  }
+  if (options.legacyPush) {
+    listeners.push(
+      await listenLegacyPush(deps, deps.deviceLookups, {
+        ...options.legacyPush,
+        host: options.host,
+        tls: options.tls,
+      }),
+    );
+  }
 }
 
 /** What startApi made before the dependencies: the push hub and the settled options. */

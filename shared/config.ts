@@ -90,6 +90,10 @@ export interface Config {
   readonly requestTimeoutMs: number;
   /** Bounds on upload intake (UPLOAD_* settings; see docs/uploads-limits.md). */
   readonly uploads: UploadLimits;
+  /** LEGACY_PUSH_PORT: the PushLink SDK's push listener (docs/pushlink-sdk.md); unset: off. */
+  readonly legacyPushPort: number | undefined;
+  /** LEGACY_PUSH_TLS_MIN: lowest TLS version that listener admits (TLSv1 for Android < 5). */
+  readonly legacyPushTlsMin: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
 }
 
 export class ConfigError extends Error {
@@ -223,6 +227,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     downloadCacheMiB: r.integer('DOWNLOAD_CACHE_MB', 2048, 0, 1024 * 1024),
     ...requestTimeouts(r),
     uploads: uploadLimits(r),
+    ...legacyPush(r, [port, webPort, pushPort]),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze(config);
@@ -263,6 +268,22 @@ function uploadLimits(r: Reader): UploadLimits {
     perAddress: r.integer('UPLOADS_PER_ADDRESS', d.perAddress, 1, 100_000),
     total: r.integer('UPLOADS_TOTAL', d.total, 1, 100_000),
   });
+}
+
+const TLS_VERSIONS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
+
+function legacyPush(r: Reader, taken: readonly number[]) {
+  const on = r.raw('LEGACY_PUSH_PORT') !== undefined;
+  const legacyPushPort = on ? r.port('LEGACY_PUSH_PORT', 0) : undefined;
+  if (legacyPushPort && taken.includes(legacyPushPort)) {
+    r.problems.push(`LEGACY_PUSH_PORT must differ from PORT, WEB_PORT and PUSH_PORT`);
+  }
+  const min = r.raw('LEGACY_PUSH_TLS_MIN') ?? 'TLSv1.2';
+  const legacyPushTlsMin = TLS_VERSIONS.find((v) => v === min);
+  if (!legacyPushTlsMin) {
+    r.problems.push(`LEGACY_PUSH_TLS_MIN must be one of ${TLS_VERSIONS.join(', ')} (got "${min}")`);
+  }
+  return { legacyPushPort, legacyPushTlsMin: legacyPushTlsMin ?? 'TLSv1.2' };
 }
 
 function queuePrefix(r: Reader): string {

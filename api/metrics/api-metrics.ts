@@ -65,7 +65,7 @@ export function createApiMetrics(sources: MetricsSources): ApiMetrics {
   });
   new Gauge({
     name: 'apkrelay_push_streams_open',
-    help: 'Device push streams open on this API process.',
+    help: 'Device push connections open on this API process (SSE streams and PushLink SDK sockets).',
     registers: [registry],
     collect() {
       this.set(sources.openStreams());

@@ -65,7 +65,48 @@ const lastInstall = {
   },
 };
 
+/** One row of the owner's installation list (shared/devices/listing.ts). */
+const installationRow = {
+  type: 'object',
+  properties: {
+    deviceId: { type: 'string' },
+    status: { enum: ['enabled', 'disabled'] },
+    online: { type: 'boolean', description: 'Seen within the last three heartbeat intervals.' },
+    installedMd5: { type: 'string', nullable: true },
+    lastDownloadedMd5: { type: 'string', nullable: true },
+    pendingApkId: { type: 'string', nullable: true, description: 'Offered and not yet applied.' },
+    strategy: { type: 'string', nullable: true },
+    channel: {
+      enum: ['sse', 'pushlink'],
+      description:
+        "How the device reaches the push host: apkrelay's stream (sse) or the PushLink SDK's socket (pushlink, LEGACY_PUSH_PORT).",
+    },
+    plVersion: {
+      type: 'string',
+      nullable: true,
+      description:
+        'The PushLink SDK version a pushlink device reported (e.g. 5.6.0); null for sse.',
+    },
+    device: { type: 'object' },
+    metadata: { type: 'array', items: { type: 'object' } },
+    location: { type: 'object', nullable: true },
+    lastInstall: { type: 'object', nullable: true },
+    registeredAt: { type: 'string', format: 'date-time' },
+    lastSeenAt: { type: 'string', format: 'date-time' },
+  },
+};
+
 export const deviceSchemas = {
+  Installation: installationRow,
+  InstallationPage: {
+    type: 'object',
+    properties: {
+      page: { type: 'integer' },
+      pageSize: { type: 'integer' },
+      total: { type: 'integer' },
+      installations: { type: 'array', items: { $ref: '#/components/schemas/Installation' } },
+    },
+  },
   Registration: registration,
   Heartbeat: {
     ...registration,
@@ -168,7 +209,10 @@ export const devicePaths = {
         { name: 'pageSize', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200 } },
       ],
       responses: {
-        '200': { description: '{page, pageSize, total, installations: [...]}' },
+        '200': json(
+          'One page of installations (SSE and PushLink devices together).',
+          'InstallationPage',
+        ),
         '400': errorResponse('VALIDATION_FAILED'),
         '401': errorResponse('UNAUTHENTICATED'),
         '404': errorResponse('NOT_FOUND'),

@@ -7,11 +7,9 @@
  * channel), so one process at a time speaks for an installation and a give-up is sent once.
  */
 import { randomUUID } from 'node:crypto';
-import type { EventBuffer, Session } from 'better-sse';
 import { ObjectId, type Db } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { catalog } from '../../shared/catalog/collections';
-import { decide } from '../../shared/devices/decide';
 import { recordOffers } from '../../shared/funnel/marks';
 import type { InstallationCard, LiveState, OfferState } from '../../shared/devices/store';
 import type { PushKeys } from '../../shared/devices/push-signing';
@@ -20,15 +18,8 @@ import { redisKeys } from '../../shared/redis-keys';
 import { closeRedis, createWorkerRedis, type Redis } from '../../shared/storage/redis';
 import { TtlCache } from '../../shared/ttl-cache';
 import { SignedOnce } from './events';
-import { StreamRegistry, type StreamConnection } from './stream-registry';
-
-/**
- * Sends an event written out once for all streams. With a ready buffer `batch` writes at once and
- * its promise is settled; a write to a stream that just closed only ends that stream.
- */
-function send(session: Session, event: EventBuffer): void {
-  session.batch(event).catch(() => undefined);
-}
+import { tellStream } from './stream-decision';
+import { StreamRegistry, type DeviceChannel, type Stream } from './stream-registry';
 
 /**
  * A client that stops reading is dropped once this much waits for it: events are a few hundred
@@ -49,7 +40,6 @@ export interface PushHubOptions {
   readonly touchEveryMs: number;
 }
 
-const GAVE_UP_KEPT = 20;
 const RESYNC_RETRY_MS = 1_000;
 
 export class PushHub {
@@ -94,16 +84,18 @@ export class PushHub {
     this.touchTimer.unref();
   }
 
-  /** Registers a connected stream and sends what the installation should know now. */
+  /**
+   * Registers a connected stream (SSE or PushLink socket) and sends what the installation should
+   * know now. `lastDownloadedMd5`: what a PushLink device reported (null for SSE streams: their
+   * give-ups follow offers only). `lastEventId`: where an SSE client resumes ('' for none).
+   */
   async attach(
     appDoc: AppDoc,
     key: string,
     deviceId: string,
-    card: InstallationCard,
-    session: Session,
-    conn: StreamConnection,
+    card: Pick<InstallationCard, 'status' | 'installedMd5' | 'lastDownloadedMd5'>,
+    conn: DeviceChannel,
     lastEventId: string,
-    heartbeatSeconds: number,
   ): Promise<void> {
     const appId = appDoc._id.toHexString();
     const scope = { accountId: appDoc.accountId, package: appDoc.package };
@@ -116,23 +108,23 @@ export class PushHub {
         JSON.stringify({ kind: 'kick', installationId: key, processId: this.processId }),
       ),
     ]);
-    if (!session.isConnected) {
-      // Gone while its state was read: register nothing (no 'disconnected' would remove it).
+    if (!conn.isConnected) {
+      // Gone while its state was read: register nothing (no close event would remove it).
       return;
     }
-    const stream = {
+    const stream: Stream = {
       installationId: key,
-      session,
       conn,
       installedMd5: card.installedMd5,
+      lastDownloadedMd5: card.lastDownloadedMd5,
       enabled: card.status === 'enabled',
       offer,
     };
     this.streams.add(appId, scope, stream, () => {
-      // Seen until now: the stream was open.
-      this.live.seen(scope, [key], this.o.now()).catch(() => undefined);
+      // Seen until now: the stream was open (a PushLink socket counts only its lines).
+      if (conn.beatsWhileOpen) this.live.seen(scope, [key], this.o.now()).catch(() => undefined);
     });
-    session.push({ status: card.status, heartbeatSeconds }, 'status', latest);
+    conn.greet(card.status, latest);
     // A client that saw the latest notice needs no repeat of the offer; a give-up still goes.
     // What one device is sent on connecting is signed for it alone, and now: a replay is fresh.
     await this.sync(appId, [key], latest !== '0-0' && lastEventId === latest, deviceId);
@@ -213,48 +205,28 @@ export class PushHub {
   ): Promise<void> {
     const group = this.streams.app(appId);
     if (!group || ids.length === 0) return;
-    const { apps, apks } = catalog(this.o.db);
-    const app = await apps.findOne({ _id: new ObjectId(appId) });
+    const app = await catalog(this.o.db).apps.findOne({ _id: new ObjectId(appId) });
     if (!app) return;
-    const apk = (id: string) =>
-      this.apks.get(
-        id,
-        () => apks.findOne({ _id: new ObjectId(id) }),
-        (doc) => doc !== null,
-      );
-    const current = app.currentApkId ? await apk(app.currentApkId.toHexString()) : null;
+    const current = await this.targetApk(app);
     const eventId = await this.latestNoticeId(appId);
     const ctx = { keys: this.o.keys, webUrl: this.o.webUrl, now: this.o.now() };
-    const events = new SignedOnce(ctx, eventId, { account: app.accountId, device });
+    const notices = new SignedOnce(ctx, eventId, { account: app.accountId, device });
     const changed: Array<[string, OfferState]> = [];
     const offers: string[] = [];
     for (const id of ids) {
       const stream = group.streams.get(id);
-      if (!stream?.session.isConnected || !stream.enabled) continue;
+      if (!stream?.conn.isConnected || !stream.enabled) continue;
       if (stream.conn.unreadBytes() > MAX_UNREAD_BYTES) {
         group.streams.delete(id);
         stream.conn.destroy();
         this.o.log.warn({ installationId: id }, 'push stream dropped: its client stopped reading');
         continue;
       }
-      const { offer } = stream;
-      const offered = offer.offeredApkId ? await apk(offer.offeredApkId) : null;
-      const d = decide(
-        current ? { id: current._id.toHexString(), md5: current.md5 } : null,
-        { installedMd5: stream.installedMd5, ...offer },
-        offered?.md5 ?? null,
-      );
-      if (d.giveup) send(stream.session, events.giveup(app.package, offered, d.giveup));
-      const repeat = quietOffer && d.version !== null && offer.offeredApkId === d.version.id;
-      if (d.version && current && !repeat) send(stream.session, events.version(current));
-      if (d.version && current && d.offeredApkId !== offer.offeredApkId) offers.push(id);
-      if (d.giveup || d.offeredApkId !== offer.offeredApkId) {
-        stream.offer = {
-          offeredApkId: d.offeredApkId,
-          gaveUp: d.giveup ? [...offer.gaveUp, d.giveup].slice(-GAVE_UP_KEPT) : offer.gaveUp,
-        };
-        changed.push([id, stream.offer]);
-      }
+      const offered = stream.offer.offeredApkId ? await this.apk(stream.offer.offeredApkId) : null;
+      const before = stream.offer.offeredApkId;
+      const offer = tellStream(stream, { pkg: app.package, current, offered, quietOffer, notices });
+      if (offer) changed.push([id, (stream.offer = offer)]);
+      if (current && offer?.offeredApkId && offer.offeredApkId !== before) offers.push(id);
     }
     await this.live.setOffers(group.scope, changed);
     // The install funnel (shared/funnel/): a lost mark must not stop pushes.
@@ -264,12 +236,37 @@ export class PushHub {
       );
   }
 
-  /** Open streams count as "seen": one sorted-set update per app and thousand streams. */
+  /**
+   * The APK an installation of `app` should run: the one function both channels ask, so a change
+   * to how the target is chosen is made here once.
+   */
+  private async targetApk(app: AppDoc): Promise<ApkDoc | null> {
+    return app.currentApkId ? await this.apk(app.currentApkId.toHexString()) : null;
+  }
+
+  private apk(id: string): Promise<ApkDoc | null> {
+    const { apks } = catalog(this.o.db);
+    return this.apks.get(
+      id,
+      () => apks.findOne({ _id: new ObjectId(id) }),
+      (doc) => doc !== null,
+    );
+  }
+
+  /**
+   * Open SSE streams count as "seen": one sorted-set update per app and thousand streams. A
+   * PushLink socket records its own sightings, one per line it receives.
+   */
   private async touch(): Promise<void> {
     const now = this.o.now();
     for (const [, { scope, streams }] of this.streams.apps()) {
+      const beating = [...streams.values()].filter((s) => s.conn.beatsWhileOpen);
       await this.live
-        .seen(scope, [...streams.keys()], now)
+        .seen(
+          scope,
+          beating.map((s) => s.installationId),
+          now,
+        )
         .catch((err: Error) =>
           this.o.log.warn({ err: err.message }, 'touching open streams failed'),
         );

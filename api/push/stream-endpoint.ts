@@ -25,6 +25,7 @@ import { replyWithError } from '../http-errors';
 import { trackRequest } from '../request-log';
 import { sendText } from '../text-reply';
 import { LightHttp1Connection, parseQuery } from './light-connection';
+import { sseChannel } from './sse-channel';
 
 export const STREAM_PATH = '/api/v2/stream';
 
@@ -89,19 +90,19 @@ export function streamEndpoint(deps: ApiDeps, lookups: DeviceLookups): StreamHan
       keepAlive: 15_000,
       trustClientEventId: true,
     });
+    const conn = {
+      end: () => res.end(),
+      destroy: () => res.destroy(),
+      unreadBytes: () => res.writableLength + (res.socket?.writableLength ?? 0),
+    };
     await deps.push.attach(
       app,
       id.toHexString(),
       deviceId,
-      card,
-      session,
-      {
-        end: () => res.end(),
-        destroy: () => res.destroy(),
-        unreadBytes: () => res.writableLength + (res.socket?.writableLength ?? 0),
-      },
+      // apkrelay's client gives up by offers only: no abandoned-download rule (hub.ts).
+      { ...card, lastDownloadedMd5: null },
+      sseChannel(session, conn, heartbeatSeconds),
       session.lastId,
-      heartbeatSeconds,
     );
   }
 

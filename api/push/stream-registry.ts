@@ -1,31 +1,63 @@
 /**
  * The device streams one API process holds, grouped by app. Only the bookkeeping: registering a
  * stream (replacing the same installation's older one), forgetting it when it disconnects, and
- * dropping it when another process or the owner asks. What to send lives in hub.ts.
+ * dropping it when another process or the owner asks. What to send lives in hub.ts; how to say it,
+ * in each channel.
  */
-import type { Session } from 'better-sse';
+import type { ApkDoc } from '../../shared/catalog/types';
 import type { AppScope, OfferState } from '../../shared/devices/store';
+import type { SignedOnce } from './events';
 
-/** The HTTP connection under a session. */
-export interface StreamConnection {
+/** What one sync decided to tell one installation. */
+export interface Delivery {
+  readonly package: string;
+  /** Offer this APK. */
+  readonly version: ApkDoc | null;
+  /**
+   * Give up an APK: its id and document (null when unknown), or, for an abandoned download known
+   * only by its MD5 (decide.ts, abandonedDownload), a null id.
+   */
+  readonly giveup: { readonly apkId: string | null; readonly apk: ApkDoc | null } | null;
+  /** What the installation runs, as it reported it. */
+  readonly installedMd5: string | null;
+}
+
+/**
+ * A device's open push connection, whatever its protocol: an SSE stream (sse-channel.ts) or a
+ * PushLink SDK socket (legacy/). The hub decides alike for both; the channel says it its way.
+ */
+export interface DeviceChannel {
+  readonly isConnected: boolean;
+  /**
+   * Whether the open connection alone counts as the device being seen: an SSE stream does; a
+   * PushLink socket counts only the lines it receives (a silent device goes offline).
+   */
+  readonly beatsWhileOpen: boolean;
+  /** Runs `fn` once, when the connection closes. */
+  onceClosed(fn: () => void): void;
   /** Ends the stream politely (the client reconnects). */
   end(): void;
   /** Closes the connection at once, dropping what it holds. */
   destroy(): void;
   /** Bytes written to the stream that the client has not read yet. */
   unreadBytes(): number;
+  /** Says, on attaching, the installation's status; `latest`: the app's latest notice id. */
+  greet(status: 'enabled' | 'disabled', latest: string): void;
+  /** Says what a sync decided; `notices` signs each distinct event once for all streams. */
+  deliver(notices: SignedOnce, what: Delivery): void;
 }
 
 export interface Stream {
   readonly installationId: string;
-  readonly session: Session;
-  readonly conn: StreamConnection;
+  readonly conn: DeviceChannel;
   /**
    * What this process knows of the installation, loaded at connect and kept up to date by its
    * own writes: one process speaks for an installation, and a status change by the owner drops
    * the stream (see PushHub.kick), so a notice needs no read per installation.
    */
   readonly installedMd5: string | null;
+  /** The last download a PushLink device reported (abandoned downloads); null for SSE streams. */
+  readonly lastDownloadedMd5: string | null;
   readonly enabled: boolean;
   offer: OfferState;
 }
@@ -57,18 +89,21 @@ export class StreamRegistry {
 
   /**
    * Registers a connected stream in its app's group (made on first use), ending an older stream
-   * of the same installation, and forgets it when its session disconnects (the group too, once
+   * of the same installation, and forgets it when its connection closes (the group too, once
    * empty); `onGone` runs then. The group is looked up here, not earlier: one that emptied while
-   * this stream was being prepared may have been removed.
+   * this stream was being prepared may have been removed. The same connection added again (a
+   * PushLink device resubscribing on its socket) replaces its entry and is not ended.
    */
   add(appId: string, scope: AppScope, stream: Stream, onGone: () => void): void {
     const group = this.byApp.get(appId) ?? { scope, streams: new Map<string, Stream>() };
     this.byApp.set(appId, group);
-    const { installationId: key, session } = stream;
-    group.streams.get(key)?.conn.end(); // the same device reconnected before its old stream closed
+    const { installationId: key, conn } = stream;
+    const older = group.streams.get(key);
     group.streams.set(key, stream);
-    session.once('disconnected', () => {
-      if (group.streams.get(key)?.session === session) group.streams.delete(key);
+    if (older?.conn === conn) return;
+    older?.conn.end(); // the same device reconnected before its old stream closed
+    conn.onceClosed(() => {
+      if (group.streams.get(key)?.conn === conn) group.streams.delete(key);
       if (group.streams.size === 0 && this.byApp.get(appId) === group) this.byApp.delete(appId);
       onGone();
     });

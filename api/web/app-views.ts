@@ -182,6 +182,7 @@ function installationRow(
         <td>${versionOf(apks, i.installedMd5)}</td>
         <td>${versionOf(apks, i.pendingApkId)}</td>
         <td>${i.strategy ?? '—'}</td>
+        <td>${i.channel === 'pushlink' ? `PushLink SDK ${i.plVersion ?? '?'}` : 'apkrelay (SSE)'}</td>
         <td>${time(i.lastSeenAt)}</td>
         <td>${[i.device.brand, i.device.model, i.device.osVersion].filter(Boolean).join(' ')}</td>
         <td>${i.metadata.map((m) => `${m.key}=${m.value}`).join(', ')}</td>
@@ -250,6 +251,7 @@ export function installationsTab(
             <th scope="col">Running (md5)</th>
             <th scope="col">Pending</th>
             <th scope="col">Strategy</th>
+            <th scope="col">Channel</th>
             <th scope="col">Last seen</th>
             <th scope="col">Device</th>
             <th scope="col">Metadata</th>

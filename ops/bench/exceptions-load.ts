@@ -27,6 +27,8 @@ export async function registerBenchDevices(db: Db, account: Account, pkg: string
         device: null,
         metadata: null,
         location: null,
+        channel: 'sse',
+        plVersion: null,
       },
       new Date(),
     );

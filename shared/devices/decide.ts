@@ -46,3 +46,29 @@ export function decide(
   const version = current !== null && !runsCurrent ? current : null;
   return { giveup: abandoned ? offered : null, version, offeredApkId: version?.id ?? null };
 }
+
+/** How a give-up known by its MD5 is remembered among an installation's `gaveUp` APK ids. */
+export function gaveUpMd5Mark(md5: string): string {
+  return `md5:${md5}`;
+}
+
+export interface DownloadView {
+  readonly installedMd5: string | null;
+  /** The last APK the device downloaded in full, as it reports it (PushLink's lastDownloadHash). */
+  readonly lastDownloadedMd5: string | null;
+  readonly gaveUp: readonly string[];
+}
+
+/**
+ * PushLink SDK devices report the last APK they downloaded and never clear it. One that runs the
+ * current APK while its last download is another holds an abandoned download (it was offered,
+ * then the current APK moved back, perhaps before this server knew the device): it is told to
+ * give it up once per (installation, abandoned MD5), remembered as `gaveUpMd5Mark(md5)`. Returns
+ * the abandoned MD5, or null when there is nothing to give up.
+ */
+export function abandonedDownload(current: ApkRef | null, inst: DownloadView): string | null {
+  if (current === null || inst.installedMd5 !== current.md5) return null;
+  const last = inst.lastDownloadedMd5;
+  if (last === null || last === inst.installedMd5) return null;
+  return inst.gaveUp.includes(gaveUpMd5Mark(last)) ? null : last;
+}

@@ -89,7 +89,11 @@ export class UnknownPackageError extends AppError {
 }
 
 function changes(input: RegistrationInput, now: Date): Partial<InstallationDoc> {
-  const set: Partial<InstallationDoc> = { lastSeenAt: now };
+  const set: Partial<InstallationDoc> = {
+    lastSeenAt: now,
+    channel: input.channel,
+    plVersion: input.plVersion,
+  };
   if (input.installedMd5) set.installedMd5 = input.installedMd5;
   if (input.lastDownloadedMd5) set.lastDownloadedMd5 = input.lastDownloadedMd5;
   if (input.strategy) set.strategy = input.strategy;

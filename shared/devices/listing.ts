@@ -50,6 +50,8 @@ function present(d: InstallationDoc, seen: Date, pendingApkId: string | null, on
     lastDownloadedMd5: d.lastDownloadedMd5,
     pendingApkId,
     strategy: d.strategy,
+    channel: d.channel ?? 'sse',
+    plVersion: d.plVersion ?? null,
     device: d.device,
     metadata: d.metadata,
     location: d.location

@@ -16,7 +16,13 @@ export interface RegistrationInput {
   } | null;
   readonly metadata: KeyValue[] | null;
   readonly location: { lat: number; lon: number } | null;
+  /** How the device reaches the push host: apkrelay's stream, or the PushLink SDK's socket. */
+  readonly channel: PushChannelKind;
+  /** The PushLink SDK's version (`plVersion`), for `pushlink` devices; null otherwise. */
+  readonly plVersion: string | null;
 }
+
+export type PushChannelKind = 'sse' | 'pushlink';
 
 const MD5 = /^[0-9a-f]{32}$/;
 const PACKAGE = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
@@ -123,5 +129,7 @@ export function parseRegistration(body: unknown): RegistrationInput {
       : null,
     metadata: parseMetadata(b.metadata),
     location,
+    channel: 'sse',
+    plVersion: null,
   };
 }

@@ -40,6 +40,13 @@ export interface InstallationDoc {
    * it (absent until one is reported); `reportedAt` by the server's clock.
    */
   lastInstall?: (InstallOutcome & { reportedAt: Date }) | null;
+  /**
+   * How it reached the push host at its last registration: apkrelay's stream (`sse`) or the
+   * PushLink SDK's socket (`pushlink`); absent on documents written before it was recorded (sse).
+   */
+  channel?: 'sse' | 'pushlink';
+  /** The PushLink SDK's version a `pushlink` installation reported; null or absent otherwise. */
+  plVersion?: string | null;
   registeredAt: Date;
   /**
    * Last registration or reported change. Sightings in between (heartbeats, open streams) are in

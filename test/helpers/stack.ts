@@ -24,6 +24,8 @@ export function testTls(): TlsMaterial {
 
 export interface TestStack {
   readonly urls: { readonly admin: string; readonly web: string; readonly push: string };
+  /** The PushLink SDK's push listener (option `legacyPush`), on 127.0.0.1. */
+  readonly legacyPushPort: number | undefined;
   readonly ca: string;
   readonly mongo: Mongo;
   readonly database: string;
@@ -37,7 +39,10 @@ export interface TestStack {
    * Another API process on the same database and queue prefix (same clock and limits): for tests
    * of rules that must hold across API processes. Closed with the stack.
    */
-  startApi(): Promise<{ readonly urls: TestStack['urls'] }>;
+  startApi(): Promise<{
+    readonly urls: TestStack['urls'];
+    readonly legacyPushPort: number | undefined;
+  }>;
   close(): Promise<void>;
 }
 
@@ -80,6 +85,8 @@ export async function startStack(
      * names that address; the test certificate names `localhost`, so reach it with servername.
      */
     adminHost?: string;
+    /** The PushLink SDK's push listener (LEGACY_PUSH_PORT, on a free port; TLS_MIN). Default: off. */
+    legacyPush?: { tlsMin?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' };
   } = {},
 ): Promise<TestStack> {
   const shared = options.redisUrl && options.mongoUrl ? undefined : serviceUrls();
@@ -141,16 +148,20 @@ export async function startStack(
         perAddress: options.signups?.perAddress ?? 0,
       },
       ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+      ...(options.legacyPush
+        ? { legacyPush: { port: await freePort(), ...options.legacyPush } }
+        : {}),
       ...((options.downloadCache ?? true)
         ? { downloadCache: { dir: path.join(dataDir, 'cache', 'apks'), maxBytes: 256 * 1024 ** 2 } }
         : {}),
     });
     closers.push(track('api', () => api.close(1_000)));
-    return { urls };
+    return { urls, legacyPushPort: api.legacyPushPort };
   };
-  const { urls } = await launchApi();
+  const { urls, legacyPushPort } = await launchApi();
   return {
     urls,
+    legacyPushPort,
     ca: material.cert,
     mongo,
     database,

@@ -119,6 +119,9 @@ async function runApi(config: Config, common: RoleCommon): Promise<() => Promise
       perKey: config.authFailuresPerKey,
     },
     signups: { open: config.signup === 'open', perAddress: config.signupsPerAddress },
+    ...(config.legacyPushPort
+      ? { legacyPush: { port: config.legacyPushPort, tlsMin: config.legacyPushTlsMin } }
+      : {}),
     ...(config.downloadCacheMiB > 0
       ? {
           downloadCache: {

@@ -1,24 +1,30 @@
 /**
- * The push hub's bookkeeping of open streams (api/push/stream-registry.ts), with sessions stood in
- * by event emitters (a registry only listens for 'disconnected').
+ * The push hub's bookkeeping of open streams (api/push/stream-registry.ts), with connections stood
+ * in by event emitters (a registry only listens for their closing).
  */
 import { EventEmitter } from 'node:events';
-import type { Session } from 'better-sse';
 import { StreamRegistry, type Stream } from '../../../../api/push/stream-registry';
 
 const scope = { accountId: 'a1', package: 'dev.apkrelay.sample' };
 
 function stream(installationId: string): Stream & { ended: number; session: EventEmitter } {
+  const session = new EventEmitter();
   const s = {
     installationId,
-    session: new EventEmitter() as EventEmitter & Session,
+    session,
     ended: 0,
     conn: {
+      isConnected: true,
+      beatsWhileOpen: true,
+      onceClosed: (fn: () => void) => void session.once('disconnected', fn),
       end: () => void s.ended++,
       destroy: () => undefined,
       unreadBytes: () => 0,
+      greet: () => undefined,
+      deliver: () => undefined,
     },
     installedMd5: null,
+    lastDownloadedMd5: null,
     enabled: true,
     offer: { offeredApkId: null, gaveUp: [] },
   };
@@ -63,4 +69,18 @@ test("drop ends an installation's stream wherever it is; endAll ends every one",
   expect([a.ended, registry.size]).toEqual([1, 1]);
   registry.endAll();
   expect([b.ended, registry.size]).toEqual([1, 0]);
+});
+
+test('the same connection added again (a resubscribe) replaces its entry, is not ended, and is forgotten once', () => {
+  const registry = new StreamRegistry();
+  const first = stream('i1');
+  const again = { ...first, installedMd5: 'a'.repeat(32) };
+  const gone: string[] = [];
+  registry.add('app1', scope, first, () => gone.push('first'));
+  registry.add('app1', scope, again, () => gone.push('again'));
+  expect(first.ended).toBe(0);
+  expect(registry.app('app1')!.streams.get('i1')).toBe(again);
+  first.session.emit('disconnected');
+  expect(registry.size).toBe(0);
+  expect(gone).toEqual(['first']);
 });

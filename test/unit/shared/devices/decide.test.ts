@@ -1,4 +1,4 @@
-import { decide } from '../../../../shared/devices/decide';
+import { abandonedDownload, decide, gaveUpMd5Mark } from '../../../../shared/devices/decide';
 import {
   canonicalJson,
   derivePushKeys,
@@ -94,5 +94,44 @@ describe('signed push events', () => {
     expect(verifyEvent(publicKey, unsigned)).toBe(false);
     const other = publicKeyInfo(derivePushKeys(Buffer.alloc(32, 7))).publicKey;
     expect(verifyEvent(other, event)).toBe(false);
+  });
+});
+
+describe('abandonedDownload (PushLink lastDownloadHash)', () => {
+  const m1 = 'a'.repeat(32);
+  const m2 = 'b'.repeat(32);
+  const current = { id: 'apk1', md5: m1 };
+  test('running the current APK with another download kept: give that download up', () => {
+    expect(
+      abandonedDownload(current, { installedMd5: m1, lastDownloadedMd5: m2, gaveUp: [] }),
+    ).toBe(m2);
+  });
+  test('once: a download already given up (by its MD5 mark) is not given up again', () => {
+    expect(
+      abandonedDownload(current, {
+        installedMd5: m1,
+        lastDownloadedMd5: m2,
+        gaveUp: [`md5:${m2}`],
+      }),
+    ).toBeNull();
+  });
+  test('nothing downloaded, or the download is what runs: nothing to give up', () => {
+    expect(
+      abandonedDownload(current, { installedMd5: m1, lastDownloadedMd5: null, gaveUp: [] }),
+    ).toBeNull();
+    expect(
+      abandonedDownload(current, { installedMd5: m1, lastDownloadedMd5: m1, gaveUp: [] }),
+    ).toBeNull();
+  });
+  test('not running the current APK (an offer is due instead), or no current APK: nothing', () => {
+    expect(
+      abandonedDownload(current, { installedMd5: m2, lastDownloadedMd5: m1, gaveUp: [] }),
+    ).toBeNull();
+    expect(
+      abandonedDownload(null, { installedMd5: m1, lastDownloadedMd5: m2, gaveUp: [] }),
+    ).toBeNull();
+  });
+  test('the mark of an MD5', () => {
+    expect(gaveUpMd5Mark(m2)).toBe(`md5:${m2}`);
   });
 });

@@ -1,0 +1,245 @@
+/**
+ * One PushLink SDK socket (../shared/spec/pushlink-device-protocol.md): lines in, a registration
+ * and the hub's decisions out, as `mt 0`/`mt 1` lines only (shared/devices/pushlink-protocol.ts).
+ *
+ * The device subscribes once per connection (and again on the same socket when its metadata
+ * changes), then sends a bare `\n` every heartbeat. A subscribe registers or refreshes the
+ * installation exactly as the SSE side's registration does (same store, seats, status), then the
+ * socket joins the hub like an SSE stream: same decisions, same notices relayed through Redis.
+ * A refused device (bad key, unknown package, disabled) is told why and its socket stays open:
+ * closing it would make the SDK reconnect every 10 s.
+ *
+ * Bounds: a line's length, lines per second, an idle timeout well above the heartbeat, and
+ * unread output (a device that stops reading is dropped before the server buffers much).
+ */
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { AppDoc } from '../../../shared/catalog/types';
+import {
+  installationId,
+  registerDevice,
+  REGISTER_TEXT,
+  type DeviceLookups,
+} from '../../../shared/devices/store';
+import {
+  apkLine,
+  DISABLED_TEXT,
+  MAX_LINE_BYTES,
+  parseDeviceLine,
+  textLine,
+  type Subscribe,
+} from '../../../shared/devices/pushlink-protocol';
+import { apiKeyAccount, isAuthRateLimited } from '../../auth';
+import type { ApiDeps } from '../../deps';
+import type { Delivery, DeviceChannel } from '../stream-registry';
+
+/** Socket limits (legacy-listener.ts sets them from the settings). */
+export interface SocketBounds {
+  /** A connection must subscribe within this. */
+  readonly subscribeTimeoutMs: number;
+  /** Lines a device may send in one second before it is dropped (the SDK sends one per beat). */
+  readonly linesPerSecond: number;
+  /** Output a device may leave unread before it is dropped. */
+  readonly maxUnreadBytes: number;
+}
+
+export const DEFAULT_SOCKET_BOUNDS: SocketBounds = {
+  subscribeTimeoutMs: 20_000,
+  linesPerSecond: 20,
+  maxUnreadBytes: 16 * 1024,
+};
+
+/** Silence allowed before a socket is closed, in heartbeat intervals (offline after three). */
+const IDLE_BEATS = 5;
+/** A socket records a sighting at most this often. */
+const SEEN_EVERY_MS = 1_000;
+
+const TOO_MANY_LINES = 'Device register failed: Too many lines; reconnect later.';
+const TOO_LONG = `Device register failed: Invalid subscribe line. Longer than ${MAX_LINE_BYTES} bytes.`;
+const OTHER_INSTALLATION =
+  'Device register failed: This connection already serves another installation; reconnect to subscribe it.';
+const RATE_LIMITED = 'Device register failed: Too many failed API key attempts; retry later.';
+const SERVER_ERROR = 'Device register failed: Server unavailable; reconnect later.';
+
+interface Subscribed {
+  readonly identity: string;
+  readonly app: AppDoc;
+  readonly installationId: string;
+}
+
+export class PushlinkSocket implements DeviceChannel {
+  readonly beatsWhileOpen = false;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private linesThisSecond = 0;
+  private second = 0;
+  private lastSeenAt = 0;
+  private subscribed: Subscribed | undefined;
+  private closing = false;
+  /** Lines are handled one after the other: a resubscribe waits for the subscribe before it. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly deps: ApiDeps,
+    private readonly lookups: DeviceLookups,
+    private readonly bounds: SocketBounds,
+  ) {
+    socket.setNoDelay(true);
+    socket.setTimeout(bounds.subscribeTimeoutMs, () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', () => socket.destroy());
+  }
+
+  get isConnected(): boolean {
+    return !this.socket.destroyed && this.socket.writable;
+  }
+
+  onceClosed(fn: () => void): void {
+    if (this.socket.destroyed) fn();
+    else this.socket.once('close', fn);
+  }
+
+  end(): void {
+    this.socket.end();
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  unreadBytes(): number {
+    return this.socket.writableLength;
+  }
+
+  greet(status: 'enabled' | 'disabled'): void {
+    if (status === 'disabled') this.write(textLine(DISABLED_TEXT));
+  }
+
+  deliver(_notices: unknown, what: Delivery): void {
+    // The version offer supersedes a give-up: the SDK drops a pending download for a newer one.
+    if (what.version) this.write(apkLine(what.version.md5));
+    else if (what.giveup && what.installedMd5) this.write(apkLine(what.installedMd5));
+  }
+
+  /** Writes a server line; a device that leaves too much unread is dropped instead. */
+  private write(line: string): void {
+    if (!this.isConnected) return;
+    if (this.socket.writableLength > this.bounds.maxUnreadBytes) {
+      this.deps.log.warn('pushlink socket dropped: its device stopped reading');
+      this.socket.destroy();
+      return;
+    }
+    this.socket.write(line);
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.closing) return;
+    let start = 0;
+    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+      this.pending.push(chunk.subarray(start, nl));
+      const line = Buffer.concat(this.pending);
+      this.pending = [];
+      this.pendingBytes = 0;
+      start = nl + 1;
+      if (!this.admit()) return;
+      this.queue = this.queue.then(() => this.onLine(line)).catch((err) => this.failed(err));
+    }
+    const rest = chunk.subarray(start);
+    this.pendingBytes += rest.length;
+    if (this.pendingBytes > MAX_LINE_BYTES) return this.drop(TOO_LONG);
+    if (rest.length > 0) this.pending.push(Buffer.from(rest));
+  }
+
+  /** Counts a line against the per-second bound; past it, the device is told and dropped. */
+  private admit(): boolean {
+    const second = Math.floor(Date.now() / 1000);
+    if (second !== this.second) [this.second, this.linesThisSecond] = [second, 0];
+    if (++this.linesThisSecond <= this.bounds.linesPerSecond) return true;
+    this.drop(TOO_MANY_LINES);
+    return false;
+  }
+
+  /** A subscribe that failed (Redis or the database down): the device reconnects and retries. */
+  private failed(err: unknown): void {
+    this.deps.log.warn({ err: (err as Error).message }, 'pushlink subscribe failed');
+    this.drop(SERVER_ERROR);
+  }
+
+  private drop(text: string): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.write(textLine(text));
+    this.pending = [];
+    this.socket.end();
+    this.socket.destroySoon();
+  }
+
+  private async onLine(line: Buffer): Promise<void> {
+    if (!this.isConnected) return;
+    const parsed = parseDeviceLine(line.at(-1) === 13 ? line.subarray(0, -1) : line);
+    if (parsed.kind === 'invalid') return this.write(textLine(parsed.text));
+    if (parsed.kind === 'subscribe') return this.subscribe(parsed.subscribe);
+    await this.beat();
+  }
+
+  /** A line from a subscribed device: it is seen (at most one write a second). */
+  private async beat(): Promise<void> {
+    const s = this.subscribed;
+    const now = this.deps.now();
+    if (!s || now.getTime() - this.lastSeenAt < SEEN_EVERY_MS) return;
+    this.lastSeenAt = now.getTime();
+    const scope = { accountId: s.app.accountId, package: s.app.package };
+    await this.deps.live.seen(scope, [s.installationId], now).catch(() => undefined);
+  }
+
+  private async subscribe(sub: Subscribe): Promise<void> {
+    const { registration: input } = sub;
+    const identity = JSON.stringify([sub.apiKey, input.package, input.deviceId]);
+    if (this.subscribed && this.subscribed.identity !== identity) {
+      return this.write(textLine(OTHER_INSTALLATION));
+    }
+    const account = await this.authenticate(sub.apiKey);
+    if (!account) return;
+    const app = await this.lookups.app(account.id, input.package);
+    if (!app) return this.write(textLine(REGISTER_TEXT.INVALID_PACKAGE));
+    const inst = await registerDevice(this.deps, account, input, this.deps.now());
+    const key = installationId(account.id, input.package, input.deviceId).toHexString();
+    this.subscribed = { identity, app, installationId: key };
+    this.lastSeenAt = this.deps.now().getTime();
+    const beat = Math.max(this.deps.limits.heartbeatSeconds, sub.heartbeatSeconds ?? 0);
+    this.socket.setTimeout(IDLE_BEATS * beat * 1000);
+    await this.deps.push.attach(
+      app,
+      key,
+      input.deviceId,
+      // What the device reports now, not what an earlier connection left in the document.
+      {
+        status: inst.status,
+        installedMd5: input.installedMd5,
+        lastDownloadedMd5: input.lastDownloadedMd5,
+      },
+      this,
+      '',
+    );
+  }
+
+  /** The account of the key, or null after telling the device why not. */
+  private async authenticate(apiKey: string) {
+    const auth = { ...this.deps, accounts: this.lookups.accounts };
+    const client = { socket: { remoteAddress: this.socket.remoteAddress } };
+    try {
+      const noHeaders = { setHeader: () => noHeaders } as unknown as Pick<
+        ServerResponse,
+        'setHeader'
+      >;
+      const account = await apiKeyAccount(auth, client, noHeaders, apiKey);
+      if (!account) this.write(textLine(REGISTER_TEXT.INVALID_KEY));
+      return account;
+    } catch (err) {
+      if (!isAuthRateLimited(err)) throw err;
+      this.write(textLine(RATE_LIMITED));
+      return null;
+    }
+  }
+}

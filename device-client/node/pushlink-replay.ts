@@ -1,0 +1,166 @@
+/**
+ * A replay of the official PushLink Android SDK's push channel (../shared/spec/
+ * pushlink-device-protocol.md), for tests and benchmarks: a TLS socket (chain verified, host name
+ * not, as the SDK does), SDK 5.6.0's subscribe line (or 5.0.3's, without
+ * `heartbeatIntervalInSeconds`, `lastDownloadHash` and `currentStrategy`), bare `\n` heartbeats,
+ * the whole subscribe line again when metadata changes. It keeps every server line it reads,
+ * parsed (a line that is not JSON is kept as `{ raw }`), and does not act on them: what the SDK
+ * would do with a line is for the caller to check. The SDK's one-line-per-10-s reading pace is
+ * not reproduced.
+ */
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { connect as tcpConnect, type Socket } from 'node:net';
+
+export type SdkVersion = '5.6.0' | '5.0.3';
+
+export interface PushlinkDevice {
+  readonly apiKey: string;
+  readonly package: string;
+  readonly deviceId: string;
+  /** MD5 of the installed APK; '' when unreadable. */
+  readonly hash: string;
+  /** SDK 5.6.0 only (5.0.3 does not send it). */
+  readonly lastDownloadHash?: string;
+  readonly strategy?: 'STATUS_BAR' | 'FRIENDLY_POPUP' | 'ANNOYING_POPUP' | 'CUSTOM' | 'NO_STRATEGY';
+  readonly metadata?: Readonly<Record<string, string>>;
+  readonly sdk?: SdkVersion;
+  readonly heartbeatSeconds?: number;
+}
+
+/** A server line as read: `{mt, msg}` when it was JSON, else the raw text. */
+export type ServerLine = { readonly mt?: unknown; readonly msg?: unknown; readonly raw?: string };
+
+/** The subscribe line the SDK writes (with its `\n`): the key sets of 5.6.0 and 5.0.3. */
+export function subscribeLine(d: PushlinkDevice): string {
+  const sdk = d.sdk ?? '5.6.0';
+  const line: Record<string, unknown> = {
+    deviceId: d.deviceId,
+    apiKey: d.apiKey,
+    package: d.package,
+    hash: d.hash,
+    plVersion: sdk,
+    pid: '4242',
+    localAdress: '/10.0.2.15:41234',
+    brand: 'google',
+    model: 'Pixel 3a',
+    buildId: 'RQ3A.211001.001',
+    osVersion: sdk === '5.0.3' ? '4.4.2' : '11',
+    androidId: `aid-${d.deviceId}`,
+    metadata: d.metadata ?? {},
+  };
+  if (sdk !== '5.0.3') {
+    line.heartbeatIntervalInSeconds = d.heartbeatSeconds ?? 30;
+    line.lastDownloadHash = d.lastDownloadHash ?? '';
+    line.currentStrategy = d.strategy ?? 'STATUS_BAR';
+  }
+  return `${JSON.stringify(line)}\n`;
+}
+
+export interface ReplayOptions {
+  readonly host: string;
+  readonly port: number;
+  /** The server's certificate chain; undefined: plain TCP (a server behind a TLS proxy). */
+  readonly ca?: string;
+  /** Lowest TLS version to offer (an Android < 5 device: TLSv1). */
+  readonly minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2';
+  readonly maxVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+}
+
+export class PushlinkReplay {
+  readonly lines: ServerLine[] = [];
+  /** Resolves when the server closed the socket (or it failed). */
+  readonly closed: Promise<void>;
+  private buffered = '';
+  private waiters: Array<() => void> = [];
+
+  private constructor(readonly socket: Socket | TLSSocket) {
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => this.onData(chunk));
+    this.closed = new Promise((resolve) => {
+      socket.once('close', () => {
+        resolve();
+        this.wake();
+      });
+    });
+    socket.on('error', () => undefined);
+  }
+
+  /** Opens the socket as the SDK does (connected, handshake done). */
+  static async connect(o: ReplayOptions): Promise<PushlinkReplay> {
+    const socket =
+      o.ca === undefined
+        ? tcpConnect({ host: o.host, port: o.port })
+        : tlsConnect({
+            host: o.host,
+            port: o.port,
+            ca: o.ca,
+            checkServerIdentity: () => undefined,
+            ...(o.minVersion ? { minVersion: o.minVersion } : {}),
+            ...(o.maxVersion ? { maxVersion: o.maxVersion } : {}),
+            ...(o.minVersion === 'TLSv1' || o.minVersion === 'TLSv1.1'
+              ? { ciphers: 'DEFAULT:@SECLEVEL=0' }
+              : {}),
+          });
+    await new Promise<void>((resolve, reject) => {
+      socket.once(o.ca === undefined ? 'connect' : 'secureConnect', () => resolve());
+      socket.once('error', reject);
+    });
+    return new PushlinkReplay(socket);
+  }
+
+  /** Writes raw bytes (a test's malformed input). */
+  send(data: string | Buffer): void {
+    this.socket.write(data);
+  }
+
+  subscribe(device: PushlinkDevice): void {
+    this.send(subscribeLine(device));
+  }
+
+  heartbeat(): void {
+    this.send('\n');
+  }
+
+  /** Waits until `count` server lines have arrived, or the socket closed, or `timeoutMs`. */
+  async waitForLines(count: number, timeoutMs: number): Promise<ServerLine[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.lines.length < count && !this.socket.destroyed && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, deadline - Date.now());
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    return this.lines;
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  private onData(chunk: string): void {
+    this.buffered += chunk;
+    let nl: number;
+    while ((nl = this.buffered.indexOf('\n')) !== -1) {
+      const text = this.buffered.slice(0, nl);
+      this.buffered = this.buffered.slice(nl + 1);
+      try {
+        const v = JSON.parse(text) as unknown;
+        this.lines.push(
+          typeof v === 'object' && v !== null && !Array.isArray(v) ? v : { raw: text },
+        );
+      } catch {
+        this.lines.push({ raw: text });
+      }
+    }
+    this.wake();
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
+  }
+}
