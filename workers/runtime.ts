@@ -7,6 +7,7 @@ import type { Logger } from '../shared/log';
 import { QUEUES } from '../shared/queues';
 import type { QueueDefinition } from '../shared/queues/definition';
 import { HOUSEKEEPING_SCHEDULE, housekeepingQueue } from '../shared/queues/housekeeping';
+import { ADOPTION_SCHEDULE, adoptionSampleQueue } from '../shared/queues/adoption-sample';
 import { BACKUP_SCHEDULER_ID, backupQueue } from '../shared/queues/backup';
 import { ROLLOUT_HEALTH_SCHEDULER_ID, rolloutHealthQueue } from '../shared/queues/rollout-health';
 import { recordJobDuration } from '../shared/metrics/job-durations';
@@ -57,28 +58,16 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   );
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   if (options.schedulers ?? true) {
-    const queue = new Queue(housekeepingQueue.name, {
-      connection,
-      prefix: bullPrefix(connection, options.prefix),
-    });
-    await queue.upsertJobScheduler(
-      HOUSEKEEPING_SCHEDULE.id,
-      { every: HOUSEKEEPING_SCHEDULE.every },
-      {
-        name: 'purge-staging',
-        data: HOUSEKEEPING_SCHEDULE.payload,
-        opts: housekeepingQueue.jobOptions,
-      },
-    );
-    await queue.close();
+    const every = { connection, prefix: bullPrefix(connection, options.prefix) };
+    await upsertEvery(every, housekeepingQueue, HOUSEKEEPING_SCHEDULE, 'purge-staging');
+    await upsertEvery(every, adoptionSampleQueue, ADOPTION_SCHEDULE, 'sample-adoption');
     if (options.rolloutEveryMs) {
-      const health = new Queue(rolloutHealthQueue.name, { connection, prefix: options.prefix });
-      await health.upsertJobScheduler(
-        ROLLOUT_HEALTH_SCHEDULER_ID,
-        { every: options.rolloutEveryMs },
-        { name: 'evaluate', data: { task: 'evaluate' }, opts: rolloutHealthQueue.jobOptions },
-      );
-      await health.close();
+      const schedule = {
+        id: ROLLOUT_HEALTH_SCHEDULER_ID,
+        every: options.rolloutEveryMs,
+        payload: { task: 'evaluate' as const },
+      };
+      await upsertEvery(every, rolloutHealthQueue, schedule, 'evaluate');
     }
     if (options.backupSchedule) {
       // Upserted under one id by every worker: one job per period, however many workers run.
@@ -104,6 +93,25 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
         await closeRedis(connection);
       })()),
   };
+}
+
+/** Installs a scheduler running `schedule.payload` every `schedule.every` ms (upserted by id). */
+async function upsertEvery<P>(
+  at: { readonly connection: Redis; readonly prefix: string },
+  definition: QueueDefinition<P, unknown>,
+  schedule: { readonly id: string; readonly every: number; readonly payload: P },
+  name: string,
+): Promise<void> {
+  const queue = new Queue(definition.name, at);
+  try {
+    await queue.upsertJobScheduler(
+      schedule.id,
+      { every: schedule.every },
+      { name, data: schedule.payload, opts: definition.jobOptions },
+    );
+  } finally {
+    await queue.close();
+  }
 }
 
 function buildWorker(

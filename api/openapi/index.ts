@@ -8,6 +8,7 @@ import { errorBody, errorResponse, text } from './common';
 import { devicePaths, deviceSchemas } from './devices';
 import { downloadLinkPaths, downloadLinkSchemas } from './download-links';
 import { exceptionPaths, exceptionSchemas } from './exceptions';
+import { insightPaths, insightSchemas } from './insights';
 import { downloadPaths, downloadSchemas } from './downloads';
 import { operationPaths } from './operations';
 import { rolloutPaths, rolloutSchemas } from './rollouts';
@@ -45,6 +46,7 @@ export function openApiDocument(urls: HostUrls) {
         ...downloadSchemas,
         ...downloadLinkSchemas,
         ...deviceSchemas,
+        ...insightSchemas,
         ...exceptionSchemas,
         ...rolloutSchemas,
       },
@@ -58,6 +60,7 @@ export function openApiDocument(urls: HostUrls) {
         ...downloadLinkPaths,
         ...rolloutPaths,
         ...devicePaths,
+        ...insightPaths,
         ...exceptionPaths,
         ...operationPaths,
         ...webPaths,

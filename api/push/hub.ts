@@ -11,7 +11,8 @@ import { ObjectId, type Db } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { catalog } from '../../shared/catalog/collections';
 import { loadTargets, targetApk } from '../../shared/rollouts/targets';
-import type { InstallationCard, LiveState, OfferState } from '../../shared/devices/store';
+import { recordOffers } from '../../shared/funnel/marks';
+import type { AppScope, InstallationCard, LiveState, OfferState } from '../../shared/devices/store';
 import type { PushKeys } from '../../shared/devices/push-signing';
 import type { Logger } from '../../shared/log';
 import { redisKeys } from '../../shared/redis-keys';
@@ -223,6 +224,8 @@ export class PushHub {
     const ctx = { keys: this.o.keys, webUrl: this.o.webUrl, now: this.o.now() };
     const notices = new SignedOnce(ctx, eventId, { account: app.accountId, device });
     const changed: Array<[string, OfferState]> = [];
+    /** New offers by the offered APK's MD5 (a rollout offers two APKs in one sync). */
+    const offers = new Map<string, string[]>();
     for (const id of ids) {
       const stream = group.streams.get(id);
       if (!stream?.conn.isConnected || !stream.enabled) continue;
@@ -234,10 +237,24 @@ export class PushHub {
       }
       const offered = stream.offer.offeredApkId ? await this.apk(stream.offer.offeredApkId) : null;
       const current = targetApk(targets, stream);
+      const before = stream.offer.offeredApkId;
       const offer = tellStream(stream, { pkg: app.package, current, offered, quietOffer, notices });
       if (offer) changed.push([id, (stream.offer = offer)]);
+      if (current && offer?.offeredApkId && offer.offeredApkId !== before) {
+        offers.set(current.md5, [...(offers.get(current.md5) ?? []), id]);
+      }
     }
     await this.live.setOffers(group.scope, changed);
+    await this.recordOffers(group.scope, offers, ctx.now);
+  }
+
+  /** The install funnel's "offered" marks (shared/funnel/): a lost mark must not stop pushes. */
+  private async recordOffers(scope: AppScope, offers: Map<string, string[]>, now: Date) {
+    for (const [md5, ids] of offers) {
+      await recordOffers(this.o.db, scope, md5, ids, now).catch((err: Error) =>
+        this.o.log.warn({ err: err.message }, 'funnel offers not recorded'),
+      );
+    }
   }
 
   /**

@@ -16,6 +16,7 @@ import {
   reportedChanges,
 } from '../../shared/devices/store';
 import { parseInstallOutcome } from '../../shared/devices/install-outcome';
+import { recordReport } from '../../shared/funnel/marks';
 import { parseRegistration } from '../../shared/devices/registration-input';
 import { publicKeyInfo } from '../../shared/devices/push-signing';
 import { AppError } from '../../shared/errors';
@@ -46,7 +47,12 @@ async function device(deps: DeviceDeps, req: Request, res: Response): Promise<Ac
 export async function register(deps: DeviceDeps, req: Request, res: Response): Promise<void> {
   const account = await device(deps, req, res);
   const input = parseRegistration(req.body);
-  const inst = await registerDevice(deps, account, input, deps.now());
+  const now = deps.now();
+  const inst = await registerDevice(deps, account, input, now);
+  // A sighting (version adoption counts installations seen from Redis alone).
+  await deps.live.seen(inst, [inst._id.toHexString()], now);
+  // The install funnel: what it reports having downloaded and running (once per APK and stage).
+  await recordReport(deps.db, inst, inst._id.toHexString(), input, now);
   res.json({
     status: inst.status,
     // Signed notices name the account (format 2): the device checks them against this.
@@ -80,6 +86,8 @@ export async function heartbeat(deps: DeviceDeps, req: Request, res: Response): 
   await deps.live.seen(app, [id.toHexString()], now);
   const reported = reportedChanges(card, input);
   const set = outcome ? { ...reported, lastInstall: { ...outcome, reportedAt: now } } : reported;
+  // The funnel first: if the document's write fails, the device reports it all again.
+  if (set) await recordReport(deps.db, app, id.toHexString(), { ...reported, outcome }, now);
   if (set) await recordReported(deps, app, id, set, now);
   res.json({ status: card.status, heartbeatSeconds: deps.limits.heartbeatSeconds });
 }

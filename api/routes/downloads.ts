@@ -19,6 +19,7 @@ import {
 } from '../../shared/devices/store';
 import type { InstallationDoc } from '../../shared/devices/types';
 import { AppError } from '../../shared/errors';
+import { recordMarks } from '../../shared/funnel/marks';
 import { apiKeyAccount, isAuthRateLimited } from '../auth';
 import type { ApiDeps } from '../deps';
 import { sendApk } from '../download/send-apk';
@@ -75,8 +76,12 @@ async function noteDownload(
   if (card && card.lastDownloadedMd5 !== apk.md5) {
     // The update funnel: this installation fetched this APK. Once per APK (resumes and
     // repeats write nothing), and the card kept in step, so the heartbeat that reports the
-    // same hash next writes nothing either.
-    await recordDownload(deps, app, id, apk.md5, deps.now());
+    // same hash next writes nothing either. The funnel's mark first: if the document's write
+    // fails, the next download records both.
+    const at = deps.now();
+    const mark = { installation: id.toHexString(), md5: apk.md5, stage: 'downloaded', at } as const;
+    await recordMarks(deps.db, app, [mark]);
+    await recordDownload(deps, app, id, apk.md5, at);
   }
   return true;
 }

@@ -8,6 +8,7 @@ import { downloadLinkRoutes } from './download-links';
 import { downloadRoutes } from './downloads';
 import { exceptionRoutes } from './exceptions';
 import { healthRoutes } from './health';
+import { insightRoutes } from './insights';
 import { operationsRoutes } from './operations';
 import { rolloutRoutes } from './rollouts';
 import { uploadRoutes } from './uploads';
@@ -37,6 +38,7 @@ export function allRoutes(deps: ApiDeps): Route[] {
     ...rolloutRoutes(deps),
     ...downloadLinkRoutes(deps),
     ...deviceRoutes(deps),
+    ...insightRoutes(deps),
     ...exceptionRoutes(deps),
     ...operationsRoutes(deps),
     ...webRoutes(deps),

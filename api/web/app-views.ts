@@ -1,6 +1,9 @@
 /** The app page of the web administration: tabs APKs, Installations, Exceptions; a link page. */
+import type { AdoptionPoint } from '../../shared/adoption/points';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
+import type { FunnelCounts } from '../../shared/funnel/marks';
 import type { listInstallations } from '../devices/installations-list';
+import { adoptionChart } from './adoption-chart';
 import { digest, html, type Html } from './html';
 import { layout, uploadForm, type Viewer } from './views';
 
@@ -38,13 +41,39 @@ function hidden(viewer: Viewer, apk: ApkDoc): Html {
     <input type="hidden" name="sha256" value="${apk.sha256}" />`;
 }
 
-export function apksTab(viewer: Viewer, app: AppDoc, apks: readonly ApkDoc[]): string {
+/** An APK's install funnel, as the APKs tab shows it (api/routes/insights.ts has the rows). */
+function funnelCell(counts: FunnelCounts | undefined): Html {
+  const c = counts ?? { offered: 0, downloaded: 0, installed: 0, failed: 0 };
+  return html`<dl class="funnel">
+    <dt>offered</dt>
+    <dd data-stage="offered">${c.offered}</dd>
+    <dt>downloaded</dt>
+    <dd data-stage="downloaded">${c.downloaded}</dd>
+    <dt>installed</dt>
+    <dd data-stage="installed">${c.installed}</dd>
+    <dt>failed</dt>
+    <dd data-stage="failed">${c.failed}</dd>
+  </dl>`;
+}
+
+export interface ApksInsights {
+  /** Install funnel counts by APK MD5. */
+  readonly funnels: ReadonlyMap<string, FunnelCounts>;
+  readonly adoption: readonly AdoptionPoint[];
+}
+
+export function apksTab(
+  viewer: Viewer,
+  app: AppDoc,
+  apks: readonly ApkDoc[],
+  insights: ApksInsights,
+): string {
   const base = `/ui/apps/${encodeURIComponent(app.package)}`;
   const currentCode = apks.find((a) => app.currentApkId?.equals(a._id))?.versionCode ?? null;
   const rows = apks.map((apk) => {
     const current = app.currentApkId?.equals(apk._id) ?? false;
     const back = currentCode !== null && apk.versionCode < currentCode;
-    return html`<tr>
+    return html`<tr data-md5="${apk.md5}">
       <td>${apk.versionCode} ${current ? html`<span class="badge">current</span>` : ''}</td>
       <td>${apk.versionName}</td>
       <td>${digest('md5', apk.md5)}</td>
@@ -53,6 +82,7 @@ export function apksTab(viewer: Viewer, app: AppDoc, apks: readonly ApkDoc[]): s
       <td>${apk.size.toLocaleString('en')} B</td>
       <td>${time(apk.uploadedAt)}</td>
       <td>${apk.whatsnew ?? ''}</td>
+      <td>${funnelCell(insights.funnels.get(apk.md5))}</td>
       <td>
         ${
           current
@@ -80,7 +110,10 @@ export function apksTab(viewer: Viewer, app: AppDoc, apks: readonly ApkDoc[]): s
     viewer,
     app,
     'apks',
-    html`<table>
+    html`<h2>Version adoption</h2>
+      ${adoptionChart(insights.adoption)}
+      <h2>APKs</h2>
+      <table>
         <thead>
           <tr>
             <th scope="col">versionCode</th>
@@ -91,6 +124,7 @@ export function apksTab(viewer: Viewer, app: AppDoc, apks: readonly ApkDoc[]): s
             <th scope="col">Size</th>
             <th scope="col">Uploaded at</th>
             <th scope="col">Release text</th>
+            <th scope="col">Install funnel</th>
             <th scope="col">Actions</th>
           </tr>
         </thead>

@@ -18,6 +18,12 @@ nav.tabs a { padding: .4rem .8rem; border: 1px solid #d6d9e0; border-radius: .3r
   text-decoration: none; color: inherit; background: #fff; }
 nav.tabs a[aria-current="page"] { background: #1d2330; color: #fff; }
 .badge { background: #1f7a3a; color: #fff; border-radius: .6rem; padding: 0 .5rem; }
+.funnel { display: grid; grid-template-columns: auto auto; gap: 0 .5rem; margin: 0; }
+.funnel dd { margin: 0; text-align: right; }
+figure.adoption { margin: 0 0 1rem; }
+figure.adoption svg { max-width: 100%; height: auto; background: #fff; }
+.adoption-now { width: auto; }
+.adoption-now th { text-align: left; font-weight: normal; }
 .notice { background: #fff4d6; border: 1px solid #e0c060; padding: .5rem; }
 .error { background: #fde2e2; border: 1px solid #d07070; padding: .5rem; }
 .inline { display: inline; }

@@ -5,7 +5,9 @@
  * change an app in app-actions.ts, the upload form in upload-page.ts.
  */
 import type { Request, Response } from 'express';
+import { adoptionSeries } from '../../shared/adoption/samples';
 import { apksOf, findApp } from '../../shared/catalog/queries';
+import { funnelCountsByApk } from '../../shared/funnel/marks';
 import type { AppDoc } from '../../shared/catalog/types';
 import type { ApiDeps } from '../deps';
 import { listInstallations } from '../devices/installations-list';
@@ -14,6 +16,9 @@ import { apksTab, installationsTab } from './app-views';
 import { appOverview } from './app-overview';
 import { currentSession } from './sessions';
 import { appsPage, messagePage, type Viewer } from './views';
+
+/** How far back the app page's adoption chart goes. */
+const ADOPTION_SHOWN_MS = 7 * 24 * 60 * 60 * 1000;
 
 export type PageHandler = (req: Request, res: Response) => Promise<void>;
 
@@ -59,7 +64,13 @@ export function showApks(deps: ApiDeps): PageHandler {
     const found = await viewerAndApp(deps, req, res);
     if (!found) return;
     const { viewer, app } = found;
-    sendPage(res, 200, apksTab(viewer, app, await apksOf(deps.db, app)));
+    const now = deps.now();
+    const [apks, funnels, adoption] = await Promise.all([
+      apksOf(deps.db, app),
+      funnelCountsByApk(deps.db, app),
+      adoptionSeries(deps, app, new Date(now.getTime() - ADOPTION_SHOWN_MS), now),
+    ]);
+    sendPage(res, 200, apksTab(viewer, app, apks, { funnels, adoption }));
   };
 }
 

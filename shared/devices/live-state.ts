@@ -146,6 +146,16 @@ export function liveState(redis: Redis, prefix: string) {
       return (await redis.hmget(offersKey(app), ...ids)).map(parseOffer);
     },
 
+    /** The cards of these installations (null where there is none, or a placeholder). */
+    async cards(app: AppScope, ids: readonly string[]): Promise<Array<InstallationCard | null>> {
+      const out: Array<InstallationCard | null> = [];
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const raw = await redis.hmget(cardsKey(app), ...ids.slice(i, i + CHUNK));
+        out.push(...raw.map(parseCard));
+      }
+      return out;
+    },
+
     async card(app: AppScope, id: string): Promise<InstallationCard | null> {
       return parseCard(await redis.hget(cardsKey(app), id));
     },

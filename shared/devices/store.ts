@@ -18,7 +18,7 @@
  *   unique `_id` (seats.ts), never a transaction.
  * A MongoDB server needs none of this; all of it stays correct there.
  */
-import type { ObjectId } from 'mongodb';
+import { ObjectId } from 'mongodb';
 import type { Account } from '../accounts/types';
 import { registerWithCard, writeInstallation, type StoreDeps } from './cards';
 import {
@@ -163,4 +163,49 @@ export function countRunning(deps: StoreDeps, app: AppScope, md5: string): Promi
 
 function scopeOf(app: AppScope): AppScope {
   return { accountId: app.accountId, package: app.package };
+}
+
+/** The device ids of the app's installations among these (hex ids); unknown ones are left out. */
+export async function deviceIdsOf(
+  deps: Pick<StoreDeps, 'db'>,
+  app: AppScope,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const docs = await installations(deps.db)
+    .find(
+      { _id: { $in: ids.map((id) => ObjectId.createFromHexString(id)) }, ...scopeOf(app) },
+      { projection: { deviceId: 1 } },
+    )
+    .toArray();
+  return new Map(docs.map((d) => [d._id.toHexString(), d.deviceId]));
+}
+
+/**
+ * How many of the app's installations seen since `since` run each MD5 (null: none reported), for
+ * version adoption. From Redis: the sightings (registration, heartbeat, open stream) and the cards;
+ * only installations without a card are read from their documents. Reading the app's documents
+ * instead took seconds at 10,000 installations (docs/funnel.md).
+ */
+export async function versionsSeenSince(
+  deps: StoreDeps,
+  app: AppScope,
+  since: Date,
+): Promise<Map<string | null, number>> {
+  const ids = await deps.live.seenSince(app, since);
+  const cards = await deps.live.cards(app, ids);
+  const counts = new Map<string | null, number>();
+  const add = (md5: string | null) => counts.set(md5, (counts.get(md5) ?? 0) + 1);
+  const missing = ids.filter((_, i) => cards[i] === null);
+  for (const card of cards) if (card) add(card.installedMd5);
+  if (missing.length > 0) {
+    const docs = await installations(deps.db)
+      .find(
+        { _id: { $in: missing.map((id) => ObjectId.createFromHexString(id)) }, ...scopeOf(app) },
+        { projection: { installedMd5: 1 } },
+      )
+      .toArray();
+    for (const d of docs) add(d.installedMd5);
+  }
+  return counts;
 }

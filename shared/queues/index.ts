@@ -2,6 +2,7 @@
  * The queue registry: every queue apkrelay has. Workers refuse to start unless each one has a
  * processor (`workers/processors/index.ts`), and the API creates its producers from this list.
  */
+import { adoptionSampleQueue } from './adoption-sample';
 import { apkIngestQueue } from './apk-ingest';
 import { backupQueue } from './backup';
 import { exceptionIngestQueue } from './exception-ingest';
@@ -16,6 +17,7 @@ export const QUEUES = [
   exceptionIngestQueue,
   backupQueue,
   rolloutHealthQueue,
+  adoptionSampleQueue,
 ] as const;
 
 export type RegisteredQueue = (typeof QUEUES)[number];

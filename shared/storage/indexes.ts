@@ -1,9 +1,11 @@
 /** Indexes every process relies on; created idempotently at start-up. */
 import type { Db } from 'mongodb';
 import { ACCOUNTS_COLLECTION } from '../accounts/service';
+import { ensureAdoptionIndexes } from '../adoption/samples';
 import { ensureCatalogIndexes } from '../catalog/collections';
 import { ensureInstallationIndexes, ensureSeatIndexes } from '../devices/store';
 import { ensureExceptionIndexes } from '../exceptions/collections';
+import { ensureFunnelIndexes } from '../funnel/marks';
 
 export async function ensureIndexes(db: Db): Promise<void> {
   const accounts = db.collection(ACCOUNTS_COLLECTION);
@@ -13,4 +15,6 @@ export async function ensureIndexes(db: Db): Promise<void> {
   await ensureExceptionIndexes(db);
   await ensureInstallationIndexes(db);
   await ensureSeatIndexes(db);
+  await ensureFunnelIndexes(db);
+  await ensureAdoptionIndexes(db);
 }

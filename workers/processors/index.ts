@@ -6,13 +6,14 @@ import type { KeyRing } from '../../shared/crypto/keys';
 import type { RegisteredQueue } from '../../shared/queues';
 import type { PayloadOf, ResultOf } from '../../shared/queues/definition';
 import type { BlobStore } from '../../shared/storage/blob-store';
+import { liveState } from '../../shared/devices/store';
 import type { Processor } from '../processor';
+import { adoptionSampleProcessor } from './adoption-sample';
 import { apkIngestProcessor } from './apk-ingest';
 import { backupProcessor, type BackupSettings } from './backup';
 import { exceptionIngestProcessor } from './exception-ingest';
 import { housekeepingProcessor } from './housekeeping';
 import { rolloutHealthProcessor } from './rollout-health';
-import { liveState } from '../../shared/devices/store';
 import { crashCounter } from '../../shared/rollouts/crash-counter';
 import { DEFAULT_ROLLOUT_SETTINGS, type RolloutSettings } from '../../shared/rollouts/health';
 import { versionNoticeProcessor } from './version-notice';
@@ -47,6 +48,11 @@ export function createProcessors(deps: ProcessorDeps): ProcessorMap {
     'exception-ingest': exceptionIngestProcessor(deps),
     backup: backupProcessor(deps),
     'rollout-health': rolloutHealthProcessor(rolloutHealthDeps(deps)),
+    'adoption-sample': adoptionSampleProcessor({
+      db: deps.db,
+      live: liveState(deps.redis, deps.prefix),
+      now: deps.now,
+    }),
   };
 }
 

@@ -21,7 +21,7 @@ import { eventuallyValue } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { fixture, uploadFixture } from '../../helpers/uploads';
-import { eventsOf, md5Of, SAMPLE, until } from './helpers';
+import { eventsOf, md5Of, openStreams as openStreamsOf, SAMPLE, until } from './helpers';
 
 jest.setTimeout(120_000);
 const METRICS_TOKEN = 'fleet-updates-metrics-token';
@@ -36,15 +36,7 @@ afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-/** The API's count of open push streams (its /metrics gauge). */
-async function openStreams(): Promise<number> {
-  const reply = await request(`${stack.urls.admin}/metrics`, {
-    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
-    ca: stack.ca,
-  });
-  const line = reply.text.split('\n').find((l) => l.startsWith('apkrelay_push_streams_open '));
-  return Number(line?.split(' ')[1]);
-}
+const openStreams = () => openStreamsOf(stack, METRICS_TOKEN);
 
 async function setCurrent(apiKey: string, versionCode: number): Promise<void> {
   const reply = await request(`${stack.urls.admin}/api/v2/apps/${SAMPLE}/current`, {

@@ -2,6 +2,8 @@
 import { createHash } from 'node:crypto';
 import type { FleetEvent } from '../../../device-client/simulator/fleet';
 import { eventually } from '../../helpers/eventually';
+import { request } from '../../helpers/http';
+import type { TestStack } from '../../helpers/stack';
 import { fixture } from '../../helpers/uploads';
 
 export const SAMPLE = 'dev.apkrelay.sample';
@@ -28,4 +30,14 @@ export async function until(
 
 export function eventsOf(events: FleetEvent[], device: string, name: string): FleetEvent[] {
   return events.filter((e) => e.device === device && e.event === name);
+}
+
+/** The API's count of open push streams (its /metrics gauge, read with METRICS_TOKEN). */
+export async function openStreams(stack: TestStack, metricsToken: string): Promise<number> {
+  const reply = await request(`${stack.urls.admin}/metrics`, {
+    headers: { authorization: `Bearer ${metricsToken}` },
+    ca: stack.ca,
+  });
+  const line = reply.text.split('\n').find((l) => l.startsWith('apkrelay_push_streams_open '));
+  return Number(line?.split(' ')[1]);
 }

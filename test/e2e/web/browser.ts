@@ -51,3 +51,12 @@ export async function openBrowser(): Promise<Browser> {
     },
   };
 }
+
+/** Logs in through the login form (accounts made by test/helpers/accounts.ts's newAccount). */
+export async function logIn(page: Page, admin: string, email: string): Promise<void> {
+  await page.goto(`${admin}/ui/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('password-123');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL(`${admin}/ui/apps`);
+}

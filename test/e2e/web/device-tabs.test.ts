@@ -11,7 +11,7 @@ import { eventually } from '../../helpers/eventually';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { uploadFixture } from '../../helpers/uploads';
 import { md5Of, SAMPLE } from '../device-client/helpers';
-import { openBrowser, type Browser } from './browser';
+import { logIn, openBrowser, type Browser } from './browser';
 
 jest.setTimeout(120_000);
 let stack: TestStack;
@@ -67,11 +67,7 @@ test('devices and exceptions of the simulator appear in their tabs', async () =>
   const { page } = browser;
   const shot = (name: string) => browser.shot(name);
   const admin = stack.urls.admin;
-  await page.goto(`${admin}/ui/login`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill('password-123');
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL(`${admin}/ui/apps`);
+  await logIn(page, admin, email);
   await shot('fleet-apps');
 
   await page.goto(`${admin}/ui/apps/${SAMPLE}/installations`);

@@ -318,6 +318,14 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     judge: jsonJudge,
     call: bearerGet((c) => `/api/v2/apps/${c.pkg}/installations`),
   },
+  'GET /api/v2/apps/:package/funnel': {
+    judge: jsonJudge,
+    call: bearerGet((c) => `/api/v2/apps/${c.pkg}/funnel?${q({ sha256: c.w.a.sha256 })}`),
+  },
+  'GET /api/v2/apps/:package/adoption': {
+    judge: jsonJudge,
+    call: bearerGet((c) => `/api/v2/apps/${c.pkg}/adoption`),
+  },
   'PUT /api/v2/apps/:package/installations/:deviceId': {
     judge: jsonJudge,
     call: (c) => ({
