@@ -37,7 +37,7 @@ export interface IngestClientDeps {
   db: Db;
   blobs: BlobStore;
   keys: KeyRing;
-  queue: Queue;
+  queue: Pick<Queue, 'add' | 'getJob'>;
   events: QueueEvents;
   /**
    * Aborted when the API stops: waiters answer at once ("still processing", 202). Their uploads
