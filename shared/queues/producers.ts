@@ -71,6 +71,12 @@ class FailFastQueue extends Queue {
     return job;
   }
 
+  /** Bounded like add: asked after an ambiguous add, while Redis may be failing over. */
+  override getJob(jobId: string): ReturnType<Queue['getJob']> {
+    this.ready('reading a job');
+    return withDeadline(super.getJob(jobId), CALL_DEADLINE_MS, 'reading a job');
+  }
+
   override getWorkersCount(): Promise<number> {
     this.ready('counting workers');
     return withDeadline(super.getWorkersCount(), CALL_DEADLINE_MS, 'counting workers');
