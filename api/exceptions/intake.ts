@@ -2,8 +2,10 @@
  * The exception intake shared by the PushLink form and the JSON API: cheap checks, the limit, a
  * job, a verdict. In order: the API key, the app (account + package), the APK by its MD5, the
  * installation (registered and enabled), then the 24 h window (one atomic Redis call). An admitted report is
- * enqueued before the device is told REGISTERED; if that fails, its slot is given back and the
- * caller answers 503 so the device keeps the report and retries.
+ * enqueued before the device is told REGISTERED; if that fails the caller answers 503 so the
+ * device keeps the report and retries. The slot is given back only when the enqueue surely was
+ * not sent; after an ambiguous failure (the job may have landed) it is kept, so the resend is
+ * 'resent' under the same job id and at most one job exists.
  */
 import type { Queue } from 'bullmq';
 import { createHash } from 'node:crypto';
@@ -23,6 +25,7 @@ import {
   type ExceptionIngestPayload,
 } from '../../shared/queues/exception-ingest';
 import { isDependencyOutage } from '../http-errors';
+import { surelyNotSent } from '../../shared/storage/redis';
 import { TtlCache } from '../../shared/ttl-cache';
 import type { CrashCounter } from '../../shared/rollouts/crash-counter';
 
@@ -115,7 +118,7 @@ export async function takeReport(
       jobId: exceptionIngestQueue.jobId!(payload),
     });
   } catch (err) {
-    if (state.outcome === 'admitted') {
+    if (state.outcome === 'admitted' && surelyNotSent(err)) {
       await deps.window.release(key, digest, state.admittedAtMs).catch((releaseErr: unknown) => {
         deps.log.warn(
           { appId, err: (releaseErr as Error).message },

@@ -15,12 +15,17 @@ import type { KeyRing } from '../../shared/crypto/keys';
 import { apkIngestQueue, type ApkIngestPayload } from '../../shared/queues/apk-ingest';
 import type { BlobStore } from '../../shared/storage/blob-store';
 import { diskFullAsOutage } from '../../shared/storage/disk-full';
+import { surelyNotSent } from '../../shared/storage/redis';
 import type { Verdict } from '../../shared/uploads/verdicts';
 import { isDependencyOutage } from '../http-errors';
 import type { ReceivedFile } from './received';
 
 export interface IngestClient {
-  /** Records the upload and enqueues its ingest job; on failure nothing of it remains. */
+  /**
+   * Records the upload and enqueues its ingest job. On a failure nothing of it remains, unless
+   * the job may have landed: then it resolves when Redis shows the job, and keeps the upload
+   * (rejecting) when Redis cannot say.
+   */
   submit(
     accountId: string,
     file: ReceivedFile,
@@ -37,7 +42,7 @@ export interface IngestClientDeps {
   db: Db;
   blobs: BlobStore;
   keys: KeyRing;
-  queue: Queue;
+  queue: Pick<Queue, 'add' | 'getJob'>;
   events: QueueEvents;
   /**
    * Aborted when the API stops: waiters answer at once ("still processing", 202). Their uploads
@@ -59,7 +64,9 @@ export function createIngestClient(deps: IngestClientDeps): IngestClient {
         whatsnew: options.whatsnew,
         expectedPackage: options.expectedPackage,
       };
+      const jobId = apkIngestQueue.jobId!(payload);
       const now = new Date();
+      let adding = false;
       try {
         await uploads.insertOne({
           _id: file.uploadId,
@@ -69,14 +76,19 @@ export function createIngestClient(deps: IngestClientDeps): IngestClient {
           createdAt: now,
           updatedAt: now,
         });
-        await deps.queue.add('ingest', payload, {
-          ...apkIngestQueue.jobOptions,
-          jobId: apkIngestQueue.jobId!(payload),
-        });
+        adding = true;
+        await deps.queue.add('ingest', payload, { ...apkIngestQueue.jobOptions, jobId });
       } catch (err) {
-        // Unacknowledged: leave no trace, the client gets a retryable error (a full disk too).
-        await uploads.deleteOne({ _id: file.uploadId }).catch(() => undefined);
-        await deps.blobs.delete(file.uploadId).catch(() => undefined);
+        const job = adding ? await enqueued(deps.queue, jobId, err) : 'absent';
+        // The job is in Redis: the upload is acknowledged, its job will run.
+        if (job === 'present') return file.uploadId;
+        if (job === 'absent') {
+          // Unacknowledged: leave no trace, the client gets a retryable error (a full disk too).
+          await uploads.deleteOne({ _id: file.uploadId }).catch(() => undefined);
+          await deps.blobs.delete(file.uploadId).catch(() => undefined);
+        }
+        // 'unknown': a job may have landed and needs both; if none did, the housekeeping sweep
+        // fails the upload and removes its blob once it is stale.
         throw diskFullAsOutage(err);
       }
       return file.uploadId;
@@ -86,6 +98,23 @@ export function createIngestClient(deps: IngestClientDeps): IngestClient {
 
     find: (accountId, uploadId) => uploads.findOne({ _id: uploadId, accountId }),
   };
+}
+
+/**
+ * Whether a failed add left its job in Redis: surely not when the add was never sent
+ * (storage/redis.ts), else as Redis answers now; 'unknown' when it cannot answer.
+ */
+async function enqueued(
+  queue: IngestClientDeps['queue'],
+  jobId: string,
+  err: unknown,
+): Promise<'present' | 'absent' | 'unknown'> {
+  if (surelyNotSent(err)) return 'absent';
+  try {
+    return (await queue.getJob(jobId)) ? 'present' : 'absent';
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** Polls the upload's verdict until `timeoutMs`, woken early by its job's end or by `stopping`. */

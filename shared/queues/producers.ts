@@ -7,7 +7,7 @@
  */
 import { Queue, type JobsOptions, type QueueOptions } from 'bullmq';
 import { AppError } from '../errors';
-import { bullPrefix, type Redis } from '../storage/redis';
+import { bullPrefix, RedisUnavailableError, type Redis } from '../storage/redis';
 import { confirmReplicated, REPLICA_WAIT_MS } from '../storage/redis-replicas';
 import { QUEUES, type QueueName } from './index';
 
@@ -41,7 +41,12 @@ class FailFastQueue extends Queue {
 
   private ready(what: string): void {
     if (this.redis.status !== 'ready') {
-      throw new AppError('DEPENDENCY_UNAVAILABLE', { message: `Redis is unavailable (${what})` });
+      const message = `Redis is unavailable (${what})`;
+      // Nothing was sent: surelyNotSent (storage/redis.ts) reads this cause.
+      throw new AppError('DEPENDENCY_UNAVAILABLE', {
+        message,
+        cause: RedisUnavailableError.unsent(message),
+      });
     }
   }
 
@@ -64,6 +69,12 @@ class FailFastQueue extends Queue {
       'confirming a replica',
     ).catch(() => null);
     return job;
+  }
+
+  /** Bounded like add: asked after an ambiguous add, while Redis may be failing over. */
+  override getJob(jobId: string): ReturnType<Queue['getJob']> {
+    this.ready('reading a job');
+    return withDeadline(super.getJob(jobId), CALL_DEADLINE_MS, 'reading a job');
   }
 
   override getWorkersCount(): Promise<number> {

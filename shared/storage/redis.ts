@@ -22,34 +22,66 @@ export type Redis = SingleRedis | Cluster;
 /**
  * A command Redis never answered: the connection was closed, not writable, or out of retries.
  * It keeps ioredis's message (libraries such as BullMQ read it) and carries the original as cause.
+ * `sent` tells whether the command may have reached Redis: false only when it was never written
+ * to a socket (refused before sending), so Redis surely did not run it; true when it was written
+ * and its reply was lost, so it may have run.
  */
 export class RedisUnavailableError extends Error {
   readonly code = 'REDIS_UNAVAILABLE';
 
-  constructor(cause: Error) {
+  constructor(
+    cause: Error,
+    readonly sent = true,
+  ) {
     super(cause.message, { cause });
     this.name = 'RedisUnavailableError';
   }
+
+  /** Refused before any command was written (the connection is not ready). */
+  static unsent(message: string): RedisUnavailableError {
+    return new RedisUnavailableError(new Error(message), false);
+  }
+}
+
+/**
+ * True only when `err` (or an error in its `cause` chain) proves the failed Redis command never
+ * left this process, so whatever it would have written does not exist. Every other failure (a
+ * deadline, a reply lost after the write, a cluster retry that ran out) is ambiguous: the write
+ * may have landed, and a caller must not undo what depends on it.
+ */
+export function surelyNotSent(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth += 1) {
+    if (e instanceof RedisUnavailableError) return !e.sent;
+  }
+  return false;
 }
 
 const CLASSIFIED = Symbol('apkrelay.outageClassified');
+const WRITTEN = Symbol('apkrelay.written');
 
 /**
  * ioredis rejects a command with a ReplyError when Redis answered, and with a plain Error when it
  * never did. This turns the second kind into RedisUnavailableError, so callers tell an outage by
- * its class, not by ioredis's message text. On a cluster the wrap is made before the Cluster's
- * own, so redirections and failover retries are handled first and only the final error is seen.
+ * its class, not by ioredis's message text. Whether the command was ever written is recorded
+ * from `toWritable`, which ioredis calls only when it writes a command to a socket (every
+ * attempt, cluster retries included). On a cluster the wrap is made before the Cluster's own,
+ * so redirections and failover retries are handled first and only the final error is seen.
  */
 function classifyOutage(command: Command): void {
-  const marked = command as Command & { [CLASSIFIED]?: true };
+  const marked = command as Command & { [CLASSIFIED]?: true; [WRITTEN]?: true };
   if (marked[CLASSIFIED]) return;
   marked[CLASSIFIED] = true;
+  const toWritable = command.toWritable.bind(command);
+  command.toWritable = (socket) => {
+    marked[WRITTEN] = true;
+    return toWritable(socket);
+  };
   const reject = command.reject;
   command.reject = (err) =>
     reject(
       err instanceof ReplyError || err instanceof RedisUnavailableError
         ? err
-        : new RedisUnavailableError(err),
+        : new RedisUnavailableError(err, marked[WRITTEN] === true),
     );
 }
 

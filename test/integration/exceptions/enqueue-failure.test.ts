@@ -1,7 +1,9 @@
 /**
- * When an admitted report cannot be enqueued (Redis or the queue is down), its slot is given back
- * and the caller gets DEPENDENCY_UNAVAILABLE (a 503 the device retries): the device keeps the
- * report, and the retry is admitted. Real Redis window and Mongo; only the queue fails.
+ * When an admitted report surely was not enqueued (the producer refused before sending), its slot
+ * is given back and the caller gets DEPENDENCY_UNAVAILABLE (a 503 the device retries): the device
+ * keeps the report, and the retry is admitted. When the enqueue failed ambiguously (a deadline:
+ * the job may have landed), the slot is kept, so the resend is recognised as a resend under the
+ * same job id and at most one job exists. Real Redis window and Mongo; only the queue fails.
  */
 import { createAccountsService } from '../../../shared/accounts/service';
 import { takeReport, type IntakeDeps } from '../../../api/exceptions/intake';
@@ -39,32 +41,25 @@ afterAll(async () => {
   await stack.close();
 });
 
-test('a failed enqueue releases the slot and answers DEPENDENCY_UNAVAILABLE; the retry is admitted', async () => {
-  const account = await newAccount(stack, 1); // 2 per 24 h
+interface Setup {
+  readonly deps: IntakeDeps;
+  readonly apiKey: string;
+  readonly appId: string;
+  readonly report: ReturnType<typeof validateReport>;
+}
+
+/** One account (2 reports per 24 h), its app, one registered device, intake deps on `add`. */
+async function setUp(add: IntakeDeps['queue']['add'], tag: string): Promise<Setup> {
+  const account = await newAccount(stack, 1);
   const app = await seedApp(stack, account.id);
   await registerDevices({ baseUrl: stack.urls.web, ca: stack.ca, apiKey: account.apiKey, ...app }, [
     'd1',
   ]);
   const keys = redisKeys(stack.prefix);
-  const added: string[] = [];
-  let queueDown = true;
   const deps: IntakeDeps = {
     db: stack.mongo.db,
     accounts: createAccountsService(stack.mongo.db, createKeyRing(stack.masterKey)),
-    queue: {
-      add: ((_name: string, _data: unknown, opts?: { jobId?: string }) => {
-        if (queueDown) {
-          // What the API's producer connection rejects with when Redis is away.
-          return Promise.reject(
-            new RedisUnavailableError(
-              new Error("Stream isn't writeable and enableOfflineQueue options is false"),
-            ),
-          );
-        }
-        added.push(opts?.jobId ?? '');
-        return Promise.resolve({});
-      }) as never,
-    },
+    queue: { add },
     window: redisSlidingWindow(redis),
     windowKey: keys.exceptionWindow,
     installations: cardInstallationLookup({
@@ -78,19 +73,71 @@ test('a failed enqueue releases the slot and answers DEPENDENCY_UNAVAILABLE; the
     package: app.package,
     hash: app.md5,
     deviceId: 'd1',
-    stack: stackTrace('enqueue'),
+    stack: stackTrace(tag),
     log: [],
     metadata: [],
     extra: [],
   });
-  const failure = await takeReport(deps, account.apiKey, report).catch((e: unknown) => e);
+  return { deps, apiKey: account.apiKey, appId: app.appId, report };
+}
+
+test('a failed enqueue releases the slot and answers DEPENDENCY_UNAVAILABLE; the retry is admitted', async () => {
+  const added: string[] = [];
+  let queueDown = true;
+  const add = ((_name: string, _data: unknown, opts?: { jobId?: string }) => {
+    if (queueDown) {
+      // What the API's producer connection rejects with when Redis is away: never sent.
+      return Promise.reject(
+        new RedisUnavailableError(
+          new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+          false,
+        ),
+      );
+    }
+    added.push(opts?.jobId ?? '');
+    return Promise.resolve({});
+  }) as never;
+  const { deps, apiKey, appId, report } = await setUp(add, 'enqueue');
+  const window = redisKeys(stack.prefix).exceptionWindow(appId);
+
+  const failure = await takeReport(deps, apiKey, report).catch((e: unknown) => e);
   expect(failure).toBeInstanceOf(AppError);
   expect((failure as AppError).code).toBe('DEPENDENCY_UNAVAILABLE');
-  expect(await redis.zcard(keys.exceptionWindow(app.appId))).toBe(0);
+  expect(await redis.zcard(window)).toBe(0);
 
   queueDown = false;
-  const verdict = await takeReport(deps, account.apiKey, report);
+  const verdict = await takeReport(deps, apiKey, report);
   expect(verdict).toMatchObject({ status: 'REGISTERED', resent: false, budget: { remaining: 1 } });
   expect(added).toHaveLength(1);
-  expect(await redis.zcard(keys.exceptionWindow(app.appId))).toBe(1);
+  expect(await redis.zcard(window)).toBe(1);
+});
+
+test('an enqueue that timed out after adding keeps the slot; the resend is the same job', async () => {
+  // A queue whose add stores the job and then fails like the producer's deadline does.
+  const jobs = new Set<string>();
+  let adds = 0;
+  const add = ((_name: string, _data: unknown, opts?: { jobId?: string }) => {
+    adds += 1;
+    jobs.add(opts?.jobId ?? '');
+    if (adds === 1) {
+      return Promise.reject(
+        new AppError('DEPENDENCY_UNAVAILABLE', {
+          message: 'Redis did not answer adding to exception-ingest in time',
+        }),
+      );
+    }
+    return Promise.resolve({});
+  }) as never;
+  const { deps, apiKey, appId, report } = await setUp(add, 'enqueue-timeout');
+  const window = redisKeys(stack.prefix).exceptionWindow(appId);
+
+  const failure = await takeReport(deps, apiKey, report).catch((e: unknown) => e);
+  expect((failure as AppError).code).toBe('DEPENDENCY_UNAVAILABLE');
+  expect(await redis.zcard(window)).toBe(1);
+
+  const verdict = await takeReport(deps, apiKey, report);
+  expect(verdict).toMatchObject({ status: 'REGISTERED', resent: true, budget: { remaining: 1 } });
+  expect(adds).toBe(2);
+  expect(jobs.size).toBe(1);
+  expect(await redis.zcard(window)).toBe(1);
 });
