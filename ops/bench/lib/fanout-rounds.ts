@@ -55,19 +55,22 @@ export interface RoundContext {
   readonly say: (text: string) => void;
 }
 
-interface Side {
+export interface Side {
   readonly pid: number;
   readonly connect: ConnectCommand;
+  /** Resolves once the server holds every connection (part of the connect phase). */
+  ready?(): Promise<void>;
   /** Sends the publishing request; resolves when it answered. */
   publish(): Promise<void>;
 }
 
-async function measure(ctx: RoundContext, side: Side, extraPids = {}): Promise<SideResult> {
+export async function measure(ctx: RoundContext, side: Side, extraPids = {}): Promise<SideResult> {
   const { fleet } = ctx;
   const rssBefore = (await rssBytes(side.pid)) ?? NaN;
   const connectStart = nowMs();
   try {
     await fleet.connect(side.connect);
+    await side.ready?.();
   } catch (err) {
     await fleet.disconnect();
     throw err;
@@ -101,9 +104,9 @@ async function measure(ctx: RoundContext, side: Side, extraPids = {}): Promise<S
   };
 }
 
-const deviceIds = (n: number) => Array.from({ length: n }, (_, i) => `fanout-${n}-${i}`);
+export const deviceIds = (n: number) => Array.from({ length: n }, (_, i) => `fanout-${n}-${i}`);
 
-function connectCommand(ca: string, apiKey: string, n: number, url: string): ConnectCommand {
+export function connectCommand(ca: string, apiKey: string, n: number, url: string): ConnectCommand {
   return {
     url,
     servername: SERVERNAME,
