@@ -15,7 +15,6 @@
  * measured (lib/fanout-rounds.ts, lib/legacy-rounds.ts). The deployment and the client processes
  * are stopped at the end, also on error.
  */
-import { randomBytes } from 'node:crypto';
 import { startDeployment, type Deployment } from '../dev/deployment';
 import { ClientFleet } from './lib/fanout-clients';
 import { apkrelayRound, type RoundContext } from './lib/fanout-rounds';
@@ -73,7 +72,6 @@ async function run(
   args: Args,
   d: Deployment,
   fleets: Fleets,
-  metricsToken: string,
   say: (text: string) => void,
 ): Promise<LegacyRound[]> {
   const needed = Math.max(...args.devices) + FD_HEADROOM;
@@ -110,7 +108,7 @@ async function run(
         });
       const sse = await attempt('SSE', () => apkrelayRound(ctx(fleets.sse), n));
       const legacy = await attempt('PushLink', () =>
-        legacyRound(ctx(fleets.legacy), n, d.legacyPushPort ?? 0, metricsToken),
+        legacyRound(ctx(fleets.legacy), n, d.legacyPushPort ?? 0),
       );
       rounds.push({ devices: n, sse, legacy, errors });
     }
@@ -162,11 +160,9 @@ async function main(argv: readonly string[]): Promise<void> {
   };
   const files = await ensureOpenFiles(Math.max(...args.devices) + FD_HEADROOM);
   say(`open-file limit ${files}; starting services, one API and one worker process ...`);
-  const metricsToken = randomBytes(18).toString('base64url');
   const deployment = await startDeployment({
     maxApkBytes: 64 * 1024 * 1024,
     legacyPush: true,
-    env: { METRICS_TOKEN: metricsToken },
   });
   const fleets: Fleets = {
     sse: ClientFleet.start(args.clients),
@@ -181,7 +177,7 @@ async function main(argv: readonly string[]): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const rounds = await run(args, deployment, fleets, metricsToken, say);
+    const rounds = await run(args, deployment, fleets, say);
     process.stdout.write(`${report(args, rounds)}\n`);
   } finally {
     process.removeListener('SIGINT', onSignal);

@@ -58,8 +58,6 @@ export interface RoundContext {
 export interface Side {
   readonly pid: number;
   readonly connect: ConnectCommand;
-  /** Resolves once the server holds every connection (part of the connect phase). */
-  ready?(): Promise<void>;
   /** Sends the publishing request; resolves when it answered. */
   publish(): Promise<void>;
 }
@@ -70,7 +68,6 @@ export async function measure(ctx: RoundContext, side: Side, extraPids = {}): Pr
   const connectStart = nowMs();
   try {
     await fleet.connect(side.connect);
-    await side.ready?.();
   } catch (err) {
     await fleet.disconnect();
     throw err;

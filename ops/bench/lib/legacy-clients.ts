@@ -8,9 +8,11 @@
  * first `{"mt":"0",...}` line.
  *
  * The connect command's `url` names the listener and the subscribe fields:
- * `pushlink://127.0.0.1:<port>/?package=<package>&hash=<installed md5>`. "Connected" means the
- * handshake is done and the subscribe line written; the server answers an up-to-date device
- * nothing, so the round waits for the API's open-streams gauge as well.
+ * `pushlink://127.0.0.1:<port>/?package=<package>&hash=<installed md5>`. The server answers an
+ * up-to-date subscribe with nothing, so each device writes a probe line (`{}`, not a subscribe)
+ * right after it: lines of a socket are handled in order, so the probe's `mt 1` answer means the
+ * subscribe was handled and the socket attached; that answer is when the device counts as
+ * connected.
  */
 import path from 'node:path';
 import { connect, type TLSSocket } from 'node:tls';
@@ -37,6 +39,8 @@ const ANNOUNCED_HEARTBEAT_S = 3_600;
  * takes longer than that: without these beats most sockets of the round were dropped.
  */
 const CONNECT_BEAT_MS = 5_000;
+/** A line that is not a subscribe: answered with an `mt 1` text once the lines before it are. */
+const PROBE = '{}\n';
 
 interface Device {
   readonly socket: TLSSocket;
@@ -54,7 +58,7 @@ function openDevice(c: ConnectCommand, deviceId: string, wake: () => void): Prom
       servername: c.servername,
     });
     const device: Device = { socket, firstApk: null, ended: false };
-    const timer = setTimeout(() => fail(new Error('no handshake in time')), c.timeoutMs);
+    const timer = setTimeout(() => fail(new Error('no answer to the probe in time')), c.timeoutMs);
     const fail = (err: Error) => {
       clearTimeout(timer);
       socket.destroy();
@@ -62,9 +66,6 @@ function openDevice(c: ConnectCommand, deviceId: string, wake: () => void): Prom
     };
     socket.once('error', fail);
     socket.once('secureConnect', () => {
-      clearTimeout(timer);
-      socket.off('error', fail);
-      socket.on('error', () => undefined);
       const pkg = target.searchParams.get('package') ?? '';
       const hash = target.searchParams.get('hash') ?? '';
       socket.write(
@@ -74,11 +75,17 @@ function openDevice(c: ConnectCommand, deviceId: string, wake: () => void): Prom
           deviceId,
           hash,
           heartbeatSeconds: ANNOUNCED_HEARTBEAT_S,
-        }),
+        }) + PROBE,
       );
-      resolve(device);
     });
+    const attached = () => {
+      clearTimeout(timer);
+      socket.off('error', fail);
+      socket.on('error', () => undefined);
+      resolve(device);
+    };
     let buffered = '';
+    let probed = false;
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
       const at = nowMs();
@@ -86,7 +93,10 @@ function openDevice(c: ConnectCommand, deviceId: string, wake: () => void): Prom
       for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);
-        if (device.firstApk === null && line.startsWith('{"mt":"0"')) {
+        if (line.startsWith('{"mt":"1"') && !probed) {
+          probed = true;
+          attached();
+        } else if (device.firstApk === null && line.startsWith('{"mt":"0"')) {
           device.firstApk = { at, bytes: Buffer.byteLength(line) };
           wake();
         }
