@@ -5,7 +5,8 @@
  * legacy listener (lib/legacy-clients.ts), each side with a fresh account and app whose devices
  * run v1. Clock: from `PUT /api/v2/apps/{package}/current` (v2) to each SSE stream's `version`
  * event, or each socket's `{"mt":"0",...}` line: p50/p99/last. RSS per idle connection = (API
- * VmRSS with N idle connections - VmRSS before connecting) / N, read 5 s after the last connect.
+ * VmRSS with N idle connections - VmRSS before connecting) / N, read 5 s after the last connect;
+ * each side runs on a freshly started API process.
  * Printed with the ratios legacy/SSE and issue 18's targets at 10,000 (lib/legacy-report.ts).
  *
  *   npm run bench:legacy-push [-- --devices 1000,10000] [-- --clients 3] [-- --json]
@@ -63,6 +64,14 @@ function parseArgs(argv: readonly string[]): Args {
   return { devices, clients, json };
 }
 
+/** The processes whose CPU time is reported, beside the client processes. */
+function servicePids(d: Deployment): Record<string, number> {
+  const pids: Record<string, number> = { api: d.apiPid, workers: d.workersPid };
+  if (d.servicePids.mongo !== null) pids.mongo = d.servicePids.mongo;
+  if (d.servicePids.redis !== null) pids.redis = d.servicePids.redis;
+  return pids;
+}
+
 interface Fleets {
   readonly sse: ClientFleet;
   readonly legacy: ClientFleet;
@@ -81,9 +90,6 @@ async function run(
   const agent = agentFor(d.adminUrl, { keepAlive: true, maxSockets: 8 });
   try {
     const env = await deploymentEnv(d);
-    const cpuPids: Record<string, number> = { api: d.apiPid, workers: d.workersPid };
-    if (d.servicePids.mongo !== null) cpuPids.mongo = d.servicePids.mongo;
-    if (d.servicePids.redis !== null) cpuPids.redis = d.servicePids.redis;
     const ctx = (fleet: ClientFleet): RoundContext => ({
       d,
       mongoUrl: env.MONGO_URL ?? '',
@@ -92,7 +98,7 @@ async function run(
       fleet,
       agent,
       cpuPids: {
-        ...cpuPids,
+        ...servicePids(d),
         ...Object.fromEntries(fleet.pids.map((p, i) => [`client${i + 1}`, p])),
       },
       say,
@@ -106,7 +112,12 @@ async function run(
           say(`  ${side} round failed: ${errors[side]}`);
           return null;
         });
+      // Each side on a fresh API process: its RSS must not start from the other side's heap.
+      await d.stopApi();
+      await d.startApi();
       const sse = await attempt('SSE', () => apkrelayRound(ctx(fleets.sse), n));
+      await d.stopApi();
+      await d.startApi();
       const legacy = await attempt('PushLink', () =>
         legacyRound(ctx(fleets.legacy), n, d.legacyPushPort ?? 0),
       );
