@@ -135,7 +135,12 @@ async function deploymentEnv(
     LOG_LEVEL: 'warn',
     ...options.env,
   };
-  if (options.legacyPush) env.LEGACY_PUSH_PORT = String(await freePort());
+  if (options.legacyPush) {
+    // freePort may hand out a port it just gave (nothing holds it yet): take a distinct one.
+    let legacy = await freePort();
+    while ([port, webPort, pushPort].includes(legacy)) legacy = await freePort();
+    env.LEGACY_PUSH_PORT = String(legacy);
+  }
   const scheme = (options.tls ?? true) ? 'https' : 'http';
   const urls = {
     admin: `${scheme}://localhost:${port}`,
