@@ -33,6 +33,8 @@ export interface Deployment {
   readonly workersPid: number;
   /** The embedded services' processes (null if not found). */
   readonly servicePids: { readonly mongo: number | null; readonly redis: number | null };
+  /** The PushLink SDK listener's port (LEGACY_PUSH_PORT), null unless `legacyPush` was asked. */
+  readonly legacyPushPort: number | null;
   /** Stops the API process (SIGTERM, then waits); the workers and services keep running. */
   stopApi(): Promise<void>;
   /** Starts an API process again, same settings and ports, and waits until it is ready. */
@@ -47,6 +49,8 @@ export interface DeploymentOptions {
   readonly tls?: boolean;
   /** More settings for both processes, e.g. HEARTBEAT_SECONDS. */
   readonly env?: Readonly<Record<string, string>>;
+  /** true: the API also listens for PushLink SDK sockets, on a free LEGACY_PUSH_PORT. */
+  readonly legacyPush?: boolean;
 }
 
 const STOP_GRACE_MS = 15_000;
@@ -131,6 +135,12 @@ async function deploymentEnv(
     LOG_LEVEL: 'warn',
     ...options.env,
   };
+  if (options.legacyPush) {
+    // freePort may hand out a port it just gave (nothing holds it yet): take a distinct one.
+    let legacy = await freePort();
+    while ([port, webPort, pushPort].includes(legacy)) legacy = await freePort();
+    env.LEGACY_PUSH_PORT = String(legacy);
+  }
   const scheme = (options.tls ?? true) ? 'https' : 'http';
   const urls = {
     admin: `${scheme}://localhost:${port}`,
@@ -183,6 +193,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
       },
       workersPid: workers.child.pid ?? -1,
       servicePids,
+      legacyPushPort: env.LEGACY_PUSH_PORT === undefined ? null : Number(env.LEGACY_PUSH_PORT),
       async stopApi() {
         if (api) await stopPid(api.child.pid ?? -1, STOP_GRACE_MS);
         api = null;

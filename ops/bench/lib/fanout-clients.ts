@@ -26,12 +26,13 @@ export interface ConnectCommand {
   readonly deadline: number;
 }
 
-type Command =
+/** What the parent tells a client process (lib/legacy-clients.ts obeys the same ones). */
+export type Command =
   | ({ kind: 'connect' } & ConnectCommand)
   | { kind: 'collect'; event: string; timeoutMs: number }
   | { kind: 'disconnect' };
 
-type Reply =
+export type Reply =
   | { kind: 'connected'; ok: number; failed: number; firstError: string | null }
   | { kind: 'times'; times: number[]; missing: number; sampleBytes: number; dropped: number }
   | { kind: 'disconnected' };
@@ -91,6 +92,37 @@ function openStream(c: ConnectCommand, agent: Agent, deviceId: string, wake: () 
   });
 }
 
+/**
+ * Opens the command's connections, `concurrency` at a time, into `into` (lib/legacy-clients.ts
+ * uses it too); counts the ones that failed or came after the connect phase's deadline.
+ */
+export async function connectAll<T>(
+  cmd: ConnectCommand,
+  open: (deviceId: string) => Promise<T>,
+  into: T[],
+): Promise<Extract<Reply, { kind: 'connected' }>> {
+  let next = 0;
+  let failed = 0;
+  let firstError: string | null = null;
+  const worker = async () => {
+    for (let i = next++; i < cmd.deviceIds.length; i = next++) {
+      if (Date.now() > cmd.deadline) {
+        failed++;
+        firstError ??= 'connect phase deadline passed';
+        continue;
+      }
+      try {
+        into.push(await open(cmd.deviceIds[i]!));
+      } catch (err) {
+        failed++;
+        firstError ??= (err as Error).message;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: cmd.concurrency }, worker));
+  return { kind: 'connected', ok: into.length, failed, firstError };
+}
+
 /** The body of a client process: obeys the parent's commands until told to disconnect. */
 function runChild(): void {
   // Made at the first connect, for its URL's protocol; replaced after each disconnect.
@@ -105,26 +137,8 @@ function runChild(): void {
           keepAlive: true,
           maxSockets: Infinity,
         }));
-        let next = 0;
-        let failed = 0;
-        let firstError: string | null = null;
-        const worker = async () => {
-          for (let i = next++; i < cmd.deviceIds.length; i = next++) {
-            if (Date.now() > cmd.deadline) {
-              failed++;
-              firstError ??= 'connect phase deadline passed';
-              continue;
-            }
-            try {
-              streams.push(await openStream(cmd, streamAgent, cmd.deviceIds[i]!, () => wake()));
-            } catch (err) {
-              failed++;
-              firstError ??= (err as Error).message;
-            }
-          }
-        };
-        await Promise.all(Array.from({ length: cmd.concurrency }, worker));
-        send({ kind: 'connected', ok: streams.length, failed, firstError });
+        const open = (id: string) => openStream(cmd, streamAgent, id, () => wake());
+        send(await connectAll(cmd, open, streams));
       } else if (cmd.kind === 'collect') {
         const deadline = Date.now() + cmd.timeoutMs;
         const done = () => streams.every((s) => s.seen.has(cmd.event) || s.ended);
@@ -171,8 +185,8 @@ export interface Collected {
 export class ClientFleet {
   private constructor(private readonly children: ChildProcess[]) {}
 
-  static start(processes: number): ClientFleet {
-    const file = path.join(__dirname, 'fanout-clients.js');
+  /** `file`: the client module (default: these SSE clients; lib/legacy-clients.js: PushLink). */
+  static start(processes: number, file = path.join(__dirname, 'fanout-clients.js')): ClientFleet {
     return new ClientFleet(
       Array.from({ length: processes }, () =>
         fork(file, ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),

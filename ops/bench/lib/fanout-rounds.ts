@@ -55,14 +55,14 @@ export interface RoundContext {
   readonly say: (text: string) => void;
 }
 
-interface Side {
+export interface Side {
   readonly pid: number;
   readonly connect: ConnectCommand;
   /** Sends the publishing request; resolves when it answered. */
   publish(): Promise<void>;
 }
 
-async function measure(ctx: RoundContext, side: Side, extraPids = {}): Promise<SideResult> {
+export async function measure(ctx: RoundContext, side: Side, extraPids = {}): Promise<SideResult> {
   const { fleet } = ctx;
   const rssBefore = (await rssBytes(side.pid)) ?? NaN;
   const connectStart = nowMs();
@@ -101,9 +101,9 @@ async function measure(ctx: RoundContext, side: Side, extraPids = {}): Promise<S
   };
 }
 
-const deviceIds = (n: number) => Array.from({ length: n }, (_, i) => `fanout-${n}-${i}`);
+export const deviceIds = (n: number) => Array.from({ length: n }, (_, i) => `fanout-${n}-${i}`);
 
-function connectCommand(ca: string, apiKey: string, n: number, url: string): ConnectCommand {
+export function connectCommand(ca: string, apiKey: string, n: number, url: string): ConnectCommand {
   return {
     url,
     servername: SERVERNAME,

@@ -1,0 +1,205 @@
+/**
+ * Benchmark: PushLink SDK devices (legacy push, LEGACY_PUSH_PORT) against SSE streams, on ONE
+ * API process in the same run. For each N: N SSE streams (lib/fanout-clients.ts, as
+ * `bench:fanout` measures them), then N simulated SDK 5.6.0 devices holding TLS sockets on the
+ * legacy listener (lib/legacy-clients.ts), each side with a fresh account and app whose devices
+ * run v1. Clock: from `PUT /api/v2/apps/{package}/current` (v2) to each SSE stream's `version`
+ * event, or each socket's `{"mt":"0",...}` line: p50/p99/last. RSS per idle connection = (API
+ * VmRSS with N idle connections - VmRSS before connecting) / N, read 5 s after the last connect;
+ * each side runs on a freshly started API process.
+ * Printed with the ratios legacy/SSE and issue 18's targets at 10,000 (lib/legacy-report.ts).
+ *
+ *   npm run bench:legacy-push [-- --devices 1000,10000] [-- --clients 3] [-- --json]
+ *
+ * The clients run in separate processes (per side, `--clients` of them) so the client side does
+ * not take the API's CPU; the open-file limit is raised as `bench:fanout` does. Setup is not
+ * measured (lib/fanout-rounds.ts, lib/legacy-rounds.ts). The deployment and the client processes
+ * are stopped at the end, also on error.
+ */
+import { startDeployment, type Deployment } from '../dev/deployment';
+import { ClientFleet } from './lib/fanout-clients';
+import { apkrelayRound, type RoundContext } from './lib/fanout-rounds';
+import { deploymentEnv, ensureOpenFiles, openFileLimit } from './lib/fanout-setup';
+import { startLegacyFleet } from './lib/legacy-clients';
+import { legacyRound } from './lib/legacy-rounds';
+import {
+  legacyTable,
+  legacyVerdicts,
+  P99_RATIO_TARGET,
+  type LegacyRound,
+} from './lib/legacy-report';
+import { agentFor } from './lib/transport';
+
+const MAX_DEVICES = 20_000;
+/** Open files beyond the connections: the API's own sockets, Mongo/Redis connections, files. */
+const FD_HEADROOM = 2_048;
+
+interface Args {
+  readonly devices: number[];
+  readonly clients: number;
+  readonly json: boolean;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  let devices = [1_000, 10_000];
+  let clients = 3;
+  let json = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--json') json = true;
+    else if (arg === '--devices') {
+      devices = (argv[++i] ?? '').split(',').map(Number);
+      if (devices.some((n) => !Number.isInteger(n) || n < 1 || n > MAX_DEVICES)) {
+        throw new Error(`--devices takes counts from 1 to ${MAX_DEVICES}, e.g. --devices 1000`);
+      }
+    } else if (arg === '--clients') {
+      clients = Number(argv[++i]);
+      if (!Number.isInteger(clients) || clients < 1 || clients > 8) {
+        throw new Error('--clients takes a count of client processes from 1 to 8');
+      }
+    } else {
+      throw new Error(`unknown argument ${arg ?? ''} (--devices, --clients, --json)`);
+    }
+  }
+  return { devices, clients, json };
+}
+
+/** The processes whose CPU time is reported, beside the client processes. */
+function servicePids(d: Deployment): Record<string, number> {
+  const pids: Record<string, number> = { api: d.apiPid, workers: d.workersPid };
+  if (d.servicePids.mongo !== null) pids.mongo = d.servicePids.mongo;
+  if (d.servicePids.redis !== null) pids.redis = d.servicePids.redis;
+  return pids;
+}
+
+interface Fleets {
+  readonly sse: ClientFleet;
+  readonly legacy: ClientFleet;
+}
+
+async function run(
+  args: Args,
+  d: Deployment,
+  fleets: Fleets,
+  say: (text: string) => void,
+): Promise<LegacyRound[]> {
+  const needed = Math.max(...args.devices) + FD_HEADROOM;
+  const apiFiles = await openFileLimit(d.apiPid);
+  if (apiFiles < needed) throw new Error(`the API may open ${apiFiles} files, ${needed} needed`);
+  if (d.legacyPushPort === null) throw new Error('the deployment has no legacy push listener');
+  const agent = agentFor(d.adminUrl, { keepAlive: true, maxSockets: 8 });
+  try {
+    const env = await deploymentEnv(d);
+    const ctx = (fleet: ClientFleet): RoundContext => ({
+      d,
+      mongoUrl: env.MONGO_URL ?? '',
+      redisUrl: env.REDIS_URL ?? '',
+      queuePrefix: env.QUEUE_PREFIX ?? 'apkrelay',
+      fleet,
+      agent,
+      cpuPids: {
+        ...servicePids(d),
+        ...Object.fromEntries(fleet.pids.map((p, i) => [`client${i + 1}`, p])),
+      },
+      say,
+    });
+    const rounds: LegacyRound[] = [];
+    for (const n of args.devices) {
+      const errors: Record<string, string> = {};
+      const attempt = async <T>(side: string, f: () => Promise<T>): Promise<T | null> =>
+        f().catch((err: unknown) => {
+          errors[side] = (err as Error).message; // reported; the other side still runs
+          say(`  ${side} round failed: ${errors[side]}`);
+          return null;
+        });
+      // Each side on a fresh API process: its RSS must not start from the other side's heap.
+      await d.stopApi();
+      await d.startApi();
+      const sse = await attempt('SSE', () => apkrelayRound(ctx(fleets.sse), n));
+      await d.stopApi();
+      await d.startApi();
+      const legacy = await attempt('PushLink', () =>
+        legacyRound(ctx(fleets.legacy), n, d.legacyPushPort ?? 0),
+      );
+      rounds.push({ devices: n, sse, legacy, errors });
+    }
+    return rounds;
+  } finally {
+    agent.destroy();
+  }
+}
+
+function report(args: Args, rounds: readonly LegacyRound[]): string {
+  const lines = legacyVerdicts(rounds);
+  if (args.json) {
+    const targets = { p99Ratio: P99_RATIO_TARGET, rssRatio: 1 };
+    const out = { node: process.version, clients: args.clients, targets, rounds, verdicts: lines };
+    return JSON.stringify(out);
+  }
+  const detail = rounds.flatMap((r) =>
+    (['sse', 'legacy'] as const).flatMap((side) => {
+      const s = r[side];
+      if (!s) return [];
+      const cpu = Object.entries(s.cpuSeconds)
+        .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+        .join(', ');
+      return [
+        `N=${r.devices} ${side}: set current ${s.requestMs.toFixed(0)} ms, connect ` +
+          `${s.connectSeconds.toFixed(1)} s, RSS ${(s.rssBefore / 2 ** 20).toFixed(0)} -> ` +
+          `${(s.rssIdle / 2 ** 20).toFixed(0)} MiB, missing ${s.missing}, dropped ${s.dropped}; ` +
+          `CPU s during fan-out: ${cpu}`,
+      ];
+    }),
+  );
+  return [
+    '',
+    legacyTable(rounds),
+    '',
+    ...detail,
+    '',
+    "latency: PUT .../current -> each SSE stream's version event / each PushLink socket's " +
+      `mt 0 line; ${args.clients} client processes per side; RSS/conn = (API VmRSS with N idle ` +
+      'connections - VmRSS before connecting) / N. Ratios are PushLink over SSE.',
+    ...lines,
+  ].join('\n');
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const args = parseArgs(argv);
+  const say = (text: string) => {
+    if (!args.json) process.stdout.write(`${text}\n`);
+  };
+  const files = await ensureOpenFiles(Math.max(...args.devices) + FD_HEADROOM);
+  say(`open-file limit ${files}; starting services, one API and one worker process ...`);
+  const deployment = await startDeployment({
+    maxApkBytes: 64 * 1024 * 1024,
+    legacyPush: true,
+  });
+  const fleets: Fleets = {
+    sse: ClientFleet.start(args.clients),
+    legacy: startLegacyFleet(args.clients),
+  };
+  const stopAll = async () => {
+    fleets.sse.stop();
+    fleets.legacy.stop();
+    await deployment.stop();
+  };
+  const onSignal = () => void stopAll().finally(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const rounds = await run(args, deployment, fleets, say);
+    process.stdout.write(`${report(args, rounds)}\n`);
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await stopAll();
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).catch((err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  });
+}
