@@ -179,7 +179,12 @@ export class PushlinkSocket implements DeviceChannel {
     if (!this.isConnected) return;
     const parsed = parseDeviceLine(line.at(-1) === 13 ? line.subarray(0, -1) : line);
     if (parsed.kind === 'invalid') return this.write(textLine(parsed.text));
-    if (parsed.kind === 'subscribe') return this.subscribe(parsed.subscribe);
+    if (parsed.kind === 'subscribe') {
+      // The subscribe has arrived: the time its registration takes (a loaded database) must not
+      // count against the subscribe timeout, or a fleet reconnecting at once is dropped in a loop.
+      if (!this.subscribed) this.socket.setTimeout(this.idleMs(parsed.subscribe));
+      return this.subscribe(parsed.subscribe);
+    }
     await this.beat();
   }
 
@@ -207,8 +212,7 @@ export class PushlinkSocket implements DeviceChannel {
     const key = installationId(account.id, input.package, input.deviceId).toHexString();
     this.subscribed = { identity, app, installationId: key };
     this.lastSeenAt = this.deps.now().getTime();
-    const beat = Math.max(this.deps.limits.heartbeatSeconds, sub.heartbeatSeconds ?? 0);
-    this.socket.setTimeout(IDLE_BEATS * beat * 1000);
+    this.socket.setTimeout(this.idleMs(sub));
     await this.deps.push.attach(
       app,
       key,
@@ -222,6 +226,13 @@ export class PushlinkSocket implements DeviceChannel {
       },
       this,
       '',
+    );
+  }
+
+  /** Silence that closes a subscribed socket: several of the longer of both heartbeats. */
+  private idleMs(sub: Subscribe): number {
+    return (
+      IDLE_BEATS * Math.max(this.deps.limits.heartbeatSeconds, sub.heartbeatSeconds ?? 0) * 1000
     );
   }
 
