@@ -89,11 +89,23 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     queueNames: QUEUES.map((q) => q.name),
     close: () =>
       (closing ??= (async () => {
-        await Promise.all(workers.map((w) => w.close()));
+        // A worker whose Redis node died (a cluster failover) may never finish closing: after
+        // the grace its connections are cut, so the process still stops.
+        const closed = Promise.all(workers.map((w) => w.close())).then(() => true);
+        const grace = new Promise<false>((resolve) => {
+          setTimeout(resolve, WORKER_CLOSE_GRACE_MS, false).unref();
+        });
+        if (!(await Promise.race([closed, grace]))) {
+          options.log.warn('workers did not close in time; disconnecting them');
+          await Promise.all(workers.map((w) => w.disconnect().catch(() => undefined)));
+        }
         await closeRedis(connection);
       })()),
   };
 }
+
+/** How long workers may take to finish their jobs and close before being cut off. */
+const WORKER_CLOSE_GRACE_MS = 10_000;
 
 /** Installs a scheduler running `schedule.payload` every `schedule.every` ms (upserted by id). */
 async function upsertEvery<P>(
