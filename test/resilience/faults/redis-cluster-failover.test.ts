@@ -22,6 +22,10 @@ import {
   seedApp,
   stackTrace,
 } from '../../integration/exceptions/fixtures';
+import { HOUSEKEEPING_SCHEDULE } from '../../../shared/queues/housekeeping';
+import { gridFsBlobStore } from '../../../shared/storage/blob-store';
+import { housekeepingProcessor } from '../../../workers/processors/housekeeping';
+import { jobContext } from '../../helpers/job-context';
 import { recordFigures } from '../report';
 import { auditStorage, classify, waitForVerdicts, type Outcome } from './upload-outcomes';
 
@@ -140,6 +144,16 @@ test('a master SIGKILLed mid-run, its replica promoted: nothing acknowledged is 
 
   const ids = uploads.flatMap((o) => (o.kind === 'acknowledged' ? [o.upload.uploadId] : []));
   const statuses = await waitForVerdicts(stack.urls.admin, stack.ca, account.apiKey, ids, 120_000);
+  // An upload answered 503 while Redis could not say whether its job landed keeps its blob
+  // (api/upload/ingest-client.ts); with no job, housekeeping's sweep fails it once it is stale.
+  // Run that sweep as its schedule would a day later: only such uploads may be swept.
+  const swept = await sweepADayLater(stack);
+  expect(swept.removed).toBeLessThanOrEqual(retryUploads.length);
+  const sweptUploads = await stack.mongo.db
+    .collection<{ _id: string; status: string }>('uploads')
+    .find({ accountId: account.id, 'verdict.code': 'UPLOAD_FAILED' })
+    .toArray();
+  expect(sweptUploads.filter((u) => ids.includes(u._id))).toEqual([]);
   const audit = await auditStorage(stack.mongo.db, account.id);
   // A 503 is not an acknowledgement: its upload may still have been taken (the reply was lost
   // with the master), and the resend is then rejected as a duplicate of the stored APK. So an
@@ -178,3 +192,13 @@ test('a master SIGKILLed mid-run, its replica promoted: nothing acknowledged is 
     stored: 10,
   });
 });
+
+async function sweepADayLater(s: TestStack): Promise<{ removed: number }> {
+  const { payload } = HOUSEKEEPING_SCHEDULE;
+  const sweep = housekeepingProcessor({
+    db: s.mongo.db,
+    blobs: gridFsBlobStore(s.mongo.db),
+    now: () => new Date(Date.now() + payload.olderThanMs + 60_000),
+  });
+  return sweep(payload, jobContext());
+}
