@@ -6,7 +6,7 @@
 import type { Request, Response } from 'express';
 import { catalog } from '../../shared/catalog/collections';
 import { presentApk } from '../../shared/catalog/present';
-import { AppError } from '../../shared/errors';
+import { AppError, ERRORS } from '../../shared/errors';
 import { legacyReply, LEGACY_TEXT } from '../../shared/uploads/verdicts';
 import type { Account } from '../../shared/accounts/types';
 import type { Authenticated } from '../../shared/accounts/service';
@@ -216,6 +216,15 @@ async function submitLegacyUpload(
   const verdict = await deps.ingest.waitForVerdict(uploadId, deps.limits.uploadWaitTimeoutMs);
   if (!verdict) {
     sendText(res, 202, `deploy queued, still processing; status: ${statusUrl(deps, uploadId)}`);
+    return;
+  }
+  // A CI token's upload of another app's APK: its key is refused for that app (KEY_APP_REFUSED).
+  if (
+    expectedPackage !== null &&
+    verdict.status === 'rejected' &&
+    verdict.code === 'APK_PACKAGE_MISMATCH'
+  ) {
+    sendText(res, 403, `deploy fails, ${ERRORS.KEY_APP_REFUSED.message} ${verdict.message}`);
     return;
   }
   const reply = legacyReply(verdict, deps.limits.maxApkBytes);
