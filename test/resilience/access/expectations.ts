@@ -474,6 +474,25 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     judge: pageJudge,
     call: page(() => '/ui/apps'),
   },
+  'POST /ui/account/keys': {
+    judge: formJudge,
+    call: uiForm(
+      () => '/ui/account/keys',
+      (c) => ({ kind: 'ci-token', name: 'matrix form', apps: c.pkg }),
+    ),
+  },
+  'POST /ui/account/keys/:id/revoke': {
+    judge: formJudge,
+    call: uiForm((c) => `/ui/account/keys/${c.w.a.spareKeyId}/revoke`),
+  },
+  'POST /ui/account/api-key-restriction': {
+    judge: formJudge,
+    // Lifting a restriction that is not set: changes nothing other cases depend on.
+    call: uiForm(
+      () => '/ui/account/api-key-restriction',
+      () => ({ deviceOnly: 'false' }),
+    ),
+  },
   'POST /ui/api-key': {
     judge: formJudge,
     last: 2,
