@@ -132,7 +132,9 @@ export async function changeInstallationStatus(
   const app = { accountId: account.id, package: pkg };
   const id = installationId(account.id, pkg, deviceId).toHexString();
   await deps.live.dropCard(app, id);
-  const inst = await setInstallationStatus(deps.db, account, pkg, deviceId, status, deps.now());
+  const now = deps.now();
+  const cursor = deps.live.seatCursor;
+  const inst = await setInstallationStatus(deps.db, account, pkg, deviceId, status, now, cursor);
   await deps.live.setCard(app, id, cardOf(inst));
   await deps.push.kick(id);
   return inst;

@@ -10,7 +10,7 @@ import type { Account } from '../accounts/types';
 import { findApp } from '../catalog/queries';
 import { AppError } from '../errors';
 import type { RegistrationInput } from './registration-input';
-import { claimSeat, holdsSeat, releaseSeat } from './seats';
+import { claimSeat, holdsSeat, releaseSeat, type SeatCursor } from './seats';
 import {
   INSTALLATIONS,
   type InstallationDoc,
@@ -127,14 +127,24 @@ function sameMetadata(a: readonly KeyValue[], b: readonly KeyValue[]): boolean {
   );
 }
 
+/**
+ * How a registration runs: `appKnown` when the caller found the app already (a per-process cache,
+ * lookups.ts), and the account's seat cursor (seats.ts; without one, claims read the seats).
+ */
+export interface RegistrationOptions {
+  readonly appKnown?: boolean;
+  readonly seatCursor?: SeatCursor;
+}
+
 export async function registerInstallation(
   db: Db,
   account: Account,
   input: RegistrationInput,
   now: Date,
+  options: RegistrationOptions = {},
 ): Promise<InstallationDoc> {
-  const written = await writeRegistration(db, account, input, now);
-  return settleRegistration(db, account, written, now);
+  const written = await writeRegistration(db, account, input, now, options);
+  return settleRegistration(db, account, written, now, options.seatCursor);
 }
 
 /**
@@ -148,8 +158,11 @@ export async function writeRegistration(
   account: Account,
   input: RegistrationInput,
   now: Date,
+  { appKnown = false }: Pick<RegistrationOptions, 'appKnown'> = {},
 ): Promise<{ doc: InstallationDoc; created: boolean }> {
-  if (!(await findApp(db, account.id, input.package))) throw new UnknownPackageError();
+  if (!appKnown && !(await findApp(db, account.id, input.package))) {
+    throw new UnknownPackageError();
+  }
   const col = installations(db);
   const key = { accountId: account.id, package: input.package, deviceId: input.deviceId };
   const _id = installationId(account.id, input.package, input.deviceId);
@@ -174,9 +187,10 @@ export async function settleRegistration(
   account: Account,
   { doc, created }: { doc: InstallationDoc; created: boolean },
   now: Date,
+  seatCursor?: SeatCursor,
 ): Promise<InstallationDoc> {
   const enabled = created
-    ? await claimSeat(db, account.id, account.plan.installations, doc._id, now)
+    ? await claimSeat(db, account.id, account.plan.installations, doc._id, now, seatCursor)
     : await holdsSeat(db, doc._id);
   return syncStatus(installations(db), doc, enabled ? 'enabled' : 'disabled');
 }
@@ -199,6 +213,7 @@ export async function setInstallationStatus(
   deviceId: string,
   status: InstallationStatus,
   now: Date,
+  seatCursor?: SeatCursor,
 ): Promise<InstallationDoc> {
   const col = installations(db);
   const doc = await col.findOne({ _id: installationId(account.id, pkg, deviceId) });
@@ -210,7 +225,7 @@ export async function setInstallationStatus(
     await releaseSeat(db, doc._id);
     return updated;
   }
-  if (!(await claimSeat(db, account.id, account.plan.installations, doc._id, now))) {
+  if (!(await claimSeat(db, account.id, account.plan.installations, doc._id, now, seatCursor))) {
     throw new AppError('PLAN_FULL');
   }
   return syncStatus(col, doc, 'enabled');
