@@ -134,6 +134,8 @@ function sameMetadata(a: readonly KeyValue[], b: readonly KeyValue[]): boolean {
 export interface RegistrationOptions {
   readonly appKnown?: boolean;
   readonly seatCursor?: SeatCursor;
+  /** A hint that the installation is new (it has no card): its document is inserted first. */
+  readonly likelyNew?: boolean;
 }
 
 export async function registerInstallation(
@@ -151,14 +153,15 @@ export async function registerInstallation(
  * A registration's first step: the document, updated if known, else inserted (a new one is
  * `disabled` until its seat is claimed). (Not an upsert with $setOnInsert: store.ts says why.) Two
  * first registrations of one device at once: the insert that loses the unique index updates the
- * winner's document instead.
+ * winner's document instead. `likelyNew`: the insert is tried first (one request instead of two
+ * for a new installation; a known one then costs one more).
  */
 export async function writeRegistration(
   db: Db,
   account: Account,
   input: RegistrationInput,
   now: Date,
-  { appKnown = false }: Pick<RegistrationOptions, 'appKnown'> = {},
+  { appKnown = false, likelyNew = false }: Omit<RegistrationOptions, 'seatCursor'> = {},
 ): Promise<{ doc: InstallationDoc; created: boolean }> {
   if (!appKnown && !(await findApp(db, account.id, input.package))) {
     throw new UnknownPackageError();
@@ -167,15 +170,18 @@ export async function writeRegistration(
   const key = { accountId: account.id, package: input.package, deviceId: input.deviceId };
   const _id = installationId(account.id, input.package, input.deviceId);
   const set = changes(input, now);
-  const doc = await col.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
-  if (doc) return { doc, created: false };
+  const update = () => col.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
+  if (!likelyNew) {
+    const doc = await update();
+    if (doc) return { doc, created: false };
+  }
   const fresh = newInstallation(_id, key, now, set);
   try {
     await col.insertOne(fresh);
     return { doc: fresh, created: true };
   } catch (err) {
     if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
-    const won = await col.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
+    const won = await update();
     if (!won) throw new Error('installation vanished during registration', { cause: err });
     return { doc: won, created: false };
   }

@@ -94,6 +94,12 @@ if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
 if ARGV[3] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end
 return 1`;
 
+/** Sets field ARGV[1] to ARGV[2]; returns what it held (nil when nothing). */
+const SWAP = `
+local before = redis.call('HGET', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return before`;
+
 /**
  * The seat cursor's next slot (KEYS[1], a counter): -1 when there is none and ARGV[1] is '',
  * else the counter (started at ARGV[1] when absent), counted up by one.
@@ -120,6 +126,11 @@ function parseOffer(raw: string | null): OfferState {
   } catch {
     return NO_OFFER;
   }
+}
+
+/** A registration's placeholder in a card's place (see cards.ts), valid for `forMs`. */
+function placeholderText(forMs: number): string {
+  return JSON.stringify({ registering: Date.now() + forMs, n: randomBytes(6).toString('hex') });
 }
 
 /** The accounts' seat cursors (devices/seats.ts): a counter per account. */
@@ -198,15 +209,17 @@ export function liveState(redis: Redis, prefix: string) {
 
     /**
      * A registration begins: its placeholder replaces the card for at most `forMs`, so no reader
-     * backfills a card from the half-written document meanwhile. Returns the placeholder's text.
+     * backfills a card from the half-written document meanwhile. Returns the placeholder's text,
+     * and whether a card was there (the installation's document existed when it was written).
      */
-    async beginRegistration(app: AppScope, id: string, forMs: number): Promise<string> {
-      const raw = JSON.stringify({
-        registering: Date.now() + forMs,
-        n: randomBytes(6).toString('hex'),
-      });
-      await redis.hset(cardsKey(app), id, raw);
-      return raw;
+    async beginRegistration(
+      app: AppScope,
+      id: string,
+      forMs: number,
+    ): Promise<{ placeholder: string; hadCard: boolean }> {
+      const raw = placeholderText(forMs);
+      const before = (await redis.eval(SWAP, 1, cardsKey(app), id, raw)) as string | null;
+      return { placeholder: raw, hadCard: parseCard(before) !== null };
     },
 
     /**

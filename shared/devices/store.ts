@@ -86,8 +86,8 @@ export function registerDevice(
     throw new Error("registerDevice: the app is not the registration's");
   }
   const options = { appKnown: true, seatCursor: deps.live.seatCursor };
-  return registerWithCard(deps, scope, id, () =>
-    registerInstallation(deps.db, account, input, now, options),
+  return registerWithCard(deps, scope, id, (hadCard) =>
+    registerInstallation(deps.db, account, input, now, { ...options, likelyNew: !hadCard }),
   );
 }
 
