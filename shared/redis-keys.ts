@@ -18,6 +18,11 @@ export function redisKeys(prefix: string) {
     /** Per app: installation id → what the push hub last offered or gave up on it (JSON). */
     installationOffers: (accountId: string, pkg: string) =>
       `${prefix}:installations:offers:${accountId}:${pkg}`,
+    /**
+     * Per account: the next plan seat slot a claim tries (devices/seats.ts); a hint, the seats'
+     * unique ids decide.
+     */
+    seatCursor: (accountId: string) => `${prefix}:seats:next:${accountId}`,
     /** Per-app sliding window of admitted exception reports (sorted set, score = ms). */
     exceptionWindow: (appId: string) => `${prefix}:exceptions:window:${appId}`,
     /**

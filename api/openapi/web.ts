@@ -179,4 +179,40 @@ export const webPaths = {
       pkg,
     ),
   },
+  '/ui/apps/{package}/rollouts': {
+    get: page(
+      "App page, tab Rollouts: the rollout, its health numbers and decisions, the APK's funnel.",
+      true,
+      pkg,
+    ),
+    post: post(
+      'Start a rollout (form: sha256, stages, metadataKey, metadataValues, deviceIds, _csrf).',
+      {
+        '303': seeOther,
+        '400': html('Invalid stages or targeting, or the APK is the current one.'),
+        '404': html('No such app or APK.'),
+        '409': html('A rollout is running or paused.'),
+      },
+      pkg,
+    ),
+  },
+  '/ui/apps/{package}/rollouts/{action}': {
+    post: post(
+      'Pause, resume, advance, complete or halt the rollout (form: _csrf).',
+      {
+        '303': seeOther,
+        '404': html('No such app, rollout or action.'),
+        '409': html('The rollout’s state does not allow the action.'),
+      },
+      [
+        ...pkg,
+        {
+          name: 'action',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', enum: ['pause', 'resume', 'advance', 'complete', 'halt'] },
+        },
+      ],
+    ),
+  },
 };

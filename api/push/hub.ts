@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { ObjectId, type Db } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { catalog } from '../../shared/catalog/collections';
-import { loadTargets, targetApk } from '../../shared/rollouts/targets';
+import { targetApk } from '../../shared/rollouts/targets';
 import { recordOffers } from '../../shared/funnel/marks';
 import type { AppScope, InstallationCard, LiveState, OfferState } from '../../shared/devices/store';
 import type { PushKeys } from '../../shared/devices/push-signing';
@@ -18,6 +18,7 @@ import type { Logger } from '../../shared/log';
 import { redisKeys } from '../../shared/redis-keys';
 import { closeRedis, createWorkerRedis, type Redis } from '../../shared/storage/redis';
 import { TtlCache } from '../../shared/ttl-cache';
+import { AppTargetsCache, loadAppTargets } from './app-targets';
 import { SignedOnce } from './events';
 import { tellStream } from './stream-decision';
 import { StreamRegistry, type DeviceChannel, type Stream } from './stream-registry';
@@ -48,6 +49,10 @@ export class PushHub {
   private readonly processId = randomUUID();
   /** APK documents never change once stored: each is read once (a connect needs one or two). */
   private readonly apks = new TtlCache<ApkDoc | null>(10 * 60_000, 1_000);
+  /** The app and its targets, per app and notice (a connect reads no database). */
+  private readonly targets = new AppTargetsCache((appId) =>
+    loadAppTargets(this.o.db, appId, (id) => this.apk(id)),
+  );
   private subscriber: Redis | undefined;
   private touchTimer: NodeJS.Timeout | undefined;
   private resyncTimer: NodeJS.Timeout | undefined;
@@ -204,8 +209,9 @@ export class PushHub {
 
   /**
    * Decides for each given open stream of the app, sends its events, then records what was sent.
-   * Reads only by _id equality (the app, at most a few APKs): any other filter may scan the
-   * collection (shared/devices/store.ts says where). Each distinct event is signed once and sent to
+   * Reads only by _id equality (the app, its rollout, at most a few APKs), and only once per app
+   * and notice (app-targets.ts): any other filter may scan the collection (shared/devices/store.ts
+   * says where). Each distinct event is signed once and sent to
    * every stream it concerns. `device`: whom the events name, the one device connecting, or `*` for
    * a fan-out to the app's streams (one signature for all of them).
    */
@@ -217,10 +223,11 @@ export class PushHub {
   ): Promise<void> {
     const group = this.streams.app(appId);
     if (!group || ids.length === 0) return;
-    const app = await catalog(this.o.db).apps.findOne({ _id: new ObjectId(appId) });
-    if (!app) return;
-    const targets = await loadTargets(this.o.db, app, (id) => this.apk(id));
+    // The notice id first: the targets are those loaded after it (app-targets.ts).
     const eventId = await this.latestNoticeId(appId);
+    const found = await this.targets.get(appId, eventId);
+    if (!found) return;
+    const { app, loaded: targets } = found;
     const ctx = { keys: this.o.keys, webUrl: this.o.webUrl, now: this.o.now() };
     const notices = new SignedOnce(ctx, eventId, { account: app.accountId, device });
     const changed: Array<[string, OfferState]> = [];

@@ -14,6 +14,7 @@ import {
   registerDevice,
   REGISTER_TEXT,
   reportedChanges,
+  UnknownPackageError,
 } from '../../shared/devices/store';
 import { parseInstallOutcome } from '../../shared/devices/install-outcome';
 import { recordReport } from '../../shared/funnel/marks';
@@ -59,8 +60,10 @@ async function device(
 
 export async function register(deps: DeviceDeps, req: Request, res: Response): Promise<void> {
   const { account, input } = await device(deps, req, res);
+  const app = await deps.deviceLookups.app(account.id, input.package);
+  if (!app) throw new UnknownPackageError();
   const now = deps.now();
-  const inst = await registerDevice(deps, account, input, now);
+  const inst = await registerDevice(deps, account, app, input, now);
   // A sighting (version adoption counts installations seen from Redis alone).
   await deps.live.seen(inst, [inst._id.toHexString()], now);
   // The install funnel: what it reports having downloaded and running (once per APK and stage).

@@ -4,39 +4,16 @@
  */
 import type { Request, Response } from 'express';
 import { pickApk } from '../../shared/catalog/pick-apk';
-import { apkById, apksOf } from '../../shared/catalog/queries';
-import type { AppDoc } from '../../shared/catalog/types';
-import { countRunning } from '../../shared/devices/store';
+import { apksOf } from '../../shared/catalog/queries';
 import { AppError } from '../../shared/errors';
-import { actOnRollout, startRollout, type RolloutDeps } from '../../shared/rollouts/actions';
-import { presentRollout } from '../../shared/rollouts/present';
-import type { RolloutAction } from '../../shared/rollouts/rollout';
+import { actOnRollout, startRollout } from '../../shared/rollouts/actions';
+import { isRolloutAction } from '../../shared/rollouts/rollout';
 import { findRollout } from '../../shared/rollouts/store';
-import type { RolloutDoc } from '../../shared/rollouts/types';
 import { bearerAuth } from '../auth';
 import type { ApiDeps } from '../deps';
 import { appOf } from '../owned-app';
+import { rolloutDeps, rolloutView } from '../rollout-view';
 import type { Route } from '../route-table';
-
-const ACTIONS: readonly RolloutAction[] = ['pause', 'resume', 'advance', 'complete', 'halt'];
-
-export function rolloutDeps(deps: ApiDeps): RolloutDeps {
-  return {
-    db: deps.db,
-    notices: deps.notices,
-    crashCount: (app, apkId) => deps.crashes.read(app._id.toHexString(), apkId),
-  };
-}
-
-/** The rollout as the API shows it: its APKs and how many installations run the new one. */
-export async function rolloutView(deps: ApiDeps, app: AppDoc, doc: RolloutDoc) {
-  const [apk, previous] = await Promise.all([
-    apkById(deps.db, app.accountId, doc.apkId),
-    doc.previousApkId ? apkById(deps.db, app.accountId, doc.previousApkId) : null,
-  ]);
-  const installed = apk ? await countRunning(deps, app, apk.md5) : 0;
-  return presentRollout(doc, apk, previous, installed);
-}
 
 export async function showRollout(deps: ApiDeps, req: Request, res: Response): Promise<void> {
   const app = await appOf(deps, res, req);
@@ -54,8 +31,8 @@ export async function createRollout(deps: ApiDeps, req: Request, res: Response):
 }
 
 export async function rolloutAction(deps: ApiDeps, req: Request, res: Response): Promise<void> {
-  const action = String(req.params.action) as RolloutAction;
-  if (!ACTIONS.includes(action)) {
+  const action = String(req.params.action);
+  if (!isRolloutAction(action)) {
     throw new AppError('NOT_FOUND', { message: `no rollout action ${action}` });
   }
   const app = await appOf(deps, res, req);

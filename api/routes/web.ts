@@ -14,6 +14,7 @@ import { APP_JS, STYLE_CSS } from '../web/assets';
 import { showExceptionReport, showExceptions, showScreenshot } from '../web/exception-pages';
 import { logIn, loginForm, logOut } from '../web/login';
 import { regenerateKey, showApks, showApps, showInstallations } from '../web/pages';
+import { actOnRolloutPage, showRollouts, startRolloutPage } from '../web/rollout-pages';
 import { ANON_CSRF_COOKIE, cookieOf, csrfCheck, sameToken, sessionAuth } from '../web/sessions';
 import { signUp, signUpForm } from '../web/sign-up-form';
 import { uploadApk } from '../web/upload-page';
@@ -261,7 +262,43 @@ function appPages(deps: ApiDeps, page: Page): Route[] {
   ];
 }
 
+/** An app's Rollouts tab and its forms (the JSON API's use-cases: docs/rollouts.md). */
+function rolloutPages(deps: ApiDeps, page: Page): Route[] {
+  return [
+    page(
+      'get',
+      '/ui/apps/:package/rollouts',
+      'session',
+      "App page, tab Rollouts: the rollout, its health numbers and decisions, the APK's funnel (HTML).",
+      showRollouts(deps),
+    ),
+    page(
+      'post',
+      '/ui/apps/:package/rollouts',
+      'session',
+      'Start a rollout (form: sha256, stages, metadataKey, metadataValues, deviceIds, _csrf).',
+      form,
+      csrfCheck,
+      startRolloutPage(deps),
+    ),
+    page(
+      'post',
+      '/ui/apps/:package/rollouts/:action',
+      'session',
+      'Pause, resume, advance, complete or halt the rollout (form: _csrf).',
+      form,
+      csrfCheck,
+      actOnRolloutPage(deps),
+    ),
+  ];
+}
+
 export function webRoutes(deps: ApiDeps): Route[] {
   const page = pageMaker(sessionAuth(deps));
-  return [...entryPages(deps, page), ...accountAndAppsPages(deps, page), ...appPages(deps, page)];
+  return [
+    ...entryPages(deps, page),
+    ...accountAndAppsPages(deps, page),
+    ...appPages(deps, page),
+    ...rolloutPages(deps, page),
+  ];
 }

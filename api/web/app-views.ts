@@ -1,4 +1,7 @@
-/** The app page of the web administration: tabs APKs, Installations, Exceptions; a link page. */
+/**
+ * The app page of the web administration: tabs APKs, Installations, Exceptions (and Rollouts,
+ * rollout-views.ts); a link page.
+ */
 import type { AdoptionPoint } from '../../shared/adoption/points';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import type { FunnelCounts } from '../../shared/funnel/marks';
@@ -7,7 +10,7 @@ import { adoptionChart } from './adoption-chart';
 import { digest, html, type Html } from './html';
 import { layout, uploadForm, type Viewer } from './views';
 
-export type Tab = 'apks' | 'installations' | 'exceptions';
+export type Tab = 'apks' | 'installations' | 'exceptions' | 'rollouts';
 type InstallationPage = Awaited<ReturnType<typeof listInstallations>>;
 
 export const time = (d: Date | string) => {
@@ -21,6 +24,7 @@ export function appLayout(viewer: Viewer, app: AppDoc, tab: Tab, body: Html): st
     ['apks', 'APKs', base],
     ['installations', 'Installations', `${base}/installations`],
     ['exceptions', 'Exceptions', `${base}/exceptions`],
+    ['rollouts', 'Rollouts', `${base}/rollouts`],
   ];
   return layout(
     `${app.package}`,

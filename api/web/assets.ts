@@ -20,6 +20,11 @@ nav.tabs a[aria-current="page"] { background: #1d2330; color: #fff; }
 .badge { background: #1f7a3a; color: #fff; border-radius: .6rem; padding: 0 .5rem; }
 .funnel { display: grid; grid-template-columns: auto auto; gap: 0 .5rem; margin: 0; }
 .funnel dd { margin: 0; text-align: right; }
+.rollout-funnel { width: max-content; margin-bottom: .6rem; }
+dl.rollout { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; }
+dl.rollout dt { font-weight: 600; }
+dl.rollout dd { margin: 0; }
+.rollout-actions { display: flex; gap: .4rem; margin: .6rem 0; }
 figure.adoption { margin: 0 0 1rem; }
 figure.adoption svg { max-width: 100%; height: auto; background: #fff; }
 .adoption-now { width: auto; }

@@ -5,6 +5,7 @@
 import type { BackoffPolicy } from './backoff';
 import type { ClientEvent } from './events';
 import { ExceptionQueue } from './exception-queue';
+import { InstallOutcomes } from './install-outcome';
 import { PendingUpdate } from './pending-update';
 import type { Ports } from './ports';
 import { PushConnection } from './push-connection';
@@ -40,9 +41,15 @@ function backoff(b: BackoffPolicy | undefined, initialMs: number, maxMs: number)
   return b ?? { initialMs, maxMs, jitter: 0.5 };
 }
 
-function pendingUpdate(ports: Ports, params: StartParams, hooks: ClientHooks): PendingUpdate {
+function pendingUpdate(
+  ports: Ports,
+  params: StartParams,
+  hooks: ClientHooks,
+  outcomes: InstallOutcomes,
+): PendingUpdate {
   const { options } = hooks;
   return new PendingUpdate({
+    outcomes,
     ports,
     strategies: hooks.strategies,
     packageName: params.packageName,
@@ -77,6 +84,7 @@ function pushConnection(
   hooks: ClientHooks,
   updates: PendingUpdate,
   exceptions: ExceptionQueue,
+  outcomes: InstallOutcomes,
 ): PushConnection {
   const { options, emit } = hooks;
   return new PushConnection({
@@ -113,12 +121,14 @@ function pushConnection(
       exceptions.onRegistered();
     },
     onRegistrationFailed: (reason) => exceptions.onRegistrationFailed(reason),
+    lastInstall: outcomes,
   });
 }
 
 export function clientParts(ports: Ports, params: StartParams, hooks: ClientHooks): ClientParts {
-  const updates = pendingUpdate(ports, params, hooks);
+  const outcomes = new InstallOutcomes(ports);
+  const updates = pendingUpdate(ports, params, hooks, outcomes);
   const exceptions = exceptionQueue(ports, params, hooks);
-  const push = pushConnection(ports, params, hooks, updates, exceptions);
+  const push = pushConnection(ports, params, hooks, updates, exceptions, outcomes);
   return { updates, exceptions, push };
 }

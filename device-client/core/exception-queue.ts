@@ -8,7 +8,8 @@
  * registration of this run is answered: the service takes reports only from registered
  * installations, so one sent earlier would be LOST. While registration fails, reports are QUEUED.
  */
-import { backoffDelay, retryAfterMs, type BackoffPolicy } from './backoff';
+import { backoffDelay, type BackoffPolicy } from './backoff';
+import { judgeReportReply } from './exception-verdict';
 import type { EventListener } from './events';
 import type { Cancel, Ports } from './ports';
 import { coerceError } from './errors';
@@ -41,14 +42,6 @@ export interface ExceptionQueueOptions {
 const QUEUE_KEY = 'exceptions-queue';
 const SENT_KEY = 'exceptions-sent';
 const SENT_KEPT = 500;
-
-interface Verdict {
-  status?: unknown;
-  reason?: unknown;
-  message?: unknown;
-  budget?: { remaining?: unknown; freesAt?: unknown } | null;
-  error?: { code?: unknown; message?: unknown };
-}
 
 export class ExceptionQueue {
   private items: Item[] = [];
@@ -203,61 +196,22 @@ export class ExceptionQueue {
     } catch (err) {
       return this.retryLater(`network: ${coerceError(err).message}`, null);
     }
-    let verdict: Verdict = {};
-    try {
-      verdict = JSON.parse(reply.text) as Verdict;
-    } catch {
-      /* not JSON: judged by the status alone */
-    }
-    const now = this.o.ports.clock.now();
-    // A verdict is final whatever the status (the limit's LOST comes with 429); a bare 429,
-    // 408 or 5xx (no verdict) means "not now".
-    const isVerdict = verdict.status === 'REGISTERED' || verdict.status === 'LOST';
-    if (!isVerdict && (reply.status === 429 || reply.status >= 500 || reply.status === 408)) {
-      return this.retryLater(
-        `HTTP ${reply.status}`,
-        retryAfterMs(reply.headers['retry-after'], now),
-      );
-    }
+    const outcome = judgeReportReply(reply, this.o.ports.clock.now());
+    if (outcome.kind === 'retry') return this.retryLater(outcome.reason, outcome.retryAfterMs);
     this.attempt = 0;
-    const registered = verdict.status === 'REGISTERED' && reply.status < 300;
-    const reason = registered
-      ? null
-      : typeof verdict.reason === 'string'
-        ? verdict.reason
-        : typeof verdict.error?.code === 'string'
-          ? verdict.error.code
-          : `HTTP ${reply.status}`;
-    const message =
-      typeof verdict.message === 'string'
-        ? verdict.message
-        : typeof verdict.error?.message === 'string'
-          ? verdict.error.message
-          : '';
+    const { status, reason, message } = outcome;
     this.items = this.items.filter((i) => i !== item);
     this.sent = [...this.sent, item.fingerprint].slice(-SENT_KEPT);
-    const status = registered ? 'REGISTERED' : 'LOST';
     this.log(
-      registered ? 'info' : 'warn',
+      status === 'REGISTERED' ? 'info' : 'warn',
       `exception ${item.fingerprint.slice(0, 12)}: ${status}${reason ? ` (${reason}: ${message})` : ''}`,
     );
     this.o.emit({ event: 'exception', status, fingerprint: item.fingerprint, reason });
     await this.persist();
-    // Budget hint: none remaining until freesAt → hold the rest rather than have them LOST.
-    const budget = verdict.budget;
-    if (
-      budget &&
-      budget.remaining === 0 &&
-      typeof budget.freesAt === 'string' &&
-      this.items.length > 0
-    ) {
-      const until = Date.parse(budget.freesAt);
-      const hold = Number.isNaN(until) ? null : until - now;
-      if (hold !== null && hold > 0) {
-        for (const i of this.items)
-          this.markQueued(i, `sending limit reached until ${budget.freesAt}`);
-        this.wait(hold);
-      }
+    if (outcome.holdMs !== null && this.items.length > 0) {
+      for (const i of this.items)
+        this.markQueued(i, `sending limit reached until ${outcome.holdUntil}`);
+      this.wait(outcome.holdMs);
     }
   }
 

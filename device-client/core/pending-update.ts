@@ -9,6 +9,7 @@
 import { backoffDelay, type BackoffPolicy } from './backoff';
 import { downloadOnce, verifyFile } from './download';
 import type { EventListener } from './events';
+import { osStatusOf, type InstallOutcomes } from './install-outcome';
 import type { Cancel, Ports } from './ports';
 import type { GiveupEvent, VersionEvent } from './signed-events';
 import type { Strategies } from './strategies';
@@ -39,6 +40,8 @@ export interface PendingUpdateOptions {
   readonly emit: EventListener;
   /** Called when the downloaded hash changes (the next heartbeat carries it). */
   readonly downloaded: (md5: string) => void;
+  /** Where each installation's outcome is kept for the next heartbeat. */
+  readonly outcomes: InstallOutcomes;
 }
 
 const PENDING_KEY = 'pending-update';
@@ -85,6 +88,10 @@ export class PendingUpdate {
     const saved = JSON.parse(raw) as Pending;
     if (saved.event.md5 === this.o.installedMd5) {
       this.log('info', `update ${saved.event.md5} is installed`);
+      // Replaced before the installer's answer was heard: running the new APK is the success.
+      if (!(await this.o.outcomes.is(saved.event.md5, 'success'))) {
+        await this.o.outcomes.record(saved.event, 'success', 0, 'installed');
+      }
       await this.o.ports.storage.removeFile(this.file(saved.event.md5));
       await this.save(null);
       return;
@@ -253,18 +260,24 @@ export class PendingUpdate {
     pending.state = 'installing';
     await this.save(pending);
     const location = this.o.ports.storage.location(file);
-    try {
-      await this.o.ports.installer.install(location, pending.event);
-      this.log('info', `update ${pending.event.md5} handed to the OS installer`);
-      this.o.emit({ event: 'install', md5: pending.event.md5, ok: true });
+    const failure = await this.o.ports.installer.install(location, pending.event).then(
+      () => null,
+      (err: unknown) => ({ err }),
+    );
+    const { md5 } = pending.event;
+    if (!failure) {
+      this.log('info', `update ${md5} handed to the OS installer`);
+      await this.o.outcomes.record(pending.event, 'success', 0, null);
+      this.o.emit({ event: 'install', md5, ok: true });
       return true;
-    } catch (err) {
-      this.log('error', `installation of ${pending.event.md5} failed: ${coerceError(err).message}`);
-      this.o.emit({ event: 'install', md5: pending.event.md5, ok: false });
-      pending.state = 'downloaded';
-      await this.save(pending);
-      return false;
     }
+    const why = coerceError(failure.err).message;
+    this.log('error', `installation of ${md5} failed: ${why}`);
+    await this.o.outcomes.record(pending.event, 'failure', osStatusOf(failure.err), why);
+    this.o.emit({ event: 'install', md5, ok: false });
+    pending.state = 'downloaded';
+    await this.save(pending);
+    return false;
   }
 
   stop(): void {

@@ -2,14 +2,15 @@
  * The device's link to the push host: pin the push-signing key (given, or trusted on first use
  * and stored), register the installation, hold the event stream open (reconnecting with
  * exponential backoff and jitter, never sooner than the server's `retry:`, resuming with
- * `Last-Event-ID`), and send a heartbeat every `heartbeatSeconds` carrying the downloaded hash
- * and, when it changed, the metadata.
+ * `Last-Event-ID`), and send a heartbeat every `heartbeatSeconds` carrying the downloaded hash,
+ * the metadata when it changed, and the last installation's outcome until the server accepts it.
  */
 import { backoffDelay, retryAfterMs, type BackoffPolicy } from './backoff';
 import type { EventListener } from './events';
 import type { Cancel, OpenResponse, Ports } from './ports';
 import { SseParser, type SseEvent } from './sse-parser';
 import { coerceError } from './errors';
+import type { InstallOutcome } from './install-outcome';
 
 export interface Registration {
   readonly package: string;
@@ -38,6 +39,11 @@ export interface PushConnectionOptions {
   readonly onStatus: (status: 'enabled' | 'disabled') => void;
   /** A registration attempt failed (network, refusal): why. */
   readonly onRegistrationFailed?: (reason: string) => void;
+  /** The last installation's outcome, sent as `lastInstall` on heartbeats until one is accepted. */
+  readonly lastInstall?: {
+    unreported(): Promise<InstallOutcome | null>;
+    reported(sent: InstallOutcome): Promise<void>;
+  };
 }
 
 const KEY_KEY = 'push-key';
@@ -219,14 +225,16 @@ export class PushConnection {
     if (this.stopped) return;
     const r = this.o.registration();
     const metadata = JSON.stringify(r.metadata);
-    const body = {
-      package: r.package,
-      deviceId: r.deviceId,
-      installedMd5: r.installedMd5,
-      lastDownloadedMd5: r.lastDownloadedMd5,
-      ...(metadata !== this.sentMetadata ? { metadata: r.metadata } : {}),
-    };
     try {
+      const outcome = (await this.o.lastInstall?.unreported()) ?? null;
+      const body = {
+        package: r.package,
+        deviceId: r.deviceId,
+        installedMd5: r.installedMd5,
+        lastDownloadedMd5: r.lastDownloadedMd5,
+        ...(metadata !== this.sentMetadata ? { metadata: r.metadata } : {}),
+        ...(outcome ? { lastInstall: outcome } : {}),
+      };
       const reply = await this.o.ports.transport.request({
         method: 'POST',
         url: `${this.o.pushUrl}/api/v2/heartbeat`,
@@ -235,6 +243,7 @@ export class PushConnection {
       });
       if (reply.status === 200) {
         this.sentMetadata = metadata;
+        if (outcome) await this.o.lastInstall?.reported(outcome);
         const s = JSON.parse(reply.text) as { status?: 'enabled' | 'disabled' };
         if (s.status) this.o.onStatus(s.status);
       } else if (reply.status === 404) {

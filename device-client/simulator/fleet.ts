@@ -22,6 +22,8 @@ export interface FleetOptions {
   /** Device ids are `<prefix>-<n>` (n zero-padded); default `sim`. */
   readonly devicePrefix?: string;
   readonly installedMd5?: string | null;
+  /** Metadata each device registers with, besides `simulator` (what rollouts target). */
+  readonly metadata?: (deviceId: string) => Readonly<Record<string, string>>;
   readonly strategy?: StrategyName;
   readonly idle?: boolean;
   readonly applyIntervalMs?: number;
@@ -67,6 +69,9 @@ export function startFleet(o: FleetOptions): Fleet {
     client.setCurrentActivity({ name: 'SimulatedActivity' });
     client.idle(o.idle ?? true);
     client.addMetadata('simulator', 'apkrelay device-sim');
+    for (const [key, value] of Object.entries(o.metadata?.(deviceId) ?? {})) {
+      client.addMetadata(key, value);
+    }
     return { deviceId, client };
   });
   let closing = false;

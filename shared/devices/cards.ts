@@ -51,18 +51,21 @@ export async function installationCard(
 /** How long a registration's placeholder keeps readers from backfilling (it normally takes ms). */
 export const REGISTERING_MS = 30_000;
 
-/** Runs a registration (it creates or refreshes the document and decides its status): see above. */
+/**
+ * Runs a registration (it creates or refreshes the document and decides its status): see above.
+ * `register` is told whether the installation had a card, a hint that its document exists.
+ */
 export async function registerWithCard(
   deps: CardDeps,
   app: AppScope,
   id: ObjectId,
-  register: () => Promise<InstallationDoc>,
+  register: (hadCard: boolean) => Promise<InstallationDoc>,
 ): Promise<InstallationDoc> {
   const hex = id.toHexString();
-  const placeholder = await deps.live.beginRegistration(app, hex, REGISTERING_MS);
+  const { placeholder, hadCard } = await deps.live.beginRegistration(app, hex, REGISTERING_MS);
   let doc: InstallationDoc;
   try {
-    doc = await register();
+    doc = await register(hadCard);
   } catch (err) {
     await deps.live.replacePlaceholder(app, hex, placeholder, null).catch(() => undefined);
     throw err;
@@ -132,7 +135,9 @@ export async function changeInstallationStatus(
   const app = { accountId: account.id, package: pkg };
   const id = installationId(account.id, pkg, deviceId).toHexString();
   await deps.live.dropCard(app, id);
-  const inst = await setInstallationStatus(deps.db, account, pkg, deviceId, status, deps.now());
+  const now = deps.now();
+  const cursor = deps.live.seatCursor;
+  const inst = await setInstallationStatus(deps.db, account, pkg, deviceId, status, now, cursor);
   await deps.live.setCard(app, id, cardOf(inst));
   await deps.push.kick(id);
   return inst;

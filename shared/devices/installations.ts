@@ -10,7 +10,7 @@ import type { Account } from '../accounts/types';
 import { findApp } from '../catalog/queries';
 import { AppError } from '../errors';
 import type { RegistrationInput } from './registration-input';
-import { claimSeat, holdsSeat, releaseSeat } from './seats';
+import { claimSeat, holdsSeat, releaseSeat, type SeatCursor } from './seats';
 import {
   INSTALLATIONS,
   type InstallationDoc,
@@ -127,42 +127,61 @@ function sameMetadata(a: readonly KeyValue[], b: readonly KeyValue[]): boolean {
   );
 }
 
+/**
+ * How a registration runs: `appKnown` when the caller found the app already (a per-process cache,
+ * lookups.ts), and the account's seat cursor (seats.ts; without one, claims read the seats).
+ */
+export interface RegistrationOptions {
+  readonly appKnown?: boolean;
+  readonly seatCursor?: SeatCursor;
+  /** A hint that the installation is new (it has no card): its document is inserted first. */
+  readonly likelyNew?: boolean;
+}
+
 export async function registerInstallation(
   db: Db,
   account: Account,
   input: RegistrationInput,
   now: Date,
+  options: RegistrationOptions = {},
 ): Promise<InstallationDoc> {
-  const written = await writeRegistration(db, account, input, now);
-  return settleRegistration(db, account, written, now);
+  const written = await writeRegistration(db, account, input, now, options);
+  return settleRegistration(db, account, written, now, options.seatCursor);
 }
 
 /**
  * A registration's first step: the document, updated if known, else inserted (a new one is
  * `disabled` until its seat is claimed). (Not an upsert with $setOnInsert: store.ts says why.) Two
  * first registrations of one device at once: the insert that loses the unique index updates the
- * winner's document instead.
+ * winner's document instead. `likelyNew`: the insert is tried first (one request instead of two
+ * for a new installation; a known one then costs one more).
  */
 export async function writeRegistration(
   db: Db,
   account: Account,
   input: RegistrationInput,
   now: Date,
+  { appKnown = false, likelyNew = false }: Omit<RegistrationOptions, 'seatCursor'> = {},
 ): Promise<{ doc: InstallationDoc; created: boolean }> {
-  if (!(await findApp(db, account.id, input.package))) throw new UnknownPackageError();
+  if (!appKnown && !(await findApp(db, account.id, input.package))) {
+    throw new UnknownPackageError();
+  }
   const col = installations(db);
   const key = { accountId: account.id, package: input.package, deviceId: input.deviceId };
   const _id = installationId(account.id, input.package, input.deviceId);
   const set = changes(input, now);
-  const doc = await col.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
-  if (doc) return { doc, created: false };
+  const update = () => col.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
+  if (!likelyNew) {
+    const doc = await update();
+    if (doc) return { doc, created: false };
+  }
   const fresh = newInstallation(_id, key, now, set);
   try {
     await col.insertOne(fresh);
     return { doc: fresh, created: true };
   } catch (err) {
     if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
-    const won = await col.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
+    const won = await update();
     if (!won) throw new Error('installation vanished during registration', { cause: err });
     return { doc: won, created: false };
   }
@@ -174,9 +193,10 @@ export async function settleRegistration(
   account: Account,
   { doc, created }: { doc: InstallationDoc; created: boolean },
   now: Date,
+  seatCursor?: SeatCursor,
 ): Promise<InstallationDoc> {
   const enabled = created
-    ? await claimSeat(db, account.id, account.plan.installations, doc._id, now)
+    ? await claimSeat(db, account.id, account.plan.installations, doc._id, now, seatCursor)
     : await holdsSeat(db, doc._id);
   return syncStatus(installations(db), doc, enabled ? 'enabled' : 'disabled');
 }
@@ -199,6 +219,7 @@ export async function setInstallationStatus(
   deviceId: string,
   status: InstallationStatus,
   now: Date,
+  seatCursor?: SeatCursor,
 ): Promise<InstallationDoc> {
   const col = installations(db);
   const doc = await col.findOne({ _id: installationId(account.id, pkg, deviceId) });
@@ -210,7 +231,7 @@ export async function setInstallationStatus(
     await releaseSeat(db, doc._id);
     return updated;
   }
-  if (!(await claimSeat(db, account.id, account.plan.installations, doc._id, now))) {
+  if (!(await claimSeat(db, account.id, account.plan.installations, doc._id, now, seatCursor))) {
     throw new AppError('PLAN_FULL');
   }
   return syncStatus(col, doc, 'enabled');

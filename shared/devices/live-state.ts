@@ -7,6 +7,7 @@
  * Redis is already the store of record for acknowledged jobs (append-only file), so it holds these
  * too; the installation documents keep what devices report and the owner decides.
  *
+ * Per account: the seat cursor, which plan seat a registration claims first (seats.ts).
  * Per app (account + package): a sorted set of installation ids scored by last-seen time (ms), a
  * hash of installation id → offer state, and a hash of installation id → card: a write-through
  * copy of what a stream connect or a heartbeat needs from the document (status, reported hashes
@@ -16,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from '../storage/redis';
 import { ObjectId, type Filter } from 'mongodb';
 import { redisKeys } from '../redis-keys';
+import type { SeatCursor } from './seats';
 import type { InstallationDoc, InstallationStatus, KeyValue } from './types';
 
 export interface OfferState {
@@ -92,6 +94,23 @@ if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
 if ARGV[3] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[3]) end
 return 1`;
 
+/** Sets field ARGV[1] to ARGV[2]; returns what it held (nil when nothing). */
+const SWAP = `
+local before = redis.call('HGET', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return before`;
+
+/**
+ * The seat cursor's next slot (KEYS[1], a counter): -1 when there is none and ARGV[1] is '',
+ * else the counter (started at ARGV[1] when absent), counted up by one.
+ */
+const NEXT_SEAT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  if ARGV[1] == '' then return -1 end
+  redis.call('SET', KEYS[1], ARGV[1])
+end
+return redis.call('INCR', KEYS[1]) - 1`;
+
 const NO_OFFER: OfferState = { offeredApkId: null, gaveUp: [] };
 /** Arguments per Redis command when writing thousands of entries. */
 const CHUNK = 1_000;
@@ -109,13 +128,36 @@ function parseOffer(raw: string | null): OfferState {
   }
 }
 
+/** A registration's placeholder in a card's place (see cards.ts), valid for `forMs`. */
+function placeholderText(forMs: number): string {
+  return JSON.stringify({ registering: Date.now() + forMs, n: randomBytes(6).toString('hex') });
+}
+
+/** The accounts' seat cursors (devices/seats.ts): a counter per account. */
+function seatCursor(redis: Redis, prefix: string): SeatCursor {
+  const keys = redisKeys(prefix);
+  return {
+    async next(accountId, start) {
+      const key = keys.seatCursor(accountId);
+      const slot = Number(await redis.eval(NEXT_SEAT, 1, key, ''));
+      if (slot >= 0) return slot;
+      return Number(await redis.eval(NEXT_SEAT, 1, key, String(await start())));
+    },
+    async forget(accountId) {
+      await redis.del(keys.seatCursor(accountId));
+    },
+  };
+}
+
 export function liveState(redis: Redis, prefix: string) {
   const keys = redisKeys(prefix);
   const seenKey = (app: AppScope) => keys.installationsSeen(app.accountId, app.package);
   const offersKey = (app: AppScope) => keys.installationOffers(app.accountId, app.package);
   const cardsKey = (app: AppScope) => keys.installationCards(app.accountId, app.package);
-
   return {
+    /** Which plan seat a claim tries first (devices/seats.ts). */
+    seatCursor: seatCursor(redis, prefix),
+
     /** Marks installations (hex ids) as seen at `at`; never moves a later sighting back. */
     async seen(app: AppScope, ids: readonly string[], at: Date): Promise<void> {
       const score = at.getTime();
@@ -167,15 +209,17 @@ export function liveState(redis: Redis, prefix: string) {
 
     /**
      * A registration begins: its placeholder replaces the card for at most `forMs`, so no reader
-     * backfills a card from the half-written document meanwhile. Returns the placeholder's text.
+     * backfills a card from the half-written document meanwhile. Returns the placeholder's text,
+     * and whether a card was there (the installation's document existed when it was written).
      */
-    async beginRegistration(app: AppScope, id: string, forMs: number): Promise<string> {
-      const raw = JSON.stringify({
-        registering: Date.now() + forMs,
-        n: randomBytes(6).toString('hex'),
-      });
-      await redis.hset(cardsKey(app), id, raw);
-      return raw;
+    async beginRegistration(
+      app: AppScope,
+      id: string,
+      forMs: number,
+    ): Promise<{ placeholder: string; hadCard: boolean }> {
+      const raw = placeholderText(forMs);
+      const before = (await redis.eval(SWAP, 1, cardsKey(app), id, raw)) as string | null;
+      return { placeholder: raw, hadCard: parseCard(before) !== null };
     },
 
     /**

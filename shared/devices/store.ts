@@ -20,6 +20,7 @@
  */
 import { ObjectId } from 'mongodb';
 import type { Account } from '../accounts/types';
+import type { AppDoc } from '../catalog/types';
 import { registerWithCard, writeInstallation, type StoreDeps } from './cards';
 import {
   findInstallation,
@@ -67,16 +68,27 @@ export { deviceLookups, type DeviceLookups } from './lookups';
 export { listInstallationPage, type InstallationFilter, type InstallationQuery } from './listing';
 export { ensureSeatIndexes } from './seats';
 
-/** A registration: the document and its seat, with the card protocol around them (cards.ts). */
+/**
+ * A registration: the document and its seat, with the card protocol around them (cards.ts).
+ * `app`: the app of `input.package`, which the caller found (lookups.ts), so the registration
+ * reads nothing it knows already.
+ */
 export function registerDevice(
   deps: StoreDeps,
   account: Account,
+  app: AppDoc,
   input: RegistrationInput,
   now: Date,
 ): Promise<InstallationDoc> {
   const id = installationId(account.id, input.package, input.deviceId);
-  const app = { accountId: account.id, package: input.package };
-  return registerWithCard(deps, app, id, () => registerInstallation(deps.db, account, input, now));
+  const scope = { accountId: account.id, package: input.package };
+  if (app.accountId !== account.id || app.package !== input.package) {
+    throw new Error("registerDevice: the app is not the registration's");
+  }
+  const options = { appKnown: true, seatCursor: deps.live.seatCursor };
+  return registerWithCard(deps, scope, id, (hadCard) =>
+    registerInstallation(deps.db, account, input, now, { ...options, likelyNew: !hadCard }),
+  );
 }
 
 /** What a device reported (hashes, metadata, an install outcome) and that it was seen `now`. */

@@ -11,6 +11,17 @@ import { AppError } from '../errors';
 
 export type RolloutState = 'running' | 'paused' | 'halted' | 'completed';
 export type RolloutAction = 'pause' | 'resume' | 'advance' | 'complete' | 'halt';
+export const ROLLOUT_ACTIONS: readonly RolloutAction[] = [
+  'pause',
+  'resume',
+  'advance',
+  'complete',
+  'halt',
+];
+
+export function isRolloutAction(value: unknown): value is RolloutAction {
+  return (ROLLOUT_ACTIONS as readonly unknown[]).includes(value);
+}
 
 export interface Targeting {
   /** Only installations whose metadata `key` has one of `values` (a percentage applies to them). */
@@ -81,4 +92,16 @@ export function transition(r: RolloutCore, action: RolloutAction): RolloutCore {
     case 'halt':
       return { ...r, state: 'halted' };
   }
+}
+
+/** The actions `transition` accepts in `r`'s state (the web administration offers only these). */
+export function allowedActions(r: RolloutCore): RolloutAction[] {
+  return ROLLOUT_ACTIONS.filter((action) => {
+    try {
+      transition(r, action);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }

@@ -3,7 +3,8 @@
  * nginx with the hosts' certificate, plain TCP to the API processes (their legacy listener speaks
  * plain TCP with TLS=off). Two plain line servers stand in for the two API processes' listeners:
  * a client trusting the hosts' certificate talks through nginx's stream port, sockets are spread
- * over both, and when one backend is gone every new socket reaches the other.
+ * over both, and when one backend is gone every new socket reaches the other. The real listeners
+ * behind the block: test/e2e/topology.test.ts.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';

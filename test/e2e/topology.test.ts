@@ -35,6 +35,7 @@ import {
 } from '../integration/exceptions/fixtures';
 import { connectSse, type SseClient } from '../helpers/sse';
 import { SseFleet } from '../helpers/sse-fleet';
+import { PushlinkReplay } from '../../device-client/node/pushlink-replay';
 
 jest.setTimeout(240_000);
 const NAMES = SERVER_NAMES;
@@ -52,6 +53,8 @@ let ca: string;
 const apis: RoleProcess[] = [];
 const workers: RoleProcess[] = [];
 let apiEnv: Record<string, string>;
+let legacyPorts: number[];
+let legacyListen: number;
 
 const url = (host: keyof typeof NAMES, p: string) => `https://${NAMES[host]}:${port}${p}`;
 const call = (host: keyof typeof NAMES, p: string, options: RequestOptions = {}) =>
@@ -72,14 +75,17 @@ beforeAll(async () => {
     SIGNUPS_PER_ADDRESS: String(SIGNUPS_PER_ADDRESS),
     MAX_APK_BYTES: String(MAX_APK_BYTES),
   };
-  apis.push(await spawnApiRole(stack, apiEnv), await spawnApiRole(stack, apiEnv));
+  // Each API process also runs the PushLink SDK's listener, plain TCP behind nginx's stream port.
+  legacyPorts = [await freePort(), await freePort()];
+  for (const legacy of legacyPorts) {
+    apis.push(await spawnApiRole(stack, { ...apiEnv, LEGACY_PUSH_PORT: String(legacy) }));
+  }
   workers.push(spawnWorkerRole(stack), spawnWorkerRole(stack));
-  // The legacy push port's block is loaded too; its test (nothing listens behind it here) is
-  // test/e2e/topology-legacy-port.test.ts.
-  const listen = { https: port, legacy: await freePort() };
+  legacyListen = await freePort();
+  const listen = { https: port, legacy: legacyListen };
   const [a, b] = apis.map((api) => api.ports!);
-  const vars = deployVars(dir, listen, tls, [a!, b!], [await freePort(), await freePort()]);
-  nginx = await startNginx(dir, vars, [port]);
+  const vars = deployVars(dir, listen, tls, [a!, b!], [legacyPorts[0]!, legacyPorts[1]!]);
+  nginx = await startNginx(dir, vars, [port, legacyListen]);
   await eventually('/readyz through nginx (a worker per queue)', async () => {
     return (await call('admin', '/readyz').catch(() => undefined))?.status === 200;
   });
@@ -298,6 +304,40 @@ test('100 SSE devices through nginx receive a notice within 2 s of the current A
   expect(Math.max(...got.map((g) => g.ms))).toBeLessThanOrEqual(2_000);
 });
 
+test('PushLink SDK devices through the legacy port (TLS at nginx) hear of an upload made current within 2 s', async () => {
+  const other = await account(10);
+  const first = await upload(other.apiKey, 'version-1.apk', true);
+  const devices = await Promise.all(
+    ['legacy-a', 'legacy-b', 'legacy-c', 'legacy-d'].map(async (deviceId) => {
+      const device = await PushlinkReplay.connect({ host: '127.0.0.1', port: legacyListen, ca });
+      device.subscribe({ apiKey: other.apiKey, package: PKG, deviceId, hash: md5(first) });
+      return device;
+    }),
+  );
+  try {
+    // Up to date: nothing is said. Registered through nginx: four enabled installations on the PushLink channel.
+    await eventually('the four legacy devices to be registered', async () => {
+      const reply = await call('admin', `/api/v2/apps/${PKG}/installations`, {
+        headers: bearer(other.apiKey),
+      });
+      const rows = reply.json<{ installations: Array<{ status: string; channel?: string }> }>()
+        .installations;
+      return (
+        rows.length === 4 && rows.every((r) => r.status === 'enabled' && r.channel === 'pushlink')
+      );
+    });
+    expect(devices.map((d) => d.lines)).toEqual([[], [], [], []]);
+    const second = await upload(other.apiKey, 'version-2.apk', true);
+    const t0 = Date.now();
+    const heard = await Promise.all(devices.map((d) => d.waitForLines(1, 5_000)));
+    const ms = Date.now() - t0;
+    expect(heard).toEqual(Array(4).fill([{ mt: '0', msg: md5(second) }]));
+    expect(ms).toBeLessThanOrEqual(2_000);
+  } finally {
+    for (const d of devices) d.close();
+  }
+});
+
 test('SIGKILL of one API process: its devices are back through the other within their reconnect time', async () => {
   fleet.reconnecting = true;
   await apis[0]!.stop('SIGKILL');
@@ -314,7 +354,8 @@ test('SIGKILL of one API process: its devices are back through the other within 
 
 test('a rolling restart: the killed process back on its ports, then SIGTERM to the other', async () => {
   const [outagesBefore, reopenedBefore] = [fleet.outages.length, fleet.reopened.length];
-  apis[0] = await spawnApiRole(stack, apiEnv, apis[0]!.ports);
+  const legacyEnv = { ...apiEnv, LEGACY_PUSH_PORT: String(legacyPorts[0]) };
+  apis[0] = await spawnApiRole(stack, legacyEnv, apis[0]!.ports);
   await apis[1]!.stop('SIGTERM'); // what `systemctl stop apkrelay-api@b` sends
   // It held every stream: all 100 devices move to the restarted process.
   await eventually('every device to be back', () => {

@@ -200,6 +200,10 @@ export class Harness {
   broadcasts: Array<{ action: string; extras: Readonly<Record<string, string>> }> = [];
   installs: string[] = [];
   installFails = false;
+  /** The installer never answers (the process is replaced before the OS's answer is heard). */
+  installHangs = false;
+  /** The status heartbeats are answered with. */
+  heartbeatStatus = 200;
   requests: HttpRequest[] = [];
   streams: FakeStream[] = [];
   streamStatus = 200;
@@ -266,8 +270,11 @@ export class Harness {
       installer: {
         install: (location) => {
           this.installs.push(location);
+          if (this.installHangs) return new Promise<void>(() => undefined);
           return this.installFails
-            ? Promise.reject(new Error('INSTALL_FAILED_VERSION_DOWNGRADE'))
+            ? Promise.reject(
+                Object.assign(new Error('INSTALL_FAILED_VERSION_DOWNGRADE'), { osStatus: 4 }),
+              )
             : Promise.resolve();
         },
       },
@@ -298,7 +305,10 @@ export class Harness {
               streamUrl: `https://push.test/api/v2/stream?package=${PKG}&deviceId=${DEVICE}`,
             });
           if (req.url.endsWith('/api/v2/heartbeat'))
-            return json(200, { status: this.registerStatus, heartbeatSeconds: 30 });
+            return json(this.heartbeatStatus, {
+              status: this.registerStatus,
+              heartbeatSeconds: 30,
+            });
           if (req.url.endsWith('/api/v2/exceptions')) return this.exceptions(req);
           return json(404, { error: { code: 'NOT_FOUND', message: 'no' } });
         },

@@ -46,6 +46,8 @@ interface Device {
   readonly socket: TLSSocket;
   firstApk: { at: number; bytes: number } | null;
   ended: boolean;
+  /** The last `mt 1` text the server sent (why a socket was closed, when it says so). */
+  lastText: string;
 }
 
 function openDevice(c: ConnectCommand, deviceId: string, wake: () => void): Promise<Device> {
@@ -57,7 +59,7 @@ function openDevice(c: ConnectCommand, deviceId: string, wake: () => void): Prom
       ca: c.ca,
       servername: c.servername,
     });
-    const device: Device = { socket, firstApk: null, ended: false };
+    const device: Device = { socket, firstApk: null, ended: false, lastText: '' };
     const timer = setTimeout(() => fail(new Error('no answer to the probe in time')), c.timeoutMs);
     const fail = (err: Error) => {
       clearTimeout(timer);
@@ -93,6 +95,7 @@ function openDevice(c: ConnectCommand, deviceId: string, wake: () => void): Prom
       for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);
+        if (line.startsWith('{"mt":"1"')) device.lastText = textOf(line);
         if (line.startsWith('{"mt":"1"') && !probed) {
           probed = true;
           attached();
@@ -109,6 +112,28 @@ function openDevice(c: ConnectCommand, deviceId: string, wake: () => void): Prom
   });
 }
 
+function textOf(line: string): string {
+  try {
+    return String((JSON.parse(line) as { msg?: unknown }).msg);
+  } catch {
+    return line;
+  }
+}
+
+/**
+ * Says on stderr why sockets were closed before the fan-out: grouped by the last `mt 1` text the
+ * server sent each (the probe's answer, when the server closed it without saying why).
+ */
+function reportClosed(devices: readonly Device[]): void {
+  const why = new Map<string, number>();
+  for (const d of devices) {
+    if (d.ended && d.firstApk === null) why.set(d.lastText, (why.get(d.lastText) ?? 0) + 1);
+  }
+  for (const [text, n] of why) {
+    process.stderr.write(`legacy clients: ${n} sockets closed, last server text: ${text}\n`);
+  }
+}
+
 async function collectAll(devices: readonly Device[], timeoutMs: number, onWake: WakeSlot) {
   const deadline = Date.now() + timeoutMs;
   const done = () => devices.every((d) => d.firstApk !== null || d.ended);
@@ -121,6 +146,7 @@ async function collectAll(devices: readonly Device[], timeoutMs: number, onWake:
       });
     });
   }
+  reportClosed(devices);
   const hits = devices.flatMap((d) => (d.firstApk ? [d.firstApk] : []));
   return {
     kind: 'times' as const,

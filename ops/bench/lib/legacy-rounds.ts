@@ -23,10 +23,9 @@ import {
 } from './fanout-setup';
 
 /**
- * Sockets subscribing at once, over all client processes. A subscribe is a registration (several
- * reads and writes on the database, each a collection scan on the embedded server: storage.md),
- * so they are handled at 1.4 to 6.5 a second at 1,000 on the loaded 2-core machine (SSE streams:
- * 27 to 160); fewer in flight keeps each one's wait far below the connect timeout.
+ * Sockets subscribing at once, over all client processes. A subscribe is a registration (two
+ * database requests for a known device: docs/benchmarks.md#registrations) where an SSE stream only
+ * attaches; fewer in flight keeps each one's wait far below the connect timeout.
  */
 const SUBSCRIBE_CONCURRENCY = 16;
 

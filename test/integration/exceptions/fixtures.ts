@@ -131,17 +131,33 @@ export async function eventually(count: () => Promise<number>, expected: number)
 
 /** Waits until the exception queue has nothing waiting, active or delayed. */
 export async function drained(stack: TestStack): Promise<void> {
-  const redis = createWorkerRedis(stack.redisUrl, 'test:drained');
+  await withExceptionQueue(stack, (queue) =>
+    eventuallyValue(
+      'the exception queue to drain',
+      () => queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized'),
+      (counts) => Object.values(counts).every((c) => c === 0),
+    ),
+  );
+}
+
+/** The exception queue's job counts, with the reasons of up to 5 failed jobs (for diagnostics). */
+export async function exceptionQueueState(
+  stack: TestStack,
+): Promise<{ counts: Record<string, number>; failedReasons: string[] }> {
+  return withExceptionQueue(stack, async (queue) => ({
+    counts: await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed'),
+    failedReasons: (await queue.getFailed(0, 4)).map((j) => j.failedReason),
+  }));
+}
+
+async function withExceptionQueue<T>(stack: TestStack, use: (q: Queue) => Promise<T>): Promise<T> {
+  const redis = createWorkerRedis(stack.redisUrl, 'test:exception-queue');
   const queue = new Queue('exception-ingest', {
     connection: redis,
     prefix: bullPrefix(redis, stack.prefix),
   });
   try {
-    await eventuallyValue(
-      'the exception queue to drain',
-      () => queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized'),
-      (counts) => Object.values(counts).every((c) => c === 0),
-    );
+    return await use(queue);
   } finally {
     await queue.close();
     await closeRedis(redis);

@@ -5,15 +5,14 @@
  * version crashes 5x as often (reports over the 24 h limit included) and advances a healthy one,
  * each decision with its numbers in the API; making another APK current supersedes a rollout.
  */
-import { Queue } from 'bullmq';
 import { newAccount } from '../../helpers/accounts';
 import { eventually, eventuallyValue } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
 import { ownerApi } from '../../helpers/owner-api';
+import { evaluateRolloutsOnce, sendCrashes } from '../../helpers/rollouts';
 import { connectSse, type SseClient } from '../../helpers/sse';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { uploadFixture } from '../../helpers/uploads';
-import { createWorkerRedis, closeRedis } from '../../../shared/storage/redis';
 
 jest.setTimeout(240_000);
 const SAMPLE = 'dev.apkrelay.sample';
@@ -131,39 +130,9 @@ test('halt: offered-not-installed devices get one giveup and the previous APK; i
   expect(named(back, 'giveup')).toHaveLength(0);
 });
 
-async function crashes(apiKey: string, deviceId: string, md5: string, n: number) {
-  for (let i = 0; i < n; i++) {
-    const r = await request(`${stack.urls.admin}/api/v2/exceptions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}` },
-      json: {
-        package: SAMPLE,
-        hash: md5,
-        deviceId,
-        stack: [
-          `java.lang.IllegalStateException: crash ${i} on ${deviceId}`,
-          '\tat a.B.c(B.java:1)',
-        ],
-      },
-      ca: stack.ca,
-    });
-    expect([202, 429]).toContain(r.status);
-  }
-}
-
-async function evaluateOnce(): Promise<void> {
-  const connection = createWorkerRedis(stack.redisUrl);
-  const queue = new Queue('rollout-health', { connection, prefix: stack.prefix });
-  try {
-    const job = await queue.add('evaluate', { task: 'evaluate' });
-    await eventually('the evaluation job to finish', async () =>
-      (await queue.getJob(job.id!))?.finishedOn ? true : undefined,
-    );
-  } finally {
-    await queue.close();
-    await closeRedis(connection);
-  }
-}
+const crashes = (apiKey: string, deviceId: string, md5: string, n: number) =>
+  sendCrashes(stack, apiKey, SAMPLE, { deviceId, md5 }, n);
+const evaluateOnce = () => evaluateRolloutsOnce(stack);
 
 test('health gate: a 5x crash wave halts in one evaluation; a healthy rollout advances', async () => {
   // Plan of 20: the 24 h limit is 40 reports; the wave sends 120 (80 refused, still counted).

@@ -22,6 +22,7 @@ import {
   rolloutJudge,
   publicJudge,
   streamJudge,
+  webRolloutJudge,
   webUploadJudge,
   type Call,
   type Judge,
@@ -559,5 +560,20 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
       (c) => `/ui/apps/${c.pkg}/download-links`,
       (c) => ({ sha256: c.w.a.sha256 }),
     ),
+  },
+  'GET /ui/apps/:package/rollouts': {
+    judge: pageJudge,
+    call: page((c) => `/ui/apps/${c.pkg}/rollouts`),
+  },
+  'POST /ui/apps/:package/rollouts': {
+    judge: webRolloutJudge,
+    call: uiForm(
+      (c) => `/ui/apps/${c.pkg}/rollouts`,
+      (c) => ({ sha256: c.w.a.rolloutSha256, stages: '10, 100', deviceIds: 'nobody' }),
+    ),
+  },
+  'POST /ui/apps/:package/rollouts/:action': {
+    judge: webRolloutJudge,
+    call: uiForm((c) => `/ui/apps/${c.pkg}/rollouts/pause`),
   },
 };

@@ -93,6 +93,12 @@ export const rolloutJudge: Judge = (r) => {
   return jsonJudge(r);
 };
 
+/**
+ * The Rollouts tab's forms: as any form, and a 409 page (a rollout is active, or its state does
+ * not allow the action) is an allowed caller reaching A's rollout, as for rolloutJudge.
+ */
+export const webRolloutJudge: Judge = (r) => (r.status === 409 ? 'allow' : formJudge(r));
+
 /** The queue board: as the JSON API, and 405 is its refusal of a write (api/ops-board.ts). */
 export const boardJudge: Judge = (r) => (r.status === 405 ? 'methodNotAllowed' : jsonJudge(r));
 

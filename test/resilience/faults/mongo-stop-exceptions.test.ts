@@ -11,7 +11,13 @@ import { newAccount } from '../../helpers/accounts';
 import { deviceIds, registerDevices } from '../../helpers/devices';
 import { request, type Reply } from '../../helpers/http';
 import type { TestStack } from '../../helpers/stack';
-import { encodeForm, postForm, seedApp, stackTrace } from '../../integration/exceptions/fixtures';
+import {
+  encodeForm,
+  exceptionQueueState,
+  postForm,
+  seedApp,
+  stackTrace,
+} from '../../integration/exceptions/fixtures';
 import { recordFigures } from '../report';
 import { usePrivateStack, type PrivateServices } from './private-services';
 
@@ -134,19 +140,29 @@ test('Mongo stopped for 30 s during an exception burst: acknowledged reports sto
   expect(reports.filter((r) => !r.outcomes.includes('acknowledged'))).toEqual([]);
   expect(reports.flatMap((r) => r.outcomes).filter((o) => o.startsWith('unexpected'))).toEqual([]);
 
-  // Stored: wait until the workers have drained what was acknowledged.
+  // Stored: wait until the workers have drained what was acknowledged. Jobs that failed during
+  // the outage wait out their backoff (up to a minute by then): wait while any job is pending.
   const stored = new Map<string, number>();
   const markerOf = (stack0: string) => stack0.replace(/^java\.lang\.IllegalStateException: /, '');
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + 300_000;
   let docs: Array<{ stack: string[]; screenshotId: string | null; groupId: string }> = [];
+  let queue = await exceptionQueueState(stack);
   while (Date.now() < deadline) {
     docs = await stack.mongo.db
       .collection<{ stack: string[]; screenshotId: string | null; groupId: string }>('exceptions')
       .find({ accountId }, { projection: { stack: 1, screenshotId: 1, groupId: 1 } })
       .toArray();
     if (docs.length >= reports.length) break;
+    const before = queue;
+    queue = await exceptionQueueState(stack);
+    const pending = (c: Record<string, number>) =>
+      c.waiting! + c.active! + c.delayed! + c.prioritized!;
+    if (pending(before.counts) === 0 && pending(queue.counts) === 0) break;
     await sleep(1_000);
   }
+  // When reports are missing, say where they are: failed jobs (and why) or still pending.
+  if (docs.length < reports.length)
+    console.log('exception queue:', await exceptionQueueState(stack));
   for (const d of docs)
     stored.set(markerOf(d.stack[0]!), (stored.get(markerOf(d.stack[0]!)) ?? 0) + 1);
   const lost = reports.filter((r) => stored.get(r.marker) !== 1);

@@ -3,10 +3,14 @@
  * can be stopped and started again at the same URL. The shared test services (global-setup) are
  * never touched: other test runs use them. Data directories are the caller's (a temporary
  * directory, or a small filesystem for disk-full tests); both servers keep their data across a
- * restart (Redis: append-only file; FerretDB: SQLite files).
+ * restart (Redis: append-only file; FerretDB: its backend's).
+ * FerretDB runs on the backend the whole run uses: on PostgreSQL, a private FerretDB process over
+ * the run's PostgreSQL cluster (its own database name per test, as every test file has), so
+ * stopping "MongoDB" stops the server the application talks to. A caller giving `mongoDir` (a
+ * small filesystem whose filling is the fault) gets SQLite, whose files are in that directory.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -16,6 +20,8 @@ import {
 } from '../../../ops/services/binaries';
 import { freePort, isAlive, spawnService, stopPid, waitForPort } from '../../../ops/services/child';
 import { mongoServerArgs, redisServerArgs } from '../../../ops/services/embedded';
+import { ferretPostgresUrl, postgresDir } from '../../../ops/services/postgresql';
+import { TEST_SERVICES_DIR } from '../../helpers/global-setup';
 import { eventually } from '../../helpers/eventually';
 import { track } from '../../helpers/resources';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -50,6 +56,8 @@ export async function startPrivateServices(
   const mongoPort = await freePort();
   let redis: ChildProcess | undefined;
   let mongod: ChildProcess | undefined;
+  const postgresUrl =
+    mongo.kind === 'ferretdb' && !options.mongoDir ? await runPostgresUrl() : undefined;
 
   const stop = async (child: ChildProcess | undefined) => {
     if (child?.pid && isAlive(child.pid)) await stopPid(child.pid, 10_000);
@@ -83,8 +91,9 @@ export async function startPrivateServices(
     async startMongo() {
       mongod = spawnService(
         mongo.bin,
-        mongoServerArgs(mongo.kind, mongoDir, mongoPort),
+        mongoServerArgs(mongo.kind, mongoDir, mongoPort, postgresUrl ? 'postgresql' : 'sqlite'),
         path.join(root, `${mongo.kind}.log`),
+        postgresUrl ? { FERRETDB_POSTGRESQL_URL: postgresUrl } : {},
       );
       await waitForPort(mongoPort, mongod, 30_000, `private ${mongo.kind}`);
     },
@@ -105,6 +114,16 @@ export async function startPrivateServices(
     throw err;
   }
   return services;
+}
+
+/** The run's PostgreSQL cluster (test/helpers/global-setup.ts), when it started one. */
+async function runPostgresUrl(): Promise<string | undefined> {
+  const socket = path.join(postgresDir(TEST_SERVICES_DIR), '.s.PGSQL.5432');
+  const running = await access(socket).then(
+    () => true,
+    () => false,
+  );
+  return running ? ferretPostgresUrl(TEST_SERVICES_DIR) : undefined;
 }
 
 /**

@@ -1,5 +1,7 @@
 import { AppError } from '../../../../shared/errors';
 import {
+  allowedActions,
+  isRolloutAction,
   parseStages,
   percentOf,
   transition,
@@ -84,4 +86,16 @@ test.each(table)('%s + %s → %s (stage %s)', (state, action, expected, stage) =
 
 test('advancing from the stage before the last completes', () => {
   expect(transition(at('running', 2), 'advance')).toEqual(at('completed', 3));
+});
+
+test('the actions each state allows (the web page offers these buttons)', () => {
+  expect(allowedActions(at('running'))).toEqual(['pause', 'advance', 'complete', 'halt']);
+  expect(allowedActions(at('paused'))).toEqual(['resume', 'complete', 'halt']);
+  expect(allowedActions(at('halted'))).toEqual([]);
+  expect(allowedActions(at('completed'))).toEqual([]);
+});
+
+test('action names', () => {
+  expect(['pause', 'resume', 'advance', 'complete', 'halt'].every(isRolloutAction)).toBe(true);
+  expect(['start', 'Pause', '', 'toString', undefined].some(isRolloutAction)).toBe(false);
 });

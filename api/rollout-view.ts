@@ -1,0 +1,29 @@
+/**
+ * What the JSON API and the web administration both need of rollouts: the use-cases' deps and the
+ * rollout as the owner sees it (its APKs, how many installations run the new one).
+ */
+import { apkById } from '../shared/catalog/queries';
+import type { AppDoc } from '../shared/catalog/types';
+import { countRunning } from '../shared/devices/store';
+import type { RolloutDeps } from '../shared/rollouts/actions';
+import { presentRollout } from '../shared/rollouts/present';
+import type { RolloutDoc } from '../shared/rollouts/types';
+import type { ApiDeps } from './deps';
+
+export function rolloutDeps(deps: ApiDeps): RolloutDeps {
+  return {
+    db: deps.db,
+    notices: deps.notices,
+    crashCount: (app, apkId) => deps.crashes.read(app._id.toHexString(), apkId),
+  };
+}
+
+/** The rollout as the API shows it: its APKs and how many installations run the new one. */
+export async function rolloutView(deps: ApiDeps, app: AppDoc, doc: RolloutDoc) {
+  const [apk, previous] = await Promise.all([
+    apkById(deps.db, app.accountId, doc.apkId),
+    doc.previousApkId ? apkById(deps.db, app.accountId, doc.previousApkId) : null,
+  ]);
+  const installed = apk ? await countRunning(deps, app, apk.md5) : 0;
+  return presentRollout(doc, apk, previous, installed);
+}

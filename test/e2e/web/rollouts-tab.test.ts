@@ -1,0 +1,194 @@
+/**
+ * The Rollouts tab in chromium (issue 19): a rollout started through the form, paused and resumed
+ * with its buttons; the health gate, run by the stack's workers, halts it on a 5x crash wave, and
+ * the page shows that decision with its numbers, the installations left on the new APK and its
+ * install funnel (with the OS's message of a failed install). A second app's healthy rollout,
+ * targeted by metadata, is advanced by the gate, then completed with the button. The numbers
+ * expected are those the test's fleet produces, written here.
+ */
+import type { Page } from 'playwright-core';
+import { newAccount } from '../../helpers/accounts';
+import { registerDevices } from '../../helpers/devices';
+import { request } from '../../helpers/http';
+import { ownerApi } from '../../helpers/owner-api';
+import { evaluateRolloutsOnce, sendCrashes } from '../../helpers/rollouts';
+import { startStack, type TestStack } from '../../helpers/stack';
+import { uploadFixture } from '../../helpers/uploads';
+import { SAMPLE } from '../device-client/helpers';
+import { logIn, openBrowser, type Browser } from './browser';
+
+jest.setTimeout(180_000);
+let stack: TestStack;
+let browser: Browser;
+beforeAll(async () => {
+  stack = await startStack({
+    rollouts: { evaluationMs: 60_000, soakMs: 0, factor: 2, minExceptions: 10, alpha: 0.01 },
+  });
+  browser = await openBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+const OLDS = ['o1', 'o2', 'o3', 'o4', 'o5'];
+const NEWS = ['n1', 'n2', 'n3', 'n4', 'n5'];
+type Apk = { md5: string; sha256: string; versionCode: number };
+
+/** An account with version 1 current and version 2 uploaded, its fleet on both, signed in. */
+async function fleet(plan: number) {
+  const account = await newAccount(stack, plan);
+  await uploadFixture(stack, account.apiKey, 'version-1.apk');
+  await uploadFixture(stack, account.apiKey, 'version-2.apk', { current: false });
+  const api = ownerApi(stack, account.apiKey);
+  const { apks } = (await api('GET', `/api/v2/apps/${SAMPLE}`)).json<{ apks: Apk[] }>();
+  const v1 = apks.find((a) => a.versionCode === 1)!;
+  const v2 = apks.find((a) => a.versionCode === 2)!;
+  const device = { baseUrl: stack.urls.web, ca: stack.ca, apiKey: account.apiKey, package: SAMPLE };
+  await registerDevices(device, OLDS, v1.md5);
+  await registerDevices(device, NEWS, v2.md5);
+  await browser.page.context().clearCookies();
+  await logIn(browser.page, stack.urls.admin, account.email);
+  return { ...account, api, v1, v2 };
+}
+
+const tab = () => `${stack.urls.admin}/ui/apps/${SAMPLE}/rollouts`;
+const text = (page: Page, selector: string) => page.locator(selector).first().innerText();
+const field = (page: Page, name: string) => text(page, `dl.rollout [data-field="${name}"]`);
+
+async function press(page: Page, button: string): Promise<void> {
+  await page.getByRole('button', { name: button, exact: true }).click();
+  await page.waitForURL(tab());
+}
+
+/** The numbers of the history row of `action` by `by`. */
+async function decision(page: Page, action: string, by: string) {
+  const row = page.locator(`table.rollout-history tr[data-action="${action}"][data-by="${by}"]`);
+  expect(await row.count()).toBe(1);
+  const cell = (name: string) => row.locator(`[data-field="${name}"]`).innerText();
+  return {
+    verdict: await cell('verdict'),
+    newCount: await cell('newCount'),
+    oldCount: await cell('oldCount'),
+    ratio: await cell('ratio'),
+    pValue: Number(await cell('pValue')),
+  };
+}
+
+test('start, pause, resume; the gate’s halt is shown with its numbers and the funnel', async () => {
+  const { apiKey, api, v1, v2 } = await fleet(20);
+  // n5 first failed to install version 2 (then a retry succeeded: it registered running it).
+  const failed = await request(`${stack.urls.web}/api/v2/heartbeat`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}` },
+    json: {
+      package: SAMPLE,
+      deviceId: 'n5',
+      lastInstall: {
+        md5: v2.md5,
+        versionCode: 2,
+        status: 'failure',
+        osStatus: 4,
+        message: 'INSTALL_FAILED_INSUFFICIENT_STORAGE',
+      },
+    },
+    ca: stack.ca,
+  });
+  expect(failed.status).toBe(200);
+  const { page } = browser;
+  await page.goto(tab());
+  expect(await text(page, 'main')).toContain('No rollout yet.');
+  await page.getByLabel('APK').selectOption(v2.sha256);
+  await page.getByLabel('Stages').fill('5, 100');
+  await page.getByLabel('And these device ids').fill(NEWS.join('\n'));
+  await press(page, 'Start rollout');
+  expect(await field(page, 'state')).toBe('running');
+  expect(await field(page, 'percent')).toBe('5');
+  expect(await field(page, 'targeting')).toBe('devices n1, n2, n3, n4, n5');
+  // The JSON API reads the same rollout.
+  expect((await api('GET', `/api/v2/apps/${SAMPLE}/rollout`)).json()).toMatchObject({
+    state: 'running',
+    percent: 5,
+    targeting: { metadata: null, deviceIds: NEWS },
+  });
+
+  await press(page, 'Pause');
+  expect(await field(page, 'state')).toBe('paused');
+  expect(await page.getByRole('button', { name: 'Advance', exact: true }).count()).toBe(0);
+  await press(page, 'Resume');
+  expect(await field(page, 'state')).toBe('running');
+
+  // The crash wave: 20 reports from each new installation, 4 from each old one (5x per hour).
+  for (const d of OLDS) await sendCrashes(stack, apiKey, SAMPLE, { deviceId: d, md5: v1.md5 }, 4);
+  for (const d of NEWS) await sendCrashes(stack, apiKey, SAMPLE, { deviceId: d, md5: v2.md5 }, 20);
+  await evaluateRolloutsOnce(stack);
+
+  await page.goto(tab());
+  await browser.shot('rollouts-halted');
+  expect(await field(page, 'state')).toBe('halted');
+  expect(await field(page, 'percent')).toBe('0');
+  expect(await field(page, 'installed')).toBe('5');
+  const halt = await decision(page, 'halt', 'health-gate');
+  expect(halt).toMatchObject({ verdict: 'halt', newCount: '100', oldCount: '20', ratio: '5.00' });
+  expect(halt.pValue).toBeLessThan(0.01);
+  for (const action of ['start', 'pause', 'resume']) {
+    expect(await page.locator(`tr[data-action="${action}"][data-by="owner"]`).count()).toBe(1);
+  }
+  // The funnel of version 2: the five registered running it, n5's failure with the OS's message.
+  const stage = (s: string) => text(page, `dl.rollout-funnel dd[data-stage="${s}"]`);
+  expect([await stage('offered'), await stage('installed'), await stage('failed')]).toEqual([
+    '0',
+    '5',
+    '1',
+  ]);
+  expect(await page.locator('table.rollout-installations tbody tr').count()).toBe(5);
+  expect(await text(page, 'tr[data-device="n5"] [data-field="failure"]')).toBe(
+    '4: INSTALL_FAILED_INSUFFICIENT_STORAGE',
+  );
+  // A halted rollout can be replaced: the start form is back.
+  expect(await page.getByRole('button', { name: 'Start rollout' }).count()).toBe(1);
+  expect(browser.errors).toEqual([]);
+});
+
+test('a refused form shows why; the gate’s advance and the Complete button', async () => {
+  const { apiKey, api, v1, v2 } = await fleet(20);
+  const { page } = browser;
+  await page.goto(tab());
+  await page.getByLabel('APK').selectOption(v2.sha256);
+  await page.getByLabel('Stages').fill('5, 50');
+  const [refused] = await Promise.all([
+    page.waitForResponse((r) => r.url() === tab() && r.request().method() === 'POST'),
+    page.getByRole('button', { name: 'Start rollout' }).click(),
+  ]);
+  expect(refused.status()).toBe(400);
+  expect(await text(page, 'main')).toContain('stages: the last one must be 100');
+
+  await page.goto(tab());
+  await page.getByLabel('APK').selectOption(v2.sha256);
+  await page.getByLabel('Stages').fill('5, 50, 100');
+  await page.getByLabel('Only installations whose metadata key').fill('store');
+  await page.getByLabel('has one of the values').fill('north, south');
+  await press(page, 'Start rollout');
+  expect(await field(page, 'targeting')).toBe('metadata store in north, south');
+
+  for (const d of OLDS) await sendCrashes(stack, apiKey, SAMPLE, { deviceId: d, md5: v1.md5 }, 2);
+  for (const d of NEWS) await sendCrashes(stack, apiKey, SAMPLE, { deviceId: d, md5: v2.md5 }, 2);
+  await evaluateRolloutsOnce(stack);
+  await page.goto(tab());
+  expect(await field(page, 'state')).toBe('running');
+  expect(await field(page, 'percent')).toBe('50');
+  expect(await decision(page, 'advance', 'health-gate')).toMatchObject({
+    verdict: 'healthy',
+    newCount: '10',
+    oldCount: '10',
+    ratio: '1.00',
+  });
+
+  await press(page, 'Complete');
+  await browser.shot('rollouts-completed');
+  expect(await field(page, 'state')).toBe('completed');
+  const app = (await api('GET', `/api/v2/apps/${SAMPLE}`)).json<{ current: Apk | null }>();
+  expect(app.current?.md5).toBe(v2.md5);
+  // The only error chromium logs is the refused form's 400.
+  expect(browser.errors).toEqual([expect.stringContaining('status of 400 (Bad Request)')]);
+});
