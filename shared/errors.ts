@@ -8,6 +8,15 @@ export const ERRORS = {
   UNAUTHENTICATED: { status: 401, message: 'Missing or invalid credentials.' },
   FORBIDDEN: { status: 403, message: 'Not allowed.' },
   NOT_FOUND: { status: 404, message: 'Not found.' },
+  KEY_SCOPE_REFUSED: {
+    status: 403,
+    message:
+      'This key or token may not call this route: device keys (and a restricted account key) only call the device routes, CI tokens only upload and make an APK current.',
+  },
+  KEY_APP_REFUSED: {
+    status: 403,
+    message: 'This key or token is not valid for this app.',
+  },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
   ACCOUNT_EMAIL_TAKEN: { status: 409, message: 'An account with this email already exists.' },
   PLAN_FULL: {

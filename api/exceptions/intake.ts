@@ -10,8 +10,8 @@
 import type { Queue } from 'bullmq';
 import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
-import type { AccountsService } from '../../shared/accounts/service';
-import type { Account } from '../../shared/accounts/types';
+import { decide } from '../../shared/accounts/principal';
+import type { AccountsService, Authenticated } from '../../shared/accounts/service';
 import { catalog } from '../../shared/catalog/collections';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { AppError } from '../../shared/errors';
@@ -31,7 +31,7 @@ import type { CrashCounter } from '../../shared/rollouts/crash-counter';
 
 export interface IntakeDeps {
   readonly db: Db;
-  readonly accounts: Pick<AccountsService, 'authenticateApiKey'>;
+  readonly accounts: Pick<AccountsService, 'authenticateKey'>;
   /** Per-process caches of the look-ups; absent: every report asks MongoDB. */
   readonly caches?: IntakeCaches;
   readonly queue: Pick<Queue, 'add'>;
@@ -45,7 +45,7 @@ export interface IntakeDeps {
 }
 
 export interface IntakeCaches {
-  readonly accounts: TtlCache<Account | null>;
+  readonly accounts: TtlCache<Authenticated | null>;
   readonly versions: TtlCache<{ app: AppDoc; apk: ApkDoc | null } | null>;
 }
 
@@ -71,8 +71,12 @@ export async function takeReport(
   apiKey: string | undefined,
   report: ExceptionReport,
 ): Promise<Verdict> {
-  const account = apiKey ? await authenticate(deps, apiKey) : null;
-  if (!account) return lost('EXCEPTION_API_KEY_INVALID', EXCEPTION_TEXT.EXCEPTION_API_KEY_INVALID);
+  const authenticated = apiKey ? await authenticate(deps, apiKey) : null;
+  if (!authenticated)
+    return lost('EXCEPTION_API_KEY_INVALID', EXCEPTION_TEXT.EXCEPTION_API_KEY_INVALID);
+  const { account, principal } = authenticated;
+  const decision = decide(principal, { scope: 'device', package: report.package });
+  if (!decision.allow) return lost(decision.code, EXCEPTION_TEXT[decision.code]);
   const found = await findVersion(deps, account.id, report.package, report.hash);
   if (!found) return lost('EXCEPTION_PACKAGE_UNKNOWN', EXCEPTION_TEXT.EXCEPTION_PACKAGE_UNKNOWN);
   const { app, apk } = found;
@@ -168,8 +172,8 @@ async function countCrash(deps: IntakeDeps, appId: string, apk: ApkDoc): Promise
   });
 }
 
-function authenticate(deps: IntakeDeps, apiKey: string): Promise<Account | null> {
-  const load = () => deps.accounts.authenticateApiKey(apiKey);
+function authenticate(deps: IntakeDeps, apiKey: string): Promise<Authenticated | null> {
+  const load = () => deps.accounts.authenticateKey(apiKey);
   if (!deps.caches) return load();
   // Keyed by a digest: the cache never holds API keys.
   const key = createHash('sha256').update(apiKey).digest('base64');

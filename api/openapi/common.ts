@@ -34,3 +34,9 @@ export const json = (description: string, ref: string) => ({
   description,
   content: { 'application/json': { schema: { $ref: `#/components/schemas/${ref}` } } },
 });
+
+/** A required JSON request body of this schema. */
+export const jsonBody = (schema: Record<string, unknown>) => ({
+  required: true,
+  content: { 'application/json': { schema } },
+});

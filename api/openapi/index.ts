@@ -9,6 +9,7 @@ import { devicePaths, deviceSchemas } from './devices';
 import { downloadLinkPaths, downloadLinkSchemas } from './download-links';
 import { exceptionPaths, exceptionSchemas } from './exceptions';
 import { insightPaths, insightSchemas } from './insights';
+import { keyPaths, keySchemas } from './keys';
 import { downloadPaths, downloadSchemas } from './downloads';
 import { operationPaths } from './operations';
 import { rolloutPaths, rolloutSchemas } from './rollouts';
@@ -28,7 +29,9 @@ export function openApiDocument(urls: HostUrls) {
       description:
         'Distribution of signed Android APKs to enrolled devices. JSON endpoints live under ' +
         '/api/v2 and authenticate with `Authorization: Bearer <apiKey>`; errors are ' +
-        '`{"error":{"code","message"}}` with a stable code. The PushLink-compatible endpoints ' +
+        '`{"error":{"code","message"}}` with a stable code. Device keys (`dk_`) call only the device ' +
+        'routes and CI tokens (`ct_`) only upload and make-current of their apps; elsewhere they ' +
+        'get 403 KEY_SCOPE_REFUSED or KEY_APP_REFUSED. The PushLink-compatible endpoints ' +
         '(`/apps/...`, `/download`, `/exception`) keep their parameter names and plain-text replies.',
     },
     // The admin host; an operation served elsewhere lists its own servers.
@@ -42,6 +45,7 @@ export function openApiDocument(urls: HostUrls) {
       schemas: {
         Error: errorBody,
         ...accountSchemas,
+        ...keySchemas,
         ...uploadSchemas,
         ...downloadSchemas,
         ...downloadLinkSchemas,
@@ -55,6 +59,7 @@ export function openApiDocument(urls: HostUrls) {
       urls,
       withAuthThrottle({
         ...accountPaths,
+        ...keyPaths,
         ...uploadPaths,
         ...downloadPaths,
         ...downloadLinkPaths,

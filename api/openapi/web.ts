@@ -75,7 +75,9 @@ export const webPaths = {
     }),
   },
   '/ui/logout': { post: post('Log out (form: _csrf).', { '303': seeOther }) },
-  '/ui/account': { get: page('Account page: password change, sign out everywhere.') },
+  '/ui/account': {
+    get: page('Account page: password change, sign out everywhere, device keys and CI tokens.'),
+  },
   '/ui/account/password': {
     post: post(
       'Change the password (form: current, password, confirm, _csrf); ends the other sessions.',
@@ -91,6 +93,28 @@ export const webPaths = {
     post: post('Sign out everywhere: end every session of the account (form: _csrf).', {
       '303': { description: 'To the login page; the session cookie is cleared.' },
     }),
+  },
+  '/ui/account/keys': {
+    post: post(
+      'Create a device key or CI token (form: kind, name, apps, _csrf); 201 shows its secret once.',
+      {
+        '201': html('The account page with the new secret, shown this once.'),
+        '400': html('A bad kind, name or app list.'),
+      },
+    ),
+  },
+  '/ui/account/keys/{id}/revoke': {
+    post: post(
+      'Revoke a device key or CI token (form: _csrf).',
+      { '303': seeOther, '404': html('No such key of this account.') },
+      [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+    ),
+  },
+  '/ui/account/api-key-restriction': {
+    post: post(
+      'Restrict the account API key to the device routes, or lift it (form: deviceOnly, _csrf).',
+      { '303': seeOther, '400': html('deviceOnly is neither true nor false.') },
+    ),
   },
   '/ui/apps': { get: page('Apps list.') },
   '/ui/apks': {

@@ -18,7 +18,7 @@ import {
   REGISTER_TEXT,
   type DeviceLookups,
 } from '../../shared/devices/store';
-import { apiKeyAccount, isAuthRateLimited, type ClientView } from '../auth';
+import { apiKeyAccount, isAuthRateLimited, isKeyRefused, type ClientView } from '../auth';
 import type { Logger } from '../../shared/log';
 import type { ApiDeps } from '../deps';
 import { replyWithError } from '../http-errors';
@@ -58,15 +58,18 @@ export function streamEndpoint(deps: ApiDeps, lookups: DeviceLookups): StreamHan
   ) {
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     const key = bearer ?? query.get('api_key') ?? query.get('apiKey') ?? undefined;
+    const pkg = query.get('package') ?? '';
     let account;
     try {
-      account = await apiKeyAccount(auth, client, res, key);
+      account = await apiKeyAccount(auth, client, res, key, {
+        need: { scope: 'device', package: pkg },
+      });
     } catch (err) {
+      if (isKeyRefused(err)) return sendText(res, 403, err.message);
       if (!isAuthRateLimited(err)) throw err;
       return sendText(res, 429, 'Too many failed API key attempts; retry later.');
     }
     if (!account) return sendText(res, 401, REGISTER_TEXT.INVALID_KEY);
-    const pkg = query.get('package') ?? '';
     const deviceId = query.get('deviceId') ?? '';
     const app = pkg ? await lookups.app(account.id, pkg) : null;
     if (!app) return sendText(res, 404, REGISTER_TEXT.INVALID_PACKAGE);

@@ -4,7 +4,7 @@ import { presentApk } from '../../shared/catalog/present';
 import { apksOf, appsOf, currentApkOf } from '../../shared/catalog/queries';
 import { pickApk } from '../../shared/catalog/pick-apk';
 import type { AppDoc } from '../../shared/catalog/types';
-import { bearerAuth, currentAccount } from '../auth';
+import { appNeed, bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
 import { appOf } from '../owned-app';
 import type { Route } from '../route-table';
@@ -68,7 +68,8 @@ export function appRoutes(deps: ApiDeps): Route[] {
       summary:
         'Make an APK current (by sha256, md5 or versionCode); an earlier one gives the update up.',
       handlers: [
-        auth,
+        // CI tokens of this app too (docs/keys.md).
+        bearerAuth(deps, { need: appNeed('make-current') }),
         async (req, res) => {
           const app = await appOf(deps, res, req);
           const apk = pickApk(

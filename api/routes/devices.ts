@@ -18,10 +18,10 @@ import {
 } from '../../shared/devices/store';
 import { parseInstallOutcome } from '../../shared/devices/install-outcome';
 import { recordReport } from '../../shared/funnel/marks';
-import { parseRegistration } from '../../shared/devices/registration-input';
+import { parseRegistration, type RegistrationInput } from '../../shared/devices/registration-input';
 import { publicKeyInfo } from '../../shared/devices/push-signing';
 import { AppError } from '../../shared/errors';
-import { apiKeyAccount, bearerAuth, currentAccount } from '../auth';
+import { apiKeyPrincipal, authorize, bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
 import { listInstallations } from '../devices/installations-list';
 import { appOf } from '../owned-app';
@@ -39,15 +39,27 @@ function presentedKey(req: Request): string | undefined {
 /** ApiDeps, with `deviceAuth` checking API keys through the per-process device look-ups. */
 export type DeviceDeps = ApiDeps & { readonly deviceAuth: ApiDeps };
 
-async function device(deps: DeviceDeps, req: Request, res: Response): Promise<Account> {
-  const account = await apiKeyAccount(deps.deviceAuth, req, res, presentedKey(req));
-  if (!account) throw new AppError('UNAUTHENTICATED', { message: REGISTER_TEXT.INVALID_KEY });
-  return account;
+/**
+ * The account of a device route's key (the account key, or a device key of the registration's
+ * package) and the registration; CI tokens and other apps' device keys are refused (403
+ * KEY_SCOPE_REFUSED, KEY_APP_REFUSED).
+ */
+async function device(
+  deps: DeviceDeps,
+  req: Request,
+  res: Response,
+): Promise<{ account: Account; input: RegistrationInput }> {
+  const found = await apiKeyPrincipal(deps.deviceAuth, req, res, presentedKey(req), {
+    need: { scope: 'device' },
+  });
+  if (!found) throw new AppError('UNAUTHENTICATED', { message: REGISTER_TEXT.INVALID_KEY });
+  const input = parseRegistration(req.body);
+  authorize(found.principal, { scope: 'device', package: input.package });
+  return { account: found.account, input };
 }
 
 export async function register(deps: DeviceDeps, req: Request, res: Response): Promise<void> {
-  const account = await device(deps, req, res);
-  const input = parseRegistration(req.body);
+  const { account, input } = await device(deps, req, res);
   const app = await deps.deviceLookups.app(account.id, input.package);
   if (!app) throw new UnknownPackageError();
   const now = deps.now();
@@ -73,8 +85,7 @@ export async function register(deps: DeviceDeps, req: Request, res: Response): P
  * installation outcome (`lastInstall`) is sent once by the device, so it is always written.
  */
 export async function heartbeat(deps: DeviceDeps, req: Request, res: Response): Promise<void> {
-  const account = await device(deps, req, res);
-  const input = parseRegistration(req.body);
+  const { account, input } = await device(deps, req, res);
   const outcome = parseInstallOutcome(
     (req.body as { lastInstall?: unknown } | undefined)?.lastInstall,
   );

@@ -20,7 +20,7 @@ import {
 import type { InstallationDoc } from '../../shared/devices/types';
 import { AppError } from '../../shared/errors';
 import { recordMarks } from '../../shared/funnel/marks';
-import { apiKeyAccount, isAuthRateLimited } from '../auth';
+import { apiKeyAccount, isAuthRateLimited, isKeyRefused } from '../auth';
 import type { ApiDeps } from '../deps';
 import { sendApk } from '../download/send-apk';
 import { DEVICE_HOSTS, type Route } from '../route-table';
@@ -41,12 +41,21 @@ export const DOWNLOAD_TEXT = {
   THROTTLED: 'Download failed: too many failed API key attempts; retry later.',
 } as const;
 
-/** The account of the `api_key` parameter, or null once a 401 or 429 reply is sent. */
-async function downloadAccount(deps: ApiDeps, req: Request, res: Response) {
+/**
+ * The account of the `api_key` parameter (the account key or a device key of `pkg`), or null once a
+ * 401, 403 or 429 reply is sent.
+ */
+async function downloadAccount(deps: ApiDeps, req: Request, res: Response, pkg: string) {
   let account: Account | null;
   try {
-    account = await apiKeyAccount(deps, req, res, param(req, 'api_key'));
+    account = await apiKeyAccount(deps, req, res, param(req, 'api_key'), {
+      need: { scope: 'device', package: pkg },
+    });
   } catch (err) {
+    if (isKeyRefused(err)) {
+      sendText(res, 403, `Download failed: ${err.message}`);
+      return null;
+    }
     if (!isAuthRateLimited(err)) throw err;
     sendText(res, 429, DOWNLOAD_TEXT.THROTTLED);
     return null;
@@ -109,7 +118,7 @@ async function apkFor(deps: ApiDeps, app: AppDoc, deviceId: string | undefined) 
 
 export async function download(deps: ApiDeps, req: Request, res: Response): Promise<void> {
   const pkg = param(req, 'package');
-  const account = await downloadAccount(deps, req, res);
+  const account = await downloadAccount(deps, req, res, pkg ?? '');
   if (!account) return;
   const app = pkg ? await findApp(deps.db, account.id, pkg) : null;
   if (!app) return sendText(res, 404, DOWNLOAD_TEXT.UNKNOWN_PACKAGE);
@@ -135,7 +144,9 @@ function presentInstallation(
 
 export async function listJson(deps: ApiDeps, req: Request, res: Response): Promise<void> {
   const pkg = param(req, 'packageName');
-  const account = await apiKeyAccount(deps, req, res, param(req, 'apiKey'));
+  const account = await apiKeyAccount(deps, req, res, param(req, 'apiKey'), {
+    need: { scope: 'device', package: pkg ?? '' },
+  });
   if (!account) throw new AppError('UNAUTHENTICATED', { message: 'Invalid API key.' });
   const app = pkg ? await findApp(deps.db, account.id, pkg) : null;
   if (!app)

@@ -9,6 +9,7 @@ import { downloadRoutes } from './downloads';
 import { exceptionRoutes } from './exceptions';
 import { healthRoutes } from './health';
 import { insightRoutes } from './insights';
+import { keyRoutes } from './keys';
 import { operationsRoutes } from './operations';
 import { rolloutRoutes } from './rollouts';
 import { uploadRoutes } from './uploads';
@@ -32,6 +33,7 @@ export function allRoutes(deps: ApiDeps): Route[] {
       ],
     },
     ...accountRoutes(deps),
+    ...keyRoutes(deps),
     ...uploadRoutes(deps),
     ...downloadRoutes(deps),
     ...appRoutes(deps),

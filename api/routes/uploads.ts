@@ -6,16 +6,19 @@
 import type { Request, Response } from 'express';
 import { catalog } from '../../shared/catalog/collections';
 import { presentApk } from '../../shared/catalog/present';
-import { AppError } from '../../shared/errors';
+import { AppError, ERRORS } from '../../shared/errors';
 import { legacyReply, LEGACY_TEXT } from '../../shared/uploads/verdicts';
 import type { Account } from '../../shared/accounts/types';
+import type { Authenticated } from '../../shared/accounts/service';
 import {
-  apiKeyAccount,
+  apiKeyPrincipal,
+  appNeed,
   bearerAuth,
   bearerKey,
   clientAddress,
   currentAccount,
   isAuthRateLimited,
+  isKeyRefused,
 } from '../auth';
 import type { ApiDeps } from '../deps';
 import { isDependencyOutage } from '../http-errors';
@@ -59,10 +62,14 @@ function refusalText(
 function keyRefusalText(error: unknown, keyAfterFile: boolean): [number, string] {
   if (isAuthRateLimited(error))
     return [429, 'deploy fails, too many failed API key attempts; retry later'];
+  if (isKeyRefused(error)) return [403, `deploy fails, ${error.message}`];
   if (!(error instanceof AppError && error.code === 'UNAUTHENTICATED')) throw error;
   if (keyAfterFile) return [401, KEY_AFTER_FILE_TEXT];
   return [401, LEGACY_TEXT.INVALID_API_KEY];
 }
+
+const SEVERAL_APPS =
+  'this CI token names several apps, and the form names none: use a token of one app, or POST /api/v2/apps/{package}/apks';
 
 const KEY_AFTER_FILE_TEXT =
   'deploy fails, the apiKey field must come before the apk file (or send an Authorization: Bearer header)';
@@ -112,6 +119,8 @@ export async function legacyUpload(deps: ApiDeps, req: Request, res: Response): 
 
 interface LegacyForm {
   readonly account: Account;
+  /** The package the APK must be: a CI token's app; null for the account key. */
+  readonly expectedPackage: string | null;
   readonly fields: ReadonlyMap<string, string>;
   readonly file: ReceivedFile;
 }
@@ -127,10 +136,17 @@ async function receiveLegacyForm(
   res: Response,
 ): Promise<LegacyForm | null> {
   const { maxApkBytes } = deps.limits;
-  const auth: { account: Account | null } = { account: null };
+  const auth: { found: Authenticated | null } = { found: null };
   const authenticate = async (presented: string | undefined) => {
-    auth.account = await apiKeyAccount(deps, req, res, presented, { countMissing: true });
-    if (!auth.account) throw new AppError('UNAUTHENTICATED');
+    auth.found = await apiKeyPrincipal(deps, req, res, presented, {
+      countMissing: true,
+      need: { scope: 'upload' },
+    });
+    if (!auth.found) throw new AppError('UNAUTHENTICATED');
+    // The form names no package: a CI token's upload must be of its one app (docs/keys.md).
+    const { apps } = auth.found.principal;
+    if (apps !== 'all' && apps.length !== 1)
+      throw new AppError('KEY_APP_REFUSED', { message: SEVERAL_APPS });
   };
   const header = bearerKey(req);
   if (header !== undefined) {
@@ -158,13 +174,19 @@ async function receiveLegacyForm(
     return null;
   }
   const { fields, file } = received;
-  const { account } = auth;
-  if (!account) throw new Error('receiveUpload accepted a form whose key was not checked');
+  const { found } = auth;
+  if (!found) throw new Error('receiveUpload accepted a form whose key was not checked');
   if (!file) {
     sendText(res, 422, LEGACY_TEXT.APK_INVALID);
     return null;
   }
-  return { account, fields, file };
+  const { apps } = found.principal;
+  return {
+    account: found.account,
+    expectedPackage: apps === 'all' ? null : apps[0]!,
+    fields,
+    file,
+  };
 }
 
 /** Queues a received legacy upload and answers its verdict (or 202 when asked, or on timeout). */
@@ -172,14 +194,14 @@ async function submitLegacyUpload(
   deps: ApiDeps,
   req: Request,
   res: Response,
-  { account, fields, file }: LegacyForm,
+  { account, expectedPackage, fields, file }: LegacyForm,
 ): Promise<void> {
   let uploadId: string;
   try {
     uploadId = await deps.ingest.submit(account.id, file, {
       current: fields.get('current') === 'true',
       whatsnew: fields.get('whatsnew') ?? null,
-      expectedPackage: null,
+      expectedPackage,
     });
   } catch (err) {
     if (!isDependencyOutage(err)) throw err;
@@ -194,6 +216,15 @@ async function submitLegacyUpload(
   const verdict = await deps.ingest.waitForVerdict(uploadId, deps.limits.uploadWaitTimeoutMs);
   if (!verdict) {
     sendText(res, 202, `deploy queued, still processing; status: ${statusUrl(deps, uploadId)}`);
+    return;
+  }
+  // A CI token's upload of another app's APK: its key is refused for that app (KEY_APP_REFUSED).
+  if (
+    expectedPackage !== null &&
+    verdict.status === 'rejected' &&
+    verdict.code === 'APK_PACKAGE_MISMATCH'
+  ) {
+    sendText(res, 403, `deploy fails, ${ERRORS.KEY_APP_REFUSED.message} ${verdict.message}`);
     return;
   }
   const reply = legacyReply(verdict, deps.limits.maxApkBytes);
@@ -282,7 +313,7 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
       summary:
         'Upload an APK of this package (multipart: apk, current, whatsnew); answers 202 at once.',
       handlers: [
-        bearerAuth(deps, { countMissing: true }),
+        bearerAuth(deps, { countMissing: true, need: appNeed('upload') }),
         (req, res) => jsonUpload(deps, req, res),
       ],
     },
@@ -293,7 +324,11 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
       access: 'apiKey',
       summary:
         "An upload's progress: queued, processing, done or failed, with the verdict and APK.",
-      handlers: [bearerAuth(deps), (req, res) => uploadStatus(deps, req, res)],
+      // CI tokens poll their uploads too (job ids are random); device keys may not.
+      handlers: [
+        bearerAuth(deps, { need: { scope: 'upload' } }),
+        (req, res) => uploadStatus(deps, req, res),
+      ],
     },
   ];
 }

@@ -7,6 +7,7 @@
 import type { RequestHandler } from 'express';
 import { formBody } from '../body-parsers';
 import type { ApiDeps } from '../deps';
+import { createKeyForm, restrictionForm, revokeKeyForm } from '../web/account-keys';
 import { accountPages } from '../web/account-pages';
 import { changeStatus, createLink, makeCurrent } from '../web/app-actions';
 import { APP_JS, STYLE_CSS } from '../web/assets';
@@ -115,6 +116,39 @@ function entryPages(deps: ApiDeps, page: Page): Route[] {
   ];
 }
 
+/** The account page's device keys, CI tokens and the API key's switch (docs/keys.md). */
+function keyPages(deps: ApiDeps, page: Page): Route[] {
+  return [
+    page(
+      'post',
+      '/ui/account/keys',
+      'session',
+      'Create a device key or CI token (form: kind, name, apps, _csrf); 201 shows its secret once.',
+      form,
+      csrfCheck,
+      (req, res) => createKeyForm(deps, req, res),
+    ),
+    page(
+      'post',
+      '/ui/account/keys/:id/revoke',
+      'session',
+      'Revoke a device key or CI token (form: _csrf).',
+      form,
+      csrfCheck,
+      (req, res) => revokeKeyForm(deps, req, res),
+    ),
+    page(
+      'post',
+      '/ui/account/api-key-restriction',
+      'session',
+      'Restrict the account API key to the device routes, or lift it (form: deviceOnly, _csrf).',
+      form,
+      csrfCheck,
+      (req, res) => restrictionForm(deps, req, res),
+    ),
+  ];
+}
+
 /** The account page, the apps list, the API key and the upload of any package. */
 function accountAndAppsPages(deps: ApiDeps, page: Page): Route[] {
   const account = accountPages(deps);
@@ -138,6 +172,7 @@ function accountAndAppsPages(deps: ApiDeps, page: Page): Route[] {
       csrfCheck,
       account.signOutEverywhere,
     ),
+    ...keyPages(deps, page),
     page('get', '/ui/apps', 'session', 'Apps list (HTML).', showApps(deps)),
     page(
       'post',

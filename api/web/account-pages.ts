@@ -7,6 +7,7 @@ import type { Request, Response } from 'express';
 import { passwordProblems } from '../../shared/accounts/service';
 import { clientAddress } from '../auth';
 import type { ApiDeps } from '../deps';
+import { sendAccountPage } from './account-keys';
 import { accountPage } from './account-views';
 import { sendPage, viewerOfSession } from './pages';
 import { currentSession, endAllSessions, renewOnlySession } from './sessions';
@@ -30,7 +31,7 @@ export function accountPages(deps: ApiDeps) {
         req.query.changed === 'password'
           ? 'Password changed; every other session was signed out.'
           : null;
-      sendPage(res, 200, accountPage(await viewerOfSession(deps, res), { notice }));
+      await sendAccountPage(deps, res, 200, { notice });
     },
 
     changePassword: async (req: Request, res: Response): Promise<void> => {

@@ -1,4 +1,8 @@
-/** The account page of the web administration: password change and "sign out everywhere". */
+/**
+ * The account page of the web administration: password change, "sign out everywhere", device keys
+ * and CI tokens (account-keys-views.ts).
+ */
+import { keysSection, type KeysState } from './account-keys-views';
 import { html } from './html';
 import { layout, type Viewer } from './views';
 
@@ -7,6 +11,8 @@ export interface AccountPageState {
   readonly problem?: string | null;
   /** Shown after a change that went through. */
   readonly notice?: string | null;
+  /** Device keys, CI tokens and the account key's switch; absent: the section is left out. */
+  readonly keys?: KeysState;
 }
 
 function passwordForm(viewer: Viewer) {
@@ -44,6 +50,7 @@ export function accountPage(viewer: Viewer, state: AccountPageState = {}): strin
       <form class="stack" method="post" action="/ui/account/sign-out-everywhere">
         <input type="hidden" name="_csrf" value="${viewer.csrf}" />
         <button type="submit">Sign out everywhere</button>
-      </form>`,
+      </form>
+      ${state.keys ? keysSection(viewer, state.keys) : ''}`,
   );
 }

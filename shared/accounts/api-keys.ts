@@ -8,14 +8,15 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KeyRing } from '../crypto/keys';
 import { seal, unseal } from '../crypto/seal';
 
-const PREFIX = 'ak_';
-const KEY_PATTERN = /^ak_[A-Za-z0-9_-]{32}$/;
+/** Account keys `ak_`, device keys `dk_`, CI tokens `ct_` (docs/keys.md); same length and alphabet. */
+export type KeyPrefix = 'ak_' | 'dk_' | 'ct_';
+const KEY_PATTERN = /^(ak|dk|ct)_[A-Za-z0-9_-]{32}$/;
 
-export function generateApiKey(): string {
-  return PREFIX + randomBytes(24).toString('base64url');
+export function generateApiKey(prefix: KeyPrefix = 'ak_'): string {
+  return prefix + randomBytes(24).toString('base64url');
 }
 
-/** Cheap shape check before any database work; says nothing about validity. */
+/** Cheap shape check (any kind) before any database work; says nothing about validity. */
 export function looksLikeApiKey(value: string): boolean {
   return KEY_PATTERN.test(value);
 }

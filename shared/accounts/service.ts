@@ -5,16 +5,10 @@
 import { MongoServerError, ObjectId, type Collection, type Db } from 'mongodb';
 import type { KeyRing } from '../crypto/keys';
 import { AppError } from '../errors';
-import {
-  apiKeyLookup,
-  apiKeyLookups,
-  generateApiKey,
-  looksLikeApiKey,
-  lookupMatches,
-  sealApiKey,
-  unsealApiKey,
-} from './api-keys';
+import { apiKeyLookup, generateApiKey, sealApiKey, unsealApiKey } from './api-keys';
+import { createAccessKeys, type AccessKeys } from './access-keys';
 import { hashPassword, needsRehash, verifyPassword } from './passwords';
+import { keyAuthMethods, type Authenticated } from './key-auth';
 import { FREE_PLAN, toAccount, type Account, type AccountDoc, type Plan, type Role } from './types';
 
 export const ACCOUNTS_COLLECTION = 'accounts';
@@ -29,9 +23,19 @@ export interface SignUp {
   plan?: Plan;
 }
 
+export type { Authenticated };
+
 export interface AccountsService {
   create(input: SignUp): Promise<{ account: Account; apiKey: string }>;
+  /** The account of its own API key (device keys and CI tokens: null). */
   authenticateApiKey(apiKey: string): Promise<Account | null>;
+  /** Any kind of key or token (account key, device key, CI token) not revoked; else null. */
+  authenticateKey(presented: string): Promise<Authenticated | null>;
+  /** The owner's switch: the account key is accepted by the device routes only (docs/keys.md). */
+  setApiKeyDeviceOnly(accountId: string, deviceOnly: boolean): Promise<void>;
+  apiKeyDeviceOnly(accountId: string): Promise<boolean>;
+  /** The account's device keys and CI tokens. */
+  readonly accessKeys: AccessKeys;
   revealApiKey(accountId: string): Promise<string>;
   findByEmail(email: string): Promise<Account | null>;
   /** Replaces the account's API key (the old one stops working at once); returns the new one. */
@@ -140,7 +144,7 @@ function passwordMethods(
 function apiKeyMethods(
   accounts: Collection<AccountDoc>,
   keys: KeyRing,
-): Pick<AccountsService, 'create' | 'authenticateApiKey' | 'revealApiKey' | 'regenerateApiKey'> {
+): Pick<AccountsService, 'create' | 'revealApiKey' | 'regenerateApiKey'> {
   return {
     async create(input) {
       const { email, password } = validateSignUp(input);
@@ -168,14 +172,6 @@ function apiKeyMethods(
         throw err;
       }
       return { account: toAccount(doc), apiKey };
-    },
-
-    async authenticateApiKey(apiKey) {
-      if (!looksLikeApiKey(apiKey)) return null;
-      const lookups = apiKeyLookups(keys, apiKey);
-      const doc = await accounts.findOne({ apiKeyLookup: { $in: lookups } });
-      const matches = doc ? lookups.map((l) => lookupMatches(l, doc.apiKeyLookup)) : [];
-      return doc && matches.includes(true) ? toAccount(doc) : null;
     },
 
     async revealApiKey(accountId) {
@@ -248,9 +244,12 @@ function operatorMethods(
 
 export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
   const accounts = accountsCollection(db);
+  const accessKeys = createAccessKeys(db, keys);
   return {
+    accessKeys,
     ...passwordMethods(accounts),
     ...apiKeyMethods(accounts, keys),
+    ...keyAuthMethods(accounts, keys, accessKeys),
     ...operatorMethods(accounts),
   };
 }

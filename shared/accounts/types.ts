@@ -16,6 +16,8 @@ export interface AccountDoc {
   passwordHash: string;
   apiKeyLookup: string;
   apiKeySealed: string;
+  /** The owner restricted the account key to the device routes (docs/keys.md); unset: false. */
+  apiKeyDeviceOnly?: boolean;
   plan: Plan;
   roles: Role[];
   createdAt: Date;

@@ -4,6 +4,7 @@
  *
  * - `pinned_keys`: re-sealed; their values (link MAC key, push seed) never change.
  * - `accounts`: the API key is unsealed, then re-sealed and its lookup HMAC recomputed.
+ * - `access_keys`: device keys and CI tokens, as accounts (docs/keys.md).
  * - `apks`: the per-APK data key is unwrapped and wrapped again (the APK bytes stay as they are).
  *
  * No transactions (the database may not have them): each value is one single-document update,
@@ -12,6 +13,7 @@
  * skipped, so a run cut short is finished by running it again, and a second run changes nothing.
  */
 import type { Db } from 'mongodb';
+import { accessKeysCollection, sealAccessKey, unsealAccessKey } from '../accounts/access-keys';
 import { accountsCollection } from '../accounts/service';
 import { apiKeyLookup, sealApiKey, unsealApiKey } from '../accounts/api-keys';
 import { catalog } from '../catalog/collections';
@@ -24,7 +26,7 @@ export interface ResealReport {
   /** The current master key's id: every value is under it now. */
   readonly keyId: string;
   /** Values rewritten, per collection (0: already under the current key). */
-  readonly resealed: { accounts: number; apks: number; pinned_keys: number };
+  readonly resealed: { accounts: number; access_keys: number; apks: number; pinned_keys: number };
 }
 
 async function resealPinned(db: Db, keys: KeyRing): Promise<number> {
@@ -58,6 +60,23 @@ async function resealAccounts(db: Db, keys: KeyRing): Promise<number> {
   return n;
 }
 
+async function resealAccessKeys(db: Db, keys: KeyRing): Promise<number> {
+  const c = accessKeysCollection(db);
+  let n = 0;
+  for await (const doc of c.find({}, { projection: { sealed: 1, lookup: 1 } })) {
+    const id = doc._id.toHexString();
+    const secret = unsealAccessKey(keys, id, doc.sealed);
+    const lookup = apiKeyLookup(keys, secret);
+    if (sealedUnderCurrent(keys, doc.sealed) && doc.lookup === lookup) continue;
+    const result = await c.updateOne(
+      { _id: doc._id, sealed: doc.sealed },
+      { $set: { sealed: sealAccessKey(keys, id, secret), lookup } },
+    );
+    n += result.modifiedCount;
+  }
+  return n;
+}
+
 async function resealApks(db: Db, keys: KeyRing): Promise<number> {
   const { apks } = catalog(db);
   let n = 0;
@@ -79,6 +98,7 @@ async function resealApks(db: Db, keys: KeyRing): Promise<number> {
 export async function resealAll(db: Db, keys: KeyRing): Promise<ResealReport> {
   const pinned_keys = await resealPinned(db, keys);
   const accounts = await resealAccounts(db, keys);
+  const access_keys = await resealAccessKeys(db, keys);
   const apks = await resealApks(db, keys);
-  return { keyId: keys.id, resealed: { accounts, apks, pinned_keys } };
+  return { keyId: keys.id, resealed: { accounts, access_keys, apks, pinned_keys } };
 }

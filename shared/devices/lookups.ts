@@ -9,8 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
-import type { AccountsService } from '../accounts/service';
-import type { Account } from '../accounts/types';
+import type { AccountsService, Authenticated } from '../accounts/service';
 import { findApp } from '../catalog/queries';
 import type { AppDoc } from '../catalog/types';
 import { TtlCache } from '../ttl-cache';
@@ -18,7 +17,7 @@ import { TtlCache } from '../ttl-cache';
 const TTL_MS = 5_000;
 
 export interface DeviceLookups {
-  /** `deps.accounts` with `authenticateApiKey` answered from the cache. */
+  /** `deps.accounts` with `authenticateKey` (and `authenticateApiKey`) answered from the cache. */
   readonly accounts: AccountsService;
   app(accountId: string, pkg: string): Promise<AppDoc | null>;
 }
@@ -27,18 +26,23 @@ export function deviceLookups(
   deps: { readonly accounts: AccountsService; readonly db: Db },
   clock?: () => number,
 ): DeviceLookups {
-  const accounts = new TtlCache<Account | null>(TTL_MS, 10_000, clock);
+  const accounts = new TtlCache<Authenticated | null>(TTL_MS, 10_000, clock);
   const apps = new TtlCache<AppDoc | null>(TTL_MS, 10_000, clock);
   const found = (v: unknown) => v !== null;
+  const authenticateKey = (presented: string) =>
+    accounts.get(
+      createHash('sha256').update(presented).digest('base64'),
+      () => deps.accounts.authenticateKey(presented),
+      found,
+    );
   return {
     accounts: {
       ...deps.accounts,
-      authenticateApiKey: (apiKey) =>
-        accounts.get(
-          createHash('sha256').update(apiKey).digest('base64'),
-          () => deps.accounts.authenticateApiKey(apiKey),
-          found,
-        ),
+      authenticateKey,
+      authenticateApiKey: async (apiKey) => {
+        const found = await authenticateKey(apiKey);
+        return found?.principal.kind === 'account-key' ? found.account : null;
+      },
     },
     app: (accountId, pkg) =>
       apps.get(`${accountId}\n${pkg}`, () => findApp(deps.db, accountId, pkg), found),

@@ -15,6 +15,8 @@ export type LostReason = Extract<
   | 'EXCEPTION_INSTALLATION_UNKNOWN'
   | 'EXCEPTION_LIMIT_REACHED'
   | 'EXCEPTION_REPORT_INVALID'
+  | 'KEY_SCOPE_REFUSED'
+  | 'KEY_APP_REFUSED'
 >;
 
 export type Verdict =
@@ -49,6 +51,10 @@ export const EXCEPTION_TEXT = {
   // report): apkrelay's, in the same style.
   EXCEPTION_INSTALLATION_UNKNOWN:
     'Exception sent but rejected: Installation not registered. This device never registered with the service for this app.',
+  // apkrelay's: a valid key that may not report for this app (docs/keys.md).
+  KEY_SCOPE_REFUSED:
+    'Exception sent but rejected: this key may not report exceptions (a CI token, or not a device key).',
+  KEY_APP_REFUSED: 'Exception sent but rejected: this device key is not valid for this app.',
 } as const;
 
 export function limitText(appName: string): string {

@@ -1,5 +1,6 @@
 /** Indexes every process relies on; created idempotently at start-up. */
 import type { Db } from 'mongodb';
+import { ensureAccessKeyIndexes } from '../accounts/access-keys';
 import { ACCOUNTS_COLLECTION } from '../accounts/service';
 import { ensureAdoptionIndexes } from '../adoption/samples';
 import { ensureCatalogIndexes } from '../catalog/collections';
@@ -11,6 +12,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
   const accounts = db.collection(ACCOUNTS_COLLECTION);
   await accounts.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });
   await accounts.createIndex({ apiKeyLookup: 1 }, { unique: true, name: 'api_key_lookup_unique' });
+  await ensureAccessKeyIndexes(db);
   await ensureCatalogIndexes(db);
   await ensureExceptionIndexes(db);
   await ensureInstallationIndexes(db);

@@ -29,7 +29,7 @@ import {
   textLine,
   type Subscribe,
 } from '../../../shared/devices/pushlink-protocol';
-import { apiKeyAccount, isAuthRateLimited } from '../../auth';
+import { apiKeyAccount, isAuthRateLimited, isKeyRefused } from '../../auth';
 import type { ApiDeps } from '../../deps';
 import type { Delivery, DeviceChannel } from '../stream-registry';
 
@@ -204,7 +204,7 @@ export class PushlinkSocket implements DeviceChannel {
     if (this.subscribed && this.subscribed.identity !== identity) {
       return this.write(textLine(OTHER_INSTALLATION));
     }
-    const account = await this.authenticate(sub.apiKey);
+    const account = await this.authenticate(sub.apiKey, input.package);
     if (!account) return;
     const app = await this.lookups.app(account.id, input.package);
     if (!app) return this.write(textLine(REGISTER_TEXT.INVALID_PACKAGE));
@@ -236,8 +236,11 @@ export class PushlinkSocket implements DeviceChannel {
     );
   }
 
-  /** The account of the key, or null after telling the device why not. */
-  private async authenticate(apiKey: string) {
+  /**
+   * The account of the key (the account key or a device key of `pkg`), or null after telling the
+   * device why not.
+   */
+  private async authenticate(apiKey: string, pkg: string) {
     const auth = { ...this.deps, accounts: this.lookups.accounts };
     const client = { socket: { remoteAddress: this.socket.remoteAddress } };
     try {
@@ -245,10 +248,16 @@ export class PushlinkSocket implements DeviceChannel {
         ServerResponse,
         'setHeader'
       >;
-      const account = await apiKeyAccount(auth, client, noHeaders, apiKey);
+      const account = await apiKeyAccount(auth, client, noHeaders, apiKey, {
+        need: { scope: 'device', package: pkg },
+      });
       if (!account) this.write(textLine(REGISTER_TEXT.INVALID_KEY));
       return account;
     } catch (err) {
+      if (isKeyRefused(err)) {
+        this.write(textLine(err.message));
+        return null;
+      }
       if (!isAuthRateLimited(err)) throw err;
       this.write(textLine(RATE_LIMITED));
       return null;

@@ -4,11 +4,15 @@
  * captured pino destination while the test drives sign-up, uploads (legacy form, Bearer, a
  * rejected APK, a wrong key), downloads (key in the query string), the listing, installations,
  * exceptions (form and JSON), metrics and the queue board; then every secret used, in every
- * encoding a log could carry it, is searched for in the captured output.
+ * encoding a log could carry it, is searched for in the captured output. Issue 20: device keys and
+ * CI tokens are used the same ways (a CI token's legacy upload, a device key's download,
+ * registration and exception, wrong ones of each), and are searched for in the logs and in every
+ * value Redis holds under the stack's prefix (the job payloads).
  */
 import { createKeyRing } from '../../../shared/crypto/keys';
 import { unwrapDataKey } from '../../../shared/crypto/data-keys';
 import { createLogger } from '../../../shared/log';
+import { closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
 import { newAccount } from '../../helpers/accounts';
 import { request } from '../../helpers/http';
 import { postMultipart } from '../../helpers/multipart';
@@ -106,7 +110,8 @@ test('logs of a full run contain request and job ids, and no secret', async () =
     ca: stack.ca,
   });
   await request(`${stack.urls.admin}/ops/queues/api/queues`, { headers: bearer, ca: stack.ca });
-  await eventually(() => stack.mongo.db.collection('exceptions').countDocuments({}), 1);
+  const kinds = await useKeyKinds(apiKey, String(apk?.md5));
+  await eventually(() => stack.mongo.db.collection('exceptions').countDocuments({}), 2);
   await drained(stack);
 
   const keys = createKeyRing(stack.masterKey);
@@ -115,6 +120,7 @@ test('logs of a full run contain request and job ids, and no secret', async () =
   const dataKeys = apks.map((a) => unwrapDataKey(keys, String(a.wrappedKey), String(a.blobId)));
   const secrets: Record<string, string[]> = {
     apiKey: [apiKey, apiKey2, encodeURIComponent(apiKey)],
+    keyKinds: kinds.flatMap((k) => [k, encodeURIComponent(k), k.slice(3)]),
     password: [password, 'Zq-second-secret-77'],
     masterKey: [stack.masterKey.toString('base64'), stack.masterKey.toString('hex')],
     metricsToken: [TOKEN],
@@ -128,8 +134,83 @@ test('logs of a full run contain request and job ids, and no secret', async () =
       if (output.includes(value)) throw new Error(`a log line contains the ${what} ${value}`);
     }
   }
+  const redisValues = await everyRedisValue();
+  expect(redisValues).toContain('dev.apkrelay.large'); // the job payloads were read
+  for (const value of [apiKey, apiKey2, ...kinds]) {
+    if (redisValues.includes(value)) throw new Error(`Redis holds the key or token ${value}`);
+  }
   const lines = captured.map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(lines.filter((l) => typeof l.requestId === 'string').length).toBeGreaterThan(10);
   expect(lines.some((l) => l.jobId !== undefined && l.queue === 'apk-ingest')).toBe(true);
   expect(lines.some((l) => l.msg === 'request' && l.path === '/download')).toBe(true);
 });
+
+/**
+ * Creates a device key and a CI token and uses them where keys travel (form fields, query
+ * strings, Bearer headers), wrong ones too; returns the secrets, right and wrong.
+ */
+async function useKeyKinds(apiKey: string, md5: string): Promise<string[]> {
+  const create = async (kind: string) =>
+    (
+      await request(`${stack.urls.admin}/api/v2/account/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}` },
+        json: { kind, name: `log ${kind}`, apps: ['dev.apkrelay.large'] },
+        ca: stack.ca,
+      })
+    ).json<{ secret: string }>().secret;
+  const [dk, ct] = [await create('device-key'), await create('ci-token')];
+  const ciUpload = await postMultipart(
+    `${stack.urls.admin}/apps/api_upload`,
+    [
+      { name: 'apiKey', value: ct },
+      { name: 'apk', filename: 'l.apk', data: await fixture('large.apk') },
+    ],
+    { ca: stack.ca },
+  );
+  expect(ciUpload.status).toBe(409); // the same APK again: the token was taken
+  const q = `package=dev.apkrelay.large&api_key=${encodeURIComponent(dk)}`;
+  expect((await request(`${stack.urls.web}/download?${q}`, { ca: stack.ca })).status).toBe(200);
+  await request(`${stack.urls.web}/download?package=dev.apkrelay.large&api_key=${dk}x`, {
+    ca: stack.ca,
+  });
+  await request(`${stack.urls.admin}/api/v2/apps`, {
+    headers: { authorization: `Bearer ${ct}` },
+    ca: stack.ca,
+  });
+  await request(`${stack.urls.push}/api/v2/installations`, {
+    method: 'POST',
+    json: { apiKey: dk, package: 'dev.apkrelay.large', deviceId: 'log-device-2' },
+    ca: stack.ca,
+  });
+  const report = {
+    package: 'dev.apkrelay.large',
+    api_key: dk,
+    hash: md5,
+    deviceId: 'log-device-2',
+    st: stackTrace('device key logs'),
+  };
+  expect((await postForm(stack.urls.admin, stack.ca, encodeForm(report))).text).toBe(
+    'Exception sent.',
+  );
+  return [dk, ct, `${dk}x`];
+}
+
+/** Every string value Redis holds under the stack's prefix (job hashes, lists, sets). */
+async function everyRedisValue(): Promise<string> {
+  const redis = createWorkerRedis(stack.redisUrl, 'test:no-secrets');
+  try {
+    const values: string[] = [];
+    for (const key of await redis.keys(`${stack.prefix}:*`)) {
+      const type = await redis.type(key);
+      if (type === 'hash') values.push(...Object.values(await redis.hgetall(key)));
+      else if (type === 'string') values.push((await redis.get(key)) ?? '');
+      else if (type === 'list') values.push(...(await redis.lrange(key, 0, -1)));
+      else if (type === 'set') values.push(...(await redis.smembers(key)));
+      else if (type === 'zset') values.push(...(await redis.zrange(key, 0, -1)));
+    }
+    return values.join('\n');
+  } finally {
+    await closeRedis(redis);
+  }
+}

@@ -203,3 +203,46 @@ test('sign out everywhere ends both sessions of the account, not another account
   expect((await other.one.get('/ui/apps')).status).toBe(200);
   expect((await other.two.get('/ui/apps')).status).toBe(200);
 });
+
+test('the account page creates a CI token (secret shown once), revokes it, and restricts the API key', async () => {
+  const { one } = await twoSessions('198.51.100.40');
+  const csrf = await one.csrf('/ui/account');
+  expect(
+    (await one.post('/ui/account/keys', { kind: 'ci-token', name: 'ci', apps: 'a.b' })).status,
+  ).toBe(403);
+  const created = await one.post('/ui/account/keys', {
+    kind: 'ci-token',
+    name: 'pipeline',
+    apps: 'dev.apkrelay.sample, com.example.other',
+    _csrf: csrf,
+  });
+  expect(created.status).toBe(201);
+  const secret = /ct_[A-Za-z0-9_-]{32}/.exec(created.text)?.[0] ?? '';
+  expect(secret).not.toBe('');
+  const page = await one.get('/ui/account');
+  expect(page.text).toContain('pipeline');
+  expect(page.text).toContain('dev.apkrelay.sample, com.example.other');
+  expect(page.text).not.toContain(secret);
+  const asToken = () =>
+    request(`${stack.urls.admin}/api/v2/apps`, {
+      headers: { authorization: `Bearer ${secret}` },
+      ca: stack.ca,
+    });
+  // A valid token, not for this route.
+  expect((await asToken()).json<{ error: { code: string } }>().error.code).toBe(
+    'KEY_SCOPE_REFUSED',
+  );
+  const id = /\/ui\/account\/keys\/([0-9a-f]{24})\/revoke/.exec(page.text)?.[1] ?? '';
+  const revoked = await one.post(`/ui/account/keys/${id}/revoke`, { _csrf: csrf });
+  expect(signedOut(revoked)).toEqual({ status: 303, location: '/ui/account' });
+  expect((await asToken()).status).toBe(401);
+
+  const bad = await one.post('/ui/account/keys', { kind: 'x', name: '', apps: '', _csrf: csrf });
+  expect(bad.status).toBe(400);
+  const restricted = await one.post('/ui/account/api-key-restriction', {
+    deviceOnly: 'true',
+    _csrf: csrf,
+  });
+  expect(restricted.status).toBe(303);
+  expect((await one.get('/ui/account')).text).toContain('restricted to the device routes');
+});

@@ -53,6 +53,17 @@ test('a reseal cut short finishes on the next run; values never change', async (
     email: 'reseal@example.com',
     password: 'password-123',
   });
+  // A device key and a CI token sealed under K1: the reseal moves them with the account key.
+  const dk = await accounts.accessKeys.create(account.id, {
+    kind: 'device-key',
+    name: 'fleet',
+    apps: ['dev.apkrelay.sample'],
+  });
+  const ct = await accounts.accessKeys.create(account.id, {
+    kind: 'ci-token',
+    name: 'ci',
+    apps: ['dev.apkrelay.sample'],
+  });
   const dataKeys = [randomBytes(32), randomBytes(32), randomBytes(32)];
   const blobIds = dataKeys.map(() => new ObjectId().toHexString());
   const rotated = createKeyRing(K2, [K1]);
@@ -69,9 +80,14 @@ test('a reseal cut short finishes on the next run; values never change', async (
   const first = await resealAll(db, rotated);
   expect(first).toEqual({
     keyId: idOf(K2),
-    resealed: { accounts: 1, apks: 2, pinned_keys: 2 },
+    resealed: { accounts: 1, access_keys: 2, apks: 2, pinned_keys: 2 },
   });
-  expect((await resealAll(db, rotated)).resealed).toEqual({ accounts: 0, apks: 0, pinned_keys: 0 });
+  expect((await resealAll(db, rotated)).resealed).toEqual({
+    accounts: 0,
+    access_keys: 0,
+    apks: 0,
+    pinned_keys: 0,
+  });
 
   // K2 alone now opens everything, and every value is what it was.
   const k2 = await loadPinnedKeys(db, createKeyRing(K2));
@@ -85,8 +101,19 @@ test('a reseal cut short finishes on the next run; values never change', async (
   const k2Accounts = createAccountsService(db, k2);
   expect((await k2Accounts.authenticateApiKey(apiKey))?.id).toBe(account.id);
   expect(await k2Accounts.revealApiKey(account.id)).toBe(apiKey);
-  // K1 no longer finds the key: its lookup was recomputed under K2.
-  expect(await createAccountsService(db, createKeyRing(K1)).authenticateApiKey(apiKey)).toBeNull();
+  for (const { secret, key } of [dk, ct]) {
+    expect((await k2Accounts.authenticateKey(secret))?.principal).toMatchObject({
+      id: key.id,
+      kind: key.kind,
+    });
+  }
+  const sealed = await db.collection('access_keys').find().toArray();
+  expect(sealed.map((d) => String(d.sealed).startsWith(`v2.${idOf(K2)}.`))).toEqual([true, true]);
+  // K1 no longer finds the keys: their lookups were recomputed under K2.
+  const k1Accounts = createAccountsService(db, createKeyRing(K1));
+  expect(await k1Accounts.authenticateApiKey(apiKey)).toBeNull();
+  expect(await k1Accounts.authenticateKey(dk.secret)).toBeNull();
+  expect(await k1Accounts.authenticateKey(ct.secret)).toBeNull();
 });
 
 test('a ring without the sealing key refuses, naming it, and changes nothing', async () => {

@@ -28,7 +28,14 @@ const HOSTS: readonly Host[] = ['admin', 'web', 'push'];
 const ENTRIES: Readonly<Record<string, Entry>> = { ...EXPECTATIONS, ...boardEntries() };
 const ROWS = readMatrix();
 /** Roles that hold A's credentials: A's data is theirs to see. */
-const HOLDERS_OF_A: readonly Role[] = ['ownerA', 'device', 'forgedForm'];
+const HOLDERS_OF_A: readonly Role[] = [
+  'ownerA',
+  'device',
+  'forgedForm',
+  'deviceKey',
+  'ciToken',
+  'ciOther',
+];
 
 /** Every route served, `METHOD path` to its hosts: the route table's and the board's. */
 function served(): Map<string, readonly Host[]> {
@@ -77,6 +84,9 @@ function secretsOfA(w: World): Record<string, string> {
     'A’s download link id': w.a.linkId,
     'A’s upload job id': w.a.jobId,
     'A’s APK sha256': w.a.sha256,
+    'A’s device key': w.a.deviceKey,
+    'A’s CI token': w.a.ciToken,
+    'A’s other CI token': w.a.ciOther,
   };
 }
 

@@ -122,6 +122,11 @@ function exceptionForm(c: CaseContext): URLSearchParams {
   return form;
 }
 
+const KEY_ROLES: readonly string[] = ['deviceKey', 'ciToken', 'ciOther'];
+
+/** Devices (the account key's or a device key's) send their key the PushLink way. */
+const pushlinkWay = (c: CaseContext): boolean => c.role === 'device' || c.role === 'deviceKey';
+
 function registration(c: CaseContext, keyInBody: boolean): Call {
   const key = keyOf(c.w, c.role);
   const body: Record<string, unknown> = {
@@ -158,6 +163,37 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
   'GET /api/v2/account': {
     judge: jsonJudge,
     call: bearerGet(() => '/api/v2/account'),
+  },
+  'GET /api/v2/account/keys': {
+    judge: jsonJudge,
+    call: bearerGet(() => '/api/v2/account/keys'),
+  },
+  'POST /api/v2/account/keys': {
+    judge: jsonJudge,
+    call: (c) => ({
+      method: 'POST',
+      path: '/api/v2/account/keys',
+      headers: bearer(c),
+      json: { kind: 'device-key', name: 'matrix', apps: [c.pkg] },
+    }),
+  },
+  'DELETE /api/v2/account/keys/:id': {
+    judge: jsonJudge,
+    call: (c) => ({
+      method: 'DELETE',
+      path: `/api/v2/account/keys/${c.w.a.spareKeyId}`,
+      headers: bearer(c),
+    }),
+  },
+  'PUT /api/v2/account/api-key-restriction': {
+    judge: jsonJudge,
+    // Lifting a restriction that is not set: changes nothing, and no other case depends on it.
+    call: (c) => ({
+      method: 'PUT',
+      path: '/api/v2/account/api-key-restriction',
+      headers: bearer(c),
+      json: { deviceOnly: false },
+    }),
   },
 
   // --- uploads ---
@@ -292,17 +328,17 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
   // --- devices ---
   'POST /api/v2/installations': {
     judge: jsonJudge,
-    call: (c) => ({ ...registration(c, c.role === 'device'), path: '/api/v2/installations' }),
+    call: (c) => ({ ...registration(c, pushlinkWay(c)), path: '/api/v2/installations' }),
   },
   'POST /api/v2/heartbeat': {
     judge: jsonJudge,
-    call: (c) => ({ ...registration(c, c.role === 'device'), path: '/api/v2/heartbeat' }),
+    call: (c) => ({ ...registration(c, pushlinkWay(c)), path: '/api/v2/heartbeat' }),
   },
   'GET /api/v2/stream': {
     judge: streamJudge,
     call: (c) => {
       const key = keyOf(c.w, c.role);
-      const device = c.role === 'device';
+      const device = pushlinkWay(c);
       return {
         method: 'GET',
         path: `/api/v2/stream?${q({ package: c.w.a.package, deviceId: c.w.a.deviceId, api_key: device ? key : undefined })}`,
@@ -403,7 +439,13 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
         method: 'POST',
         path: '/ui/login',
         headers: { cookie: anon },
-        form: { email: c.w.a.email, password, _csrf: token },
+        // Key holders guess at an email of their own: A's email meets the login throttle's 5
+        // attempts per email and address, which the other roles' wrong passwords already use.
+        form: {
+          email: KEY_ROLES.includes(c.role) ? `${c.role}@example.com` : c.w.a.email,
+          password,
+          _csrf: token,
+        },
       };
     },
   },
@@ -432,6 +474,25 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
   'GET /ui/apps': {
     judge: pageJudge,
     call: page(() => '/ui/apps'),
+  },
+  'POST /ui/account/keys': {
+    judge: formJudge,
+    call: uiForm(
+      () => '/ui/account/keys',
+      (c) => ({ kind: 'ci-token', name: 'matrix form', apps: c.pkg }),
+    ),
+  },
+  'POST /ui/account/keys/:id/revoke': {
+    judge: formJudge,
+    call: uiForm((c) => `/ui/account/keys/${c.w.a.spareKeyId}/revoke`),
+  },
+  'POST /ui/account/api-key-restriction': {
+    judge: formJudge,
+    // Lifting a restriction that is not set: changes nothing other cases depend on.
+    call: uiForm(
+      () => '/ui/account/api-key-restriction',
+      () => ({ deviceOnly: 'false' }),
+    ),
   },
   'POST /ui/api-key': {
     judge: formJudge,

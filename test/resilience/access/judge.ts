@@ -152,6 +152,8 @@ export const loginJudge: Judge = (r) => {
 /** The PushLink upload: any verdict of the upload rules means the key was taken. */
 export const legacyUploadJudge: Judge = (r) => {
   if (r.status === 401 && r.text === 'deploy fails, Invalid Api Key') return 'unauthenticated';
+  // A valid key of a kind (or app) that may not upload (docs/keys.md).
+  if (r.status === 403 && r.text.startsWith('deploy fails, ')) return 'forbidden';
   if ([200, 202, 409, 422].includes(r.status) && r.text.startsWith('deploy')) return 'allow';
   return 'unclassified';
 };
@@ -164,6 +166,9 @@ export const downloadJudge: Judge = (r) => {
     return 'unauthenticated';
   }
   if (r.status === 404 && r.text.startsWith('Download failed: Invalid Package')) return 'notFound';
+  if (r.status === 403 && r.text.startsWith('Download failed: This key or token')) {
+    return 'forbidden';
+  }
   return 'unclassified';
 };
 
@@ -173,6 +178,7 @@ export const legacyExceptionJudge: Judge = (r) => {
   if (r.text === 'Exception sent.') return 'allow';
   if (r.text.includes('Invalid API Key')) return 'unauthenticated';
   if (r.text.includes('Invalid Package')) return 'notFound';
+  if (/this (device )?key (may not|is not valid)/.test(r.text)) return 'forbidden';
   return 'unclassified';
 };
 

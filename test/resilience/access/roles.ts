@@ -12,6 +12,9 @@ export const ROLES = [
   'operator',
   'scraper',
   'forgedForm',
+  'deviceKey',
+  'ciToken',
+  'ciOther',
 ] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -42,6 +45,14 @@ export function keyOf(w: World, role: Role): string | undefined {
     // A form another site makes A's browser send: A's cookies ride along, nothing else does.
     case 'forgedForm':
       return undefined;
+    // Issue 20's key kinds: a device key of A's app, a CI token of A's app, and a CI token of
+    // another app of A (refused for A's app like any other non-upload route).
+    case 'deviceKey':
+      return w.a.deviceKey;
+    case 'ciToken':
+      return w.a.ciToken;
+    case 'ciOther':
+      return w.a.ciOther;
   }
 }
 

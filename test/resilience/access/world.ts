@@ -2,7 +2,7 @@
  * The world the access matrix runs in: a real stack (API, workers, Redis, FerretDB) and three
  * accounts made through the real API. Account A owns every kind of resource a route can address
  * (an app with a current APK, a registered installation, an exception report with a screenshot, a
- * download link, an upload job); B owns an app of another package; the operator (role granted by
+ * download link, an upload job, device keys and CI tokens); B owns an app of another package; the operator (role granted by
  * the accounts service, as `apkrelay account set-role` does) owns one too. A, B and the operator
  * are signed in to the web administration. A housekeeping job that fails is there for the board's
  * retry routes.
@@ -48,6 +48,12 @@ export interface OwnerA extends Principal {
   readonly linkId: string;
   readonly linkToken: string;
   readonly jobId: string;
+  /** A's device key (its app), CI token (its app), CI token of another package of A. */
+  readonly deviceKey: string;
+  readonly ciToken: string;
+  readonly ciOther: string;
+  /** A device key of A's that `DELETE /api/v2/account/keys/:id` revokes. */
+  readonly spareKeyId: string;
 }
 
 export interface World {
@@ -235,6 +241,24 @@ export async function buildWorld(): Promise<World> {
     'rollout of A',
   );
 
+  const keyOfA = async (kind: string, apps: string[]) =>
+    must(
+      await request(`${admin}/api/v2/account/keys`, {
+        method: 'POST',
+        headers: bearer(a.apiKey),
+        json: { kind, name: `matrix ${kind}`, apps },
+        ca: stack.ca,
+      }),
+      201,
+      `${kind} of A`,
+    ).json<{ id: string; secret: string }>();
+  const keys = {
+    deviceKey: (await keyOfA('device-key', [pkg])).secret,
+    ciToken: (await keyOfA('ci-token', [pkg])).secret,
+    ciOther: (await keyOfA('ci-token', ['dev.apkrelay.elsewhere'])).secret,
+    spareKeyId: (await keyOfA('device-key', [pkg])).id,
+  };
+
   const b = await newAccount(stack);
   await uploadFixture(stack, b.apiKey, 'other-package.apk', { current: true });
   const operator = await newAccount(stack);
@@ -265,6 +289,7 @@ export async function buildWorld(): Promise<World> {
       linkId: link.id,
       linkToken: new URL(link.url).pathname.replace(/^\/d\//, ''),
       jobId: job.jobId,
+      ...keys,
     },
     b: { ...b, session: await signIn(stack, b.email), package: otherPackage },
     operator: { ...operator, session: await signIn(stack, operator.email), package: otherPackage },

@@ -1,0 +1,195 @@
+/**
+ * Device keys (`dk_…`) and CI tokens (`ct_…`) of an account (docs/keys.md): created with a name and
+ * the apps they are for, listed, revoked. Stored like the account key: an HMAC of the secret under
+ * the master key's `api-key-lookup` sub-key (the lookup index) and an AES-GCM sealed copy (bound to
+ * the record by its AAD), so `apkrelay keys reseal` moves them with the rest. The secret is
+ * returned once, by `create`; nothing else ever answers it. Last use is written at most once a
+ * minute per key and process, not once per request.
+ */
+import { ObjectId, type Collection, type Db } from 'mongodb';
+import type { KeyRing } from '../crypto/keys';
+import { AppError } from '../errors';
+import {
+  apiKeyLookup,
+  apiKeyLookups,
+  generateApiKey,
+  lookupMatches,
+  sealApiKey,
+  unsealApiKey,
+} from './api-keys';
+import { principalOf, type Principal } from './principal';
+
+export const ACCESS_KEYS_COLLECTION = 'access_keys';
+export type AccessKeyKind = 'device-key' | 'ci-token';
+const PACKAGE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
+const LAST_USE_EVERY_MS = 60_000;
+const MAX_NAME = 100;
+const MAX_APPS = 50;
+
+export interface AccessKeyDoc {
+  _id: ObjectId;
+  accountId: string;
+  kind: AccessKeyKind;
+  name: string;
+  apps: string[];
+  lookup: string;
+  sealed: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** What the owner sees of a key: never its secret. */
+export interface AccessKeyView {
+  readonly id: string;
+  readonly kind: AccessKeyKind;
+  readonly name: string;
+  readonly apps: readonly string[];
+  readonly createdAt: string;
+  readonly lastUsedAt: string | null;
+  readonly revokedAt: string | null;
+}
+
+export interface AccessKeys {
+  /** A new key; `secret` is answered here only. 400 VALIDATION_FAILED for a bad kind, name or apps. */
+  create(
+    accountId: string,
+    input: { kind: unknown; name: unknown; apps: unknown },
+  ): Promise<{ key: AccessKeyView; secret: string }>;
+  list(accountId: string): Promise<AccessKeyView[]>;
+  /** Revokes one of the account's keys (at once; device look-ups cache for 5 s); 404 otherwise. */
+  revoke(accountId: string, id: string): Promise<AccessKeyView>;
+  /** The principal of a presented `dk_`/`ct_` secret that is not revoked, or null. */
+  authenticate(secret: string): Promise<Principal | null>;
+}
+
+export function accessKeysCollection(db: Db): Collection<AccessKeyDoc> {
+  return db.collection<AccessKeyDoc>(ACCESS_KEYS_COLLECTION);
+}
+
+export async function ensureAccessKeyIndexes(db: Db): Promise<void> {
+  const c = accessKeysCollection(db);
+  await c.createIndex({ lookup: 1 }, { unique: true, name: 'access_key_lookup_unique' });
+  await c.createIndex({ accountId: 1, createdAt: 1 }, { name: 'access_keys_of_account' });
+}
+
+/** The AAD binding a sealed secret to its record. */
+export function accessKeyAad(id: string): string {
+  return `access-key:${id}`;
+}
+
+export function sealAccessKey(keys: KeyRing, id: string, secret: string): string {
+  return sealApiKey(keys, accessKeyAad(id), secret);
+}
+
+export function unsealAccessKey(keys: KeyRing, id: string, sealed: string): string {
+  return unsealApiKey(keys, accessKeyAad(id), sealed);
+}
+
+export function viewOf(doc: AccessKeyDoc): AccessKeyView {
+  return {
+    id: doc._id.toHexString(),
+    kind: doc.kind,
+    name: doc.name,
+    apps: doc.apps,
+    createdAt: doc.createdAt.toISOString(),
+    lastUsedAt: doc.lastUsedAt?.toISOString() ?? null,
+    revokedAt: doc.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** A new key's kind, name and apps, checked; 400 VALIDATION_FAILED naming every problem. */
+export function validateAccessKey(input: { kind: unknown; name: unknown; apps: unknown }): {
+  kind: AccessKeyKind;
+  name: string;
+  apps: string[];
+} {
+  const problems: string[] = [];
+  const kind = input.kind === 'device-key' || input.kind === 'ci-token' ? input.kind : null;
+  if (!kind) problems.push('kind must be device-key or ci-token');
+  const name = typeof input.name === 'string' ? input.name.trim() : '';
+  if (name.length < 1 || name.length > MAX_NAME)
+    problems.push(`name must be 1 to ${MAX_NAME} characters`);
+  const apps = Array.isArray(input.apps) ? [...new Set(input.apps as unknown[])] : [];
+  if (apps.length < 1 || apps.length > MAX_APPS)
+    problems.push(`apps must list 1 to ${MAX_APPS} packages`);
+  if (!apps.every((a) => typeof a === 'string' && PACKAGE_PATTERN.test(a)))
+    problems.push('apps must be Android package names');
+  if (problems.length > 0 || !kind)
+    throw new AppError('VALIDATION_FAILED', {
+      message: problems.join('; '),
+      details: { problems },
+    });
+  return { kind, name, apps: apps as string[] };
+}
+
+export function createAccessKeys(
+  db: Db,
+  keys: KeyRing,
+  now: () => Date = () => new Date(),
+): AccessKeys {
+  const c = accessKeysCollection(db);
+  const lastWritten = new Map<string, number>();
+
+  function noteUse(doc: AccessKeyDoc): void {
+    const id = doc._id.toHexString();
+    const at = now();
+    const last = lastWritten.get(id) ?? doc.lastUsedAt?.getTime() ?? 0;
+    if (at.getTime() - last < LAST_USE_EVERY_MS) return;
+    lastWritten.set(id, at.getTime());
+    // Best effort, off the request's path: a lost write only makes "last use" older.
+    void c.updateOne({ _id: doc._id }, { $set: { lastUsedAt: at } }).catch(() => undefined);
+  }
+
+  return {
+    async create(accountId, input) {
+      const { kind, name, apps } = validateAccessKey(input);
+      const _id = new ObjectId();
+      const secret = generateApiKey(kind === 'device-key' ? 'dk_' : 'ct_');
+      const doc: AccessKeyDoc = {
+        _id,
+        accountId,
+        kind,
+        name,
+        apps,
+        lookup: apiKeyLookup(keys, secret),
+        sealed: sealAccessKey(keys, _id.toHexString(), secret),
+        createdAt: now(),
+        lastUsedAt: null,
+        revokedAt: null,
+      };
+      await c.insertOne(doc);
+      // TODO(audit): record "access-key.created" (kind, name, apps; never the secret).
+      return { key: viewOf(doc), secret };
+    },
+
+    async list(accountId) {
+      const docs = await c.find({ accountId }).sort({ createdAt: 1 }).toArray();
+      return docs.map(viewOf);
+    },
+
+    async revoke(accountId, id) {
+      const _id = ObjectId.isValid(id) && /^[0-9a-f]{24}$/.test(id) ? new ObjectId(id) : null;
+      if (_id)
+        await c.updateOne({ _id, accountId, revokedAt: null }, { $set: { revokedAt: now() } });
+      // Revoking twice answers the first revocation.
+      const doc = _id ? await c.findOne({ _id, accountId }) : null;
+      if (!doc) throw new AppError('NOT_FOUND', { message: 'no such key or token' });
+      // TODO(audit): record "access-key.revoked" (id, kind, name).
+      return viewOf(doc);
+    },
+
+    async authenticate(secret) {
+      const lookups = apiKeyLookups(keys, secret);
+      const doc = await c.findOne({ lookup: { $in: lookups } });
+      if (!doc || doc.revokedAt || !lookups.some((l) => lookupMatches(l, doc.lookup))) return null;
+      noteUse(doc);
+      return principalOf({
+        accountId: doc.accountId,
+        kind: doc.kind,
+        id: doc._id.toHexString(),
+        apps: doc.apps,
+      });
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Who a request acts as, and what it may do: the one module of access decisions (docs/keys.md).
+ * Pure: authentication (api/auth.ts, shared/accounts/access-keys.ts) builds a principal once per
+ * request, and every route declares the scope it needs; `decide` says yes or names the refusal.
+ *
+ * Kinds: the account's API key (everything, or only the device routes once its owner restricted
+ * it), device keys (the device routes of their apps), CI tokens (upload and make-current of their
+ * apps), and web sessions (everything the owner does). A later "teams" change maps a member's role
+ * to scopes here (`scopesOf`) without touching the routes.
+ */
+
+export type PrincipalKind = 'account-key' | 'device-key' | 'ci-token' | 'session';
+
+/**
+ * What a route needs: `device` (registration, stream, heartbeat, download, metadata, exception
+ * reports, the legacy push), `upload` (an APK of an app, and that upload's status), `make-current`
+ * (choose an app's current APK), `manage` (everything else an owner does).
+ */
+export type Scope = 'device' | 'upload' | 'make-current' | 'manage';
+
+export interface Principal {
+  readonly accountId: string;
+  readonly kind: PrincipalKind;
+  /** The key's or token's id; the account's id for the account key and sessions. */
+  readonly id: string;
+  readonly scopes: readonly Scope[];
+  /** The packages it may act on; 'all' for the account key and sessions. */
+  readonly apps: 'all' | readonly string[];
+}
+
+export interface Need {
+  readonly scope: Scope;
+  /** The package the request acts on, when the route names one. */
+  readonly package?: string | undefined;
+}
+
+export type Refusal = 'KEY_SCOPE_REFUSED' | 'KEY_APP_REFUSED';
+export type Decision = { readonly allow: true } | { readonly allow: false; readonly code: Refusal };
+
+const ALL: readonly Scope[] = ['device', 'upload', 'make-current', 'manage'];
+
+/** The scopes of a kind. `deviceOnly`: the owner restricted the account key to device routes. */
+export function scopesOf(kind: PrincipalKind, options: { deviceOnly?: boolean } = {}): Scope[] {
+  switch (kind) {
+    case 'account-key':
+      return options.deviceOnly ? ['device'] : [...ALL];
+    case 'session':
+      return [...ALL];
+    case 'device-key':
+      return ['device'];
+    case 'ci-token':
+      return ['upload', 'make-current'];
+  }
+}
+
+export function principalOf(input: {
+  readonly accountId: string;
+  readonly kind: PrincipalKind;
+  readonly id?: string;
+  readonly apps?: readonly string[];
+  readonly deviceOnly?: boolean;
+}): Principal {
+  const everyApp = input.kind === 'account-key' || input.kind === 'session';
+  return {
+    accountId: input.accountId,
+    kind: input.kind,
+    id: input.id ?? input.accountId,
+    scopes: scopesOf(input.kind, { deviceOnly: input.deviceOnly === true }),
+    apps: everyApp ? 'all' : [...(input.apps ?? [])],
+  };
+}
+
+/**
+ * Whether `principal` may do what `need` asks: the scope first, then the app when the route names
+ * one (a key limited to apps and a route that names none: allowed, the route scopes by account).
+ */
+export function decide(principal: Principal, need: Need): Decision {
+  if (!principal.scopes.includes(need.scope)) return { allow: false, code: 'KEY_SCOPE_REFUSED' };
+  if (need.package === undefined || principal.apps === 'all') return { allow: true };
+  return principal.apps.includes(need.package)
+    ? { allow: true }
+    : { allow: false, code: 'KEY_APP_REFUSED' };
+}
