@@ -72,7 +72,9 @@ function message<T>(child: ChildProcess, type: string): Promise<T> {
       if (m.type === type) resolve(m as T);
       else if (m.type === 'error') reject(new Error(m.message));
     });
-    child.once('exit', (code) => reject(new Error(`sender exited (${code}) before '${type}'`)));
+    // 'close', not 'exit': a message sent just before exiting may be read after 'exit' (the
+    // sender disconnects right after 'done'); 'close' waits for the IPC channel to be drained.
+    child.once('close', (code) => reject(new Error(`sender exited (${code}) before '${type}'`)));
   });
 }
 
