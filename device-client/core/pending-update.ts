@@ -54,6 +54,8 @@ export class PendingUpdate {
   /** Bumped to cancel the running download loop. */
   private generation = 0;
   private retryTimer: Cancel | undefined;
+  /** Set by stop(): an event still being handled then starts no download afterwards. */
+  private stopped = false;
   private readonly presenter: UpdatePresenter;
 
   constructor(private readonly o: PendingUpdateOptions) {
@@ -130,6 +132,7 @@ export class PendingUpdate {
   }
 
   private download(pending: Pending, attempt = 0, tampered = 0): void {
+    if (this.stopped) return;
     const generation = ++this.generation;
     const current = () => this.generation === generation && this.pending === pending;
     const { event } = pending;
@@ -281,6 +284,7 @@ export class PendingUpdate {
   }
 
   stop(): void {
+    this.stopped = true;
     this.generation++;
     this.retryTimer?.();
     this.presenter.withdraw();

@@ -7,6 +7,7 @@ import {
   apkBytes,
   giveupEvent,
   Harness,
+  memoryStorage,
   settle,
   sse,
   versionEvent,
@@ -267,5 +268,27 @@ describe('hasPendingUpdate', () => {
     await settle();
     expect([...h.storage.files.keys()]).toEqual([`update-${v3.md5}.apk`]);
     expect(h.of('downloaded').map((d) => d.md5)).toEqual([v2.md5, v3.md5]);
+  });
+});
+
+describe('close', () => {
+  test('a version event still being saved when the client closes downloads nothing afterwards', async () => {
+    const storage = memoryStorage();
+    const write = storage.write.bind(storage);
+    // From here on, writes wait until the gate opens.
+    const gate: { held?: Promise<void>; open?: () => void } = {};
+    storage.write = (k, v) => (gate.held ? gate.held.then(() => write(k, v)) : write(k, v));
+    const h = new Harness({}, storage);
+    await h.online();
+    gate.held = new Promise((r) => (gate.open = r));
+    h.stream.write(sse('version', versionEvent(h.apk, 'apk-2'), '1-0'));
+    await settle(); // the event is being handled: its pending update waits to be saved
+    const closed = h.client.close(0);
+    await settle();
+    gate.open!();
+    await closed;
+    await settle();
+    await h.clock.advance(3_600_000); // any retry timer would have fired by now
+    expect(h.requests.filter((r) => r.url.includes('/download'))).toEqual([]);
   });
 });
