@@ -13,6 +13,9 @@ import { presentRollout } from '../../shared/rollouts/present';
 import type { RolloutAction } from '../../shared/rollouts/rollout';
 import { findRollout } from '../../shared/rollouts/store';
 import type { RolloutDoc } from '../../shared/rollouts/types';
+import type { AuditContext } from '../../shared/audit/types';
+import { rolloutRecorder } from '../../shared/rollouts/changes';
+import { auditContext, emitDeps } from '../audit-context';
 import { bearerAuth } from '../auth';
 import type { ApiDeps } from '../deps';
 import { appOf } from '../owned-app';
@@ -20,11 +23,15 @@ import type { Route } from '../route-table';
 
 const ACTIONS: readonly RolloutAction[] = ['pause', 'resume', 'advance', 'complete', 'halt'];
 
-export function rolloutDeps(deps: ApiDeps): RolloutDeps {
+/** The rollout use-cases' deps; with `ctx` (who acts, from where) changes are recorded. */
+export function rolloutDeps(deps: ApiDeps, ctx?: AuditContext): RolloutDeps {
   return {
     db: deps.db,
     notices: deps.notices,
     crashCount: (app, apkId) => deps.crashes.read(app._id.toHexString(), apkId),
+    ...(ctx
+      ? { recordChange: rolloutRecorder({ ...emitDeps(deps), events: emitDeps(deps) }, ctx) }
+      : {}),
   };
 }
 
@@ -49,7 +56,13 @@ export async function createRollout(deps: ApiDeps, req: Request, res: Response):
   const app = await appOf(deps, res, req);
   const body = (req.body ?? {}) as Record<string, unknown>;
   const apk = pickApk(await apksOf(deps.db, app), body);
-  const doc = await startRollout(rolloutDeps(deps), app, apk, body, deps.now());
+  const doc = await startRollout(
+    rolloutDeps(deps, auditContext(req, res)),
+    app,
+    apk,
+    body,
+    deps.now(),
+  );
   res.status(201).json(await rolloutView(deps, app, doc));
 }
 
@@ -59,7 +72,12 @@ export async function rolloutAction(deps: ApiDeps, req: Request, res: Response):
     throw new AppError('NOT_FOUND', { message: `no rollout action ${action}` });
   }
   const app = await appOf(deps, res, req);
-  const doc = await actOnRollout(rolloutDeps(deps), app, action, deps.now());
+  const doc = await actOnRollout(
+    rolloutDeps(deps, auditContext(req, res)),
+    app,
+    action,
+    deps.now(),
+  );
   res.json(await rolloutView(deps, app, doc));
 }
 

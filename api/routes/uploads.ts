@@ -17,6 +17,7 @@ import {
   currentAccount,
   isAuthRateLimited,
 } from '../auth';
+import { auditUpload } from '../audit-context';
 import type { ApiDeps } from '../deps';
 import { isDependencyOutage } from '../http-errors';
 import type { Route } from '../route-table';
@@ -175,9 +176,10 @@ async function submitLegacyUpload(
   { account, fields, file }: LegacyForm,
 ): Promise<void> {
   let uploadId: string;
+  const current = fields.get('current') === 'true';
   try {
     uploadId = await deps.ingest.submit(account.id, file, {
-      current: fields.get('current') === 'true',
+      current,
       whatsnew: fields.get('whatsnew') ?? null,
       expectedPackage: null,
     });
@@ -187,6 +189,7 @@ async function submitLegacyUpload(
     sendText(res, 503, 'deploy fails, service unavailable; retry later');
     return;
   }
+  await auditUpload(deps, req, res, account, uploadId, { current, expectedPackage: null });
   if (wantsAsync(req, fields)) {
     res.status(202).json({ jobId: uploadId, statusUrl: statusUrl(deps, uploadId) });
     return;
@@ -232,11 +235,13 @@ export async function jsonUpload(deps: ApiDeps, req: Request, res: Response): Pr
   if (!received.ok) throw refusalError(received);
   if (!received.file)
     throw new AppError('VALIDATION_FAILED', { message: 'the form must carry an apk file' });
+  const current = received.fields.get('current') === 'true';
   const uploadId = await deps.ingest.submit(account.id, received.file, {
-    current: received.fields.get('current') === 'true',
+    current,
     whatsnew: received.fields.get('whatsnew') ?? null,
     expectedPackage,
   });
+  await auditUpload(deps, req, res, account, uploadId, { current, expectedPackage });
   res.status(202).json({ jobId: uploadId, statusUrl: statusUrl(deps, uploadId) });
 }
 

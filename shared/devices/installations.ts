@@ -127,14 +127,18 @@ function sameMetadata(a: readonly KeyValue[], b: readonly KeyValue[]): boolean {
   );
 }
 
+/** `overPlan`: told when a new installation finds no free seat (it is registered disabled). */
 export async function registerInstallation(
   db: Db,
   account: Account,
   input: RegistrationInput,
   now: Date,
+  overPlan?: (doc: InstallationDoc) => Promise<void>,
 ): Promise<InstallationDoc> {
   const written = await writeRegistration(db, account, input, now);
-  return settleRegistration(db, account, written, now);
+  const doc = await settleRegistration(db, account, written, now);
+  if (written.created && doc.status === 'disabled') await overPlan?.(doc);
+  return doc;
 }
 
 /**

@@ -69,15 +69,21 @@ export { ensureSeatIndexes } from './seats';
 
 /** A registration: the document and its seat, with the card protocol around them (cards.ts). */
 export function registerDevice(
-  deps: StoreDeps,
+  deps: StoreDeps & { readonly overPlan?: OverPlanHook },
   account: Account,
   input: RegistrationInput,
   now: Date,
 ): Promise<InstallationDoc> {
   const id = installationId(account.id, input.package, input.deviceId);
   const app = { accountId: account.id, package: input.package };
-  return registerWithCard(deps, app, id, () => registerInstallation(deps.db, account, input, now));
+  const told = deps.overPlan && ((doc: InstallationDoc) => deps.overPlan!(account, doc));
+  return registerWithCard(deps, app, id, () =>
+    registerInstallation(deps.db, account, input, now, told),
+  );
 }
+
+/** Told when a new installation of `account` registers past its plan (webhooks). */
+export type OverPlanHook = (account: Account, doc: InstallationDoc) => Promise<void>;
 
 /** What a device reported (hashes, metadata, an install outcome) and that it was seen `now`. */
 export function recordReported(

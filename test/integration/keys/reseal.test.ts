@@ -3,7 +3,7 @@
  * concurrent first loads agree on one value; the values never change across a rotation and a
  * reseal; a reseal cut short (some values under the new key, some under the old, some v1) is
  * finished by running it again, and a second run changes nothing; a ring missing the old key
- * refuses naming it. Backups written under K1 open under K2 with K1 as previous.
+ * refuses naming it. Webhook secrets are resealed with the rest. Backups written under K1 open under K2 with K1 as previous.
  */
 import { createCipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,6 +17,8 @@ import { unwrapDataKey, wrapDataKey } from '../../../shared/crypto/data-keys';
 import { createKeyRing } from '../../../shared/crypto/keys';
 import { loadPinnedKeys } from '../../../shared/crypto/pinned-keys';
 import { resealAll } from '../../../shared/crypto/reseal';
+import { createEndpoint, openSecret } from '../../../shared/webhooks/endpoints';
+import type { EndpointDoc } from '../../../shared/webhooks/types';
 import { testLogger, useIsolatedMongo } from '../../helpers/services';
 
 const store = useIsolatedMongo();
@@ -66,12 +68,24 @@ test('a reseal cut short finishes on the next run; values never change', async (
     .collection('apks')
     .insertMany(blobIds.map((blobId, i) => ({ blobId, wrappedKey: wrapped[i] })));
 
+  const webhook = await createEndpoint(
+    { db, keys: createKeyRing(K1), now: () => new Date() },
+    { actor: { kind: 'system', id: 'test', name: 'test' }, address: null },
+    account.id,
+    { url: 'https://hooks.example.com/a', events: ['apk.accepted'] },
+  );
+
   const first = await resealAll(db, rotated);
   expect(first).toEqual({
     keyId: idOf(K2),
-    resealed: { accounts: 1, apks: 2, pinned_keys: 2 },
+    resealed: { accounts: 1, apks: 2, pinned_keys: 2, webhook_endpoints: 1 },
   });
-  expect((await resealAll(db, rotated)).resealed).toEqual({ accounts: 0, apks: 0, pinned_keys: 0 });
+  expect((await resealAll(db, rotated)).resealed).toEqual({
+    accounts: 0,
+    apks: 0,
+    pinned_keys: 0,
+    webhook_endpoints: 0,
+  });
 
   // K2 alone now opens everything, and every value is what it was.
   const k2 = await loadPinnedKeys(db, createKeyRing(K2));
@@ -85,6 +99,9 @@ test('a reseal cut short finishes on the next run; values never change', async (
   const k2Accounts = createAccountsService(db, k2);
   expect((await k2Accounts.authenticateApiKey(apiKey))?.id).toBe(account.id);
   expect(await k2Accounts.revealApiKey(account.id)).toBe(apiKey);
+  const [endpoint] = await db.collection<EndpointDoc>('webhook_endpoints').find().toArray();
+  expect(endpoint!.secretSealed.startsWith(`v2.${idOf(K2)}.`)).toBe(true);
+  expect(openSecret(createKeyRing(K2), endpoint!)).toBe(webhook.secret);
   // K1 no longer finds the key: its lookup was recomputed under K2.
   expect(await createAccountsService(db, createKeyRing(K1)).authenticateApiKey(apiKey)).toBeNull();
 });
