@@ -8,6 +8,7 @@ import type { RequestHandler } from 'express';
 import { formBody } from '../body-parsers';
 import type { ApiDeps } from '../deps';
 import { accountPages } from '../web/account-pages';
+import { auditPages } from '../web/audit-pages';
 import { changeStatus, createLink, makeCurrent } from '../web/app-actions';
 import { APP_JS, STYLE_CSS } from '../web/assets';
 import { showExceptionReport, showExceptions, showScreenshot } from '../web/exception-pages';
@@ -228,5 +229,10 @@ function appPages(deps: ApiDeps, page: Page): Route[] {
 
 export function webRoutes(deps: ApiDeps): Route[] {
   const page = pageMaker(sessionAuth(deps));
-  return [...entryPages(deps, page), ...accountAndAppsPages(deps, page), ...appPages(deps, page)];
+  return [
+    ...entryPages(deps, page),
+    ...accountAndAppsPages(deps, page),
+    ...appPages(deps, page),
+    ...auditPages(deps, page, [form, csrfCheck]),
+  ];
 }

@@ -232,4 +232,42 @@ test('every listed change leaves one entry with its actor and address', async ()
   expect((await entries(a.apiKey, '?limit=200')).entries).toEqual(all);
   const b = await newAccount(stack);
   expect((await entries(b.apiKey)).entries).toEqual([]);
+
+  // The web administration lists and filters the same log, and redelivers by hand.
+  const page = await request(`${stack.urls.admin}/ui/audit?actorKind=session`, {
+    headers: { cookie: session.cookie },
+    ca: stack.ca,
+  });
+  expect(page.status).toBe(200);
+  const cells = (action: string) => page.text.match(new RegExp(`<td>\\s*${action}\\s*</td>`, 'g'));
+  expect(cells('installation\\.disabled')).toHaveLength(1);
+  expect(cells('app\\.current\\.changed')).toHaveLength(1);
+  expect(cells('rollout\\.paused')).toBeNull();
+  expect(page.text).toContain(WEB_ADDRESS);
+  const hooks = await request(`${stack.urls.admin}/ui/webhooks`, {
+    headers: { cookie: session.cookie },
+    ca: stack.ca,
+  });
+  expect(hooks.status).toBe(200);
+  const redone = await request(
+    `${stack.urls.admin}/ui/webhook-deliveries/${delivery.id}/redeliver`,
+    {
+      method: 'POST',
+      headers: {
+        cookie: session.cookie,
+        'x-forwarded-for': WEB_ADDRESS,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ _csrf: session.csrf }).toString(),
+      ca: stack.ca,
+    },
+  );
+  expect(redone.status).toBe(303);
+  const [latest] = (await entries(a.apiKey, '?limit=1')).entries;
+  expect(latest).toMatchObject({
+    action: 'webhook.redelivered',
+    actor: web,
+    address: WEB_ADDRESS,
+    resource: { kind: 'delivery', id: delivery.id },
+  });
 });
