@@ -3,7 +3,8 @@
  * master key, metrics token or data key. One stack (API and workers) logs at debug level into a
  * captured pino destination while the test drives sign-up, uploads (legacy form, Bearer, a
  * rejected APK, a wrong key), downloads (key in the query string), the listing, installations,
- * exceptions (form and JSON), metrics and the queue board; then every secret used, in every
+ * exceptions (form and JSON), metrics, the queue board and webhook deliveries (issue 20: the
+ * endpoint's secret signs them); then every secret used, in every
  * encoding a log could carry it, is searched for in the captured output.
  */
 import { createKeyRing } from '../../../shared/crypto/keys';
@@ -12,7 +13,9 @@ import { createLogger } from '../../../shared/log';
 import { newAccount } from '../../helpers/accounts';
 import { request } from '../../helpers/http';
 import { postMultipart } from '../../helpers/multipart';
-import { startStack, type TestStack } from '../../helpers/stack';
+import { eventually as waitFor } from '../../helpers/eventually';
+import { startStack, testTls, type TestStack } from '../../helpers/stack';
+import { startReceiver, type Receiver } from '../../helpers/webhook-receiver';
 import { fixture, uploadFixture } from '../../helpers/uploads';
 import { drained, encodeForm, eventually, postForm, stackTrace } from '../exceptions/fixtures';
 
@@ -20,6 +23,7 @@ jest.setTimeout(90_000);
 const TOKEN = 'metrics-token-for-the-log-test-42';
 const captured: string[] = [];
 let stack: TestStack;
+let receiver: Receiver;
 
 beforeAll(async () => {
   const log = createLogger(
@@ -27,9 +31,17 @@ beforeAll(async () => {
     { role: 'test' },
     { write: (line: string) => captured.push(line) },
   );
-  stack = await startStack({ log, metricsToken: TOKEN });
+  receiver = await startReceiver();
+  stack = await startStack({
+    log,
+    metricsToken: TOKEN,
+    webhooks: { allowPrivate: true, disableAfterDays: 3, timeoutMs: 5_000, ca: testTls().cert },
+  });
 });
-afterAll(() => stack.close());
+afterAll(async () => {
+  await stack.close();
+  await receiver.close();
+});
 
 test('logs of a full run contain request and job ids, and no secret', async () => {
   const { apiKey, id } = await newAccount(stack);
@@ -41,6 +53,13 @@ test('logs of a full run contain request and job ids, and no secret', async () =
   });
   const apiKey2 = other.json<{ apiKey: string }>().apiKey;
   const bearer = { authorization: `Bearer ${apiKey}` };
+  const hook = await request(`${stack.urls.admin}/api/v2/webhooks`, {
+    method: 'POST',
+    headers: bearer,
+    json: { url: receiver.url, events: ['apk.accepted', 'apk.rejected', 'exception.group.new'] },
+    ca: stack.ca,
+  });
+  const webhookSecret = hook.json<{ secret: string }>().secret;
 
   await uploadFixture(stack, apiKey, 'large.apk');
   const rejected = await postMultipart(
@@ -108,6 +127,7 @@ test('logs of a full run contain request and job ids, and no secret', async () =
   await request(`${stack.urls.admin}/ops/queues/api/queues`, { headers: bearer, ca: stack.ca });
   await eventually(() => stack.mongo.db.collection('exceptions').countDocuments({}), 1);
   await drained(stack);
+  await waitFor('the webhook deliveries', () => receiver.received.length >= 4);
 
   const keys = createKeyRing(stack.masterKey);
   const apks = await stack.mongo.db.collection('apks').find({}).toArray();
@@ -119,6 +139,7 @@ test('logs of a full run contain request and job ids, and no secret', async () =
     masterKey: [stack.masterKey.toString('base64'), stack.masterKey.toString('hex')],
     metricsToken: [TOKEN],
     dataKey: dataKeys.flatMap((k) => [k.toString('base64'), k.toString('hex')]),
+    webhookSecret: [webhookSecret, webhookSecret.slice('whsec_'.length)],
   };
 
   const output = captured.join('');
