@@ -17,6 +17,8 @@ import { startStack, testTls, type TestStack } from '../../helpers/stack';
 import { fixture, uploadFixture } from '../../helpers/uploads';
 import { startReceiver, type Received, type Receiver } from '../../helpers/webhook-receiver';
 import { closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
+import { createAccountsService } from '../../../shared/accounts/service';
+import { createKeyRing } from '../../../shared/crypto/keys';
 
 jest.setTimeout(180_000);
 const SAMPLE = 'dev.apkrelay.sample';
@@ -28,6 +30,8 @@ beforeAll(async () => {
   receiver = await startReceiver();
   stack = await startStack({
     webhooks: { allowPrivate: true, disableAfterDays: 3, timeoutMs: 5_000, ca: testTls().cert },
+    // A spike is 3 reports in an hour (and 3× the previous hour's): the first test sends 2.
+    spike: { min: 3, factor: 3 },
   });
 });
 afterAll(async () => {
@@ -224,4 +228,83 @@ test('a receiver down for a while gets the event once it is back', async () => {
   );
   const endpoint = (await api('GET', `/api/v2/webhooks/${id}`)).json<{ failingSince: unknown }>();
   expect(endpoint.failingSince).toBeNull();
+});
+
+test('installation over plan, exception spike and a failed backup, each once', async () => {
+  const { apiKey, email, id: accountId } = await newAccount(stack, 2);
+  await createAccountsService(stack.mongo.db, createKeyRing(stack.masterKey)).setRole(
+    email,
+    'operator',
+    true,
+  );
+  const api = ownerApi(stack, apiKey);
+  const created = await api('POST', '/api/v2/webhooks', {
+    url: receiver.url,
+    events: ['installation.over_plan', 'exception.spike', 'backup.failed'],
+  });
+  const { id, secret } = created.json<{ id: string; secret: string }>();
+  await uploadFixture(stack, apiKey, 'version-1.apk');
+  const md5 = (await api('GET', `/api/v2/apps/${SAMPLE}`)).json<{
+    apks: Array<{ md5: string }>;
+  }>().apks[0]!.md5;
+  // Plan of 2 (and so 4 reports a day): the third and fourth new installations are over it.
+  for (const deviceId of ['d1', 'd2', 'd3', 'd4', 'd3']) {
+    const r = await request(`${stack.urls.web}/api/v2/installations`, {
+      method: 'POST',
+      json: { package: SAMPLE, deviceId, installedMd5: md5 },
+      headers: { authorization: `Bearer ${apiKey}` },
+      ca: stack.ca,
+    });
+    expect(r.status).toBe(200);
+  }
+  // Three reports in this hour reach the spike threshold (3); a fourth is no second spike.
+  for (let i = 0; i < 4; i++) await report(apiKey, md5, `java.lang.Error: spike ${i}`);
+  // All four stored (so counted) before the deliveries are judged: no later spike can come.
+  await eventually(
+    'the four reports stored',
+    async () => (await stack.mongo.db.collection('exceptions').countDocuments({ accountId })) === 4,
+  );
+  // The worker has no backup settings: a backup job fails for good, and says so.
+  const connection = createWorkerRedis(stack.redisUrl);
+  const queue = new Queue('backup', { connection, prefix: stack.prefix });
+  try {
+    await queue.add('backup', { task: 'backup' }, { attempts: 1 });
+  } finally {
+    await queue.close();
+    await closeRedis(connection);
+  }
+
+  const log = await eventuallyValue(
+    'four deliveries delivered',
+    async () =>
+      (await api('GET', `/api/v2/webhooks/${id}/deliveries`)).json<{ deliveries: Delivery[] }>()
+        .deliveries,
+    (ds) => ds.length >= 4 && ds.every((d) => d.state === 'delivered'),
+  );
+  const mine = receiver.received.filter(
+    (r) => verify(secret, r.headers, r.body, Date.now() / 1000) === 'valid',
+  );
+  expect(log.map((d) => d.event).sort()).toEqual([
+    'backup.failed',
+    'exception.spike',
+    'installation.over_plan',
+    'installation.over_plan',
+  ]);
+  expect(mine.map(typeOf).sort()).toEqual(log.map((d) => d.event).sort());
+  const data = (type: string) =>
+    mine
+      .filter((r) => typeOf(r) === type)
+      .map((r) => (JSON.parse(r.body) as { data: object }).data);
+  expect(data('installation.over_plan')).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ deviceId: 'd3', planInstallations: 2 }),
+      expect.objectContaining({ deviceId: 'd4', planInstallations: 2 }),
+    ]),
+  );
+  expect(data('exception.spike')).toEqual([
+    expect.objectContaining({ package: SAMPLE, reports: 3, previousHour: 0 }),
+  ]);
+  expect(data('backup.failed')).toEqual([
+    expect.objectContaining({ error: 'this worker has no backup settings' }),
+  ]);
 });
