@@ -13,7 +13,7 @@ import { createAccountsService } from '../../../shared/accounts/service';
 import { createKeyRing } from '../../../shared/crypto/keys';
 import { closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
 import { newAccount } from '../../helpers/accounts';
-import { eventually } from '../../helpers/eventually';
+import { eventually, eventuallyValue } from '../../helpers/eventually';
 import { request, type Reply } from '../../helpers/http';
 import { postMultipart } from '../../helpers/multipart';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -54,6 +54,10 @@ export interface OwnerA extends Principal {
   readonly ciOther: string;
   /** A device key of A's that `DELETE /api/v2/account/keys/:id` revokes. */
   readonly spareKeyId: string;
+  /** A's webhook endpoint, one of its deliveries, and one of its audit entries. */
+  readonly webhookId: string;
+  readonly deliveryId: string;
+  readonly auditId: string;
 }
 
 export interface World {
@@ -136,6 +140,29 @@ export async function signIn(stack: TestStack, email: string): Promise<WebSessio
     'apps page',
   );
   return { cookie, csrf: csrfIn(apps.text) };
+}
+
+/** The delivery of A's rollout.started event (queued when the rollout started), an audit entry. */
+async function webhookAndAuditOf(stack: TestStack, apiKey: string, webhookId: string) {
+  const headers = { authorization: `Bearer ${apiKey}` };
+  const deliveryId = await eventuallyValue(
+    'the delivery of A’s rollout.started',
+    async () =>
+      (
+        await request(`${stack.urls.admin}/api/v2/webhooks/${webhookId}/deliveries`, {
+          headers,
+          ca: stack.ca,
+        })
+      ).json<{ deliveries: Array<{ id: string }> }>().deliveries[0]?.id,
+    (id) => id !== undefined,
+  );
+  const audit = await request(`${stack.urls.admin}/api/v2/audit?limit=1`, {
+    headers,
+    ca: stack.ca,
+  });
+  const auditId = must(audit, 200, 'audit log of A').json<{ entries: Array<{ id: string }> }>()
+    .entries[0]!.id;
+  return { deliveryId: deliveryId!, auditId };
 }
 
 export async function buildWorld(): Promise<World> {
@@ -230,6 +257,16 @@ export async function buildWorld(): Promise<World> {
     .json<{ apks: Array<{ versionCode: number; sha256: string }> }>()
     .apks.find((apk) => apk.versionCode === 2);
   if (!v2) throw new Error('A has no version 2 after its upload job');
+  const webhookId = must(
+    await request(`${admin}/api/v2/webhooks`, {
+      method: 'POST',
+      headers: bearer(a.apiKey),
+      json: { url: 'https://hooks.example.invalid/matrix', events: ['rollout.started'] },
+      ca: stack.ca,
+    }),
+    201,
+    'webhook of A',
+  ).json<{ id: string }>().id;
   must(
     await request(`${admin}/api/v2/apps/${pkg}/rollout`, {
       method: 'POST',
@@ -258,6 +295,7 @@ export async function buildWorld(): Promise<World> {
     ciOther: (await keyOfA('ci-token', ['dev.apkrelay.elsewhere'])).secret,
     spareKeyId: (await keyOfA('device-key', [pkg])).id,
   };
+  const { deliveryId, auditId } = await webhookAndAuditOf(stack, a.apiKey, webhookId);
 
   const b = await newAccount(stack);
   await uploadFixture(stack, b.apiKey, 'other-package.apk', { current: true });
@@ -290,6 +328,9 @@ export async function buildWorld(): Promise<World> {
       linkToken: new URL(link.url).pathname.replace(/^\/d\//, ''),
       jobId: job.jobId,
       ...keys,
+      webhookId,
+      deliveryId,
+      auditId,
     },
     b: { ...b, session: await signIn(stack, b.email), package: otherPackage },
     operator: { ...operator, session: await signIn(stack, operator.email), package: otherPackage },
