@@ -1,9 +1,10 @@
 /**
  * Who is acting on a request, for the audit log (docs/audit.md): the web session's user, else
- * the account key that authenticated it; and the client address as the trusted proxies report
- * it (TRUST_PROXY). Further credentials (device keys, CI tokens) add their own actor kind here.
+ * the device key or CI token that authenticated it (its id and name), else the account key; and
+ * the client address as the trusted proxies report it (TRUST_PROXY).
  */
 import type { Response } from 'express';
+import type { Principal } from '../shared/accounts/principal';
 import type { Account } from '../shared/accounts/types';
 import { recordAudit, type AuditChange } from '../shared/audit/record';
 import type { Actor, AuditContext } from '../shared/audit/types';
@@ -14,6 +15,10 @@ import type { ApiDeps } from './deps';
 export function actorOf(res: Response, account?: Account): Actor {
   const session = res.locals.session as { account: Account } | undefined;
   if (session) return { kind: 'session', id: session.account.id, name: session.account.email };
+  const principal = res.locals.principal as Principal | undefined;
+  if (principal?.kind === 'device-key' || principal?.kind === 'ci-token') {
+    return { kind: principal.kind, id: principal.id, name: principal.name ?? principal.kind };
+  }
   const acting = account ?? (res.locals.account as Account | undefined);
   if (!acting) throw new Error('no authenticated caller on this request');
   return { kind: 'account-key', id: acting.id, name: 'account key' };

@@ -177,6 +177,7 @@ async function receiveLegacyForm(
   const { fields, file } = received;
   const { found } = auth;
   if (!found) throw new Error('receiveUpload accepted a form whose key was not checked');
+  res.locals.principal = found.principal; // the audit log's actor (api/audit-context.ts)
   if (!file) {
     sendText(res, 422, LEGACY_TEXT.APK_INVALID);
     return null;
@@ -211,7 +212,7 @@ async function submitLegacyUpload(
     sendText(res, 503, 'deploy fails, service unavailable; retry later');
     return;
   }
-  await auditUpload(deps, req, res, account, uploadId, { current, expectedPackage: null });
+  await auditUpload(deps, req, res, account, uploadId, { current, expectedPackage });
   if (wantsAsync(req, fields)) {
     res.status(202).json({ jobId: uploadId, statusUrl: statusUrl(deps, uploadId) });
     return;

@@ -189,6 +189,7 @@ export function createAccessKeys(
         kind: doc.kind,
         id: doc._id.toHexString(),
         apps: doc.apps,
+        name: doc.name,
       });
     },
   };
