@@ -6,10 +6,10 @@
 import type { ObjectId } from 'mongodb';
 
 /**
- * Who acted. `kind` names the credential: the account key (JSON API, PushLink forms), a web
- * session of the account's user, or `system` (the rollout health gate). Further kinds (device
- * keys, CI tokens, team members) slot in with their own `kind`; `id` is stable for the kind,
- * `name` is what a person reads.
+ * Who acted. `kind` names the credential: the account key (JSON API, PushLink forms), a device
+ * key or CI token (`device-key`, `ci-token`: id and name of the key), a web session of the
+ * account's user, or `system` (the rollout health gate). Further kinds (team members) slot in with
+ * their own `kind`; `id` is stable for the kind, `name` is what a person reads.
  */
 export interface Actor {
   readonly kind: string;
@@ -38,6 +38,10 @@ export const AUDIT_ACTIONS = [
   'webhook.updated',
   'webhook.deleted',
   'webhook.redelivered',
+  'access-key.created',
+  'access-key.revoked',
+  'account-key.restricted',
+  'account-key.unrestricted',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -45,7 +49,7 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export type DetailValue = string | number | boolean | null;
 
 export interface AuditResource {
-  /** `app`, `upload`, `rollout`, `installation`, `webhook`, `delivery`. */
+  /** `app`, `upload`, `rollout`, `installation`, `webhook`, `delivery`, `access-key`, `account-key`. */
   readonly kind: string;
   readonly id: string;
 }

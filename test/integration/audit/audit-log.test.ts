@@ -8,6 +8,8 @@ import { newAccount } from '../../helpers/accounts';
 import { eventuallyValue } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
 import { postMultipart } from '../../helpers/multipart';
+import { ownerApi } from '../../helpers/owner-api';
+import type { AuditEntry } from '../../helpers/audit-log';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { fixture } from '../../helpers/uploads';
 import { signIn } from '../../resilience/access/world';
@@ -23,25 +25,8 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-interface Entry {
-  id: string;
-  at: string;
-  action: string;
-  actor: { kind: string; id: string; name: string };
-  resource: { kind: string; id: string };
-  address: string | null;
-  details: Record<string, unknown>;
-}
-
-function keyApi(apiKey: string) {
-  return (method: string, p: string, json?: unknown) =>
-    request(`${stack.urls.admin}${p}`, {
-      method,
-      ...(json !== undefined ? { json } : {}),
-      headers: { authorization: `Bearer ${apiKey}`, 'x-forwarded-for': KEY_ADDRESS },
-      ca: stack.ca,
-    });
-}
+type Entry = AuditEntry;
+const keyApi = (apiKey: string) => ownerApi(stack, apiKey, { 'x-forwarded-for': KEY_ADDRESS });
 
 async function upload(apiKey: string, name: string, how: 'json' | 'form', current: boolean) {
   const apk = { name: 'apk', filename: name, data: await fixture(name) };

@@ -57,16 +57,18 @@ test('a reseal cut short finishes on the next run; values never change', async (
     password: 'password-123',
   });
   // A device key and a CI token sealed under K1: the reseal moves them with the account key.
-  const dk = await accounts.accessKeys.create(account.id, {
-    kind: 'device-key',
-    name: 'fleet',
-    apps: ['dev.apkrelay.sample'],
-  });
-  const ct = await accounts.accessKeys.create(account.id, {
-    kind: 'ci-token',
-    name: 'ci',
-    apps: ['dev.apkrelay.sample'],
-  });
+  const by = { actor: { kind: 'system', id: 'test', name: 'test' }, address: null };
+  const apps = ['dev.apkrelay.sample'];
+  const dk = await accounts.accessKeys.create(
+    account.id,
+    { kind: 'device-key', name: 'fleet', apps },
+    by,
+  );
+  const ct = await accounts.accessKeys.create(
+    account.id,
+    { kind: 'ci-token', name: 'ci', apps },
+    by,
+  );
   const dataKeys = [randomBytes(32), randomBytes(32), randomBytes(32)];
   const blobIds = dataKeys.map(() => new ObjectId().toHexString());
   const rotated = createKeyRing(K2, [K1]);
@@ -82,7 +84,7 @@ test('a reseal cut short finishes on the next run; values never change', async (
 
   const webhook = await createEndpoint(
     { db, keys: createKeyRing(K1), now: () => new Date() },
-    { actor: { kind: 'system', id: 'test', name: 'test' }, address: null },
+    by,
     account.id,
     { url: 'https://hooks.example.com/a', events: ['apk.accepted'] },
   );
