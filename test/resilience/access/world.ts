@@ -2,10 +2,10 @@
  * The world the access matrix runs in: a real stack (API, workers, Redis, FerretDB) and three
  * accounts made through the real API. Account A owns every kind of resource a route can address
  * (an app with a current APK, a registered installation, an exception report with a screenshot, a
- * download link, an upload job, device keys and CI tokens); B owns an app of another package; the operator (role granted by
- * the accounts service, as `apkrelay account set-role` does) owns one too. A, B and the operator
- * are signed in to the web administration. A housekeeping job that fails is there for the board's
- * retry routes.
+ * download link, an upload job, device keys and CI tokens, a webhook endpoint with a delivery,
+ * audit entries); B owns an app of another package; the operator (role granted by the accounts
+ * service, as `apkrelay account set-role` does) owns one too. A, B and the operator are signed in
+ * to the web administration. A housekeeping job that fails is there for the board's retry routes.
  */
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
@@ -13,11 +13,12 @@ import { createAccountsService } from '../../../shared/accounts/service';
 import { createKeyRing } from '../../../shared/crypto/keys';
 import { closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
 import { newAccount } from '../../helpers/accounts';
-import { eventually, eventuallyValue } from '../../helpers/eventually';
+import { eventually } from '../../helpers/eventually';
 import { request, type Reply } from '../../helpers/http';
 import { postMultipart } from '../../helpers/multipart';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { fixture, uploadFixture } from '../../helpers/uploads';
+import { keysOf, must, webhookAndAuditOf } from './world-parts';
 
 export const PASSWORD = 'password-123';
 export const METRICS_TOKEN = `metrics-${randomBytes(12).toString('hex')}`;
@@ -110,13 +111,6 @@ const setCookies = (reply: Reply): string[] => {
 const pair = (setCookie: string) => setCookie.split(';')[0] ?? '';
 export const csrfIn = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
-function must(reply: Reply, status: number, what: string): Reply {
-  if (reply.status !== status) {
-    throw new Error(`${what}: expected ${status}, got ${reply.status} ${reply.text.slice(0, 300)}`);
-  }
-  return reply;
-}
-
 /** Signs in through the login form; returns the session cookie and the session's CSRF token. */
 export async function signIn(stack: TestStack, email: string): Promise<WebSession> {
   const form = await request(`${stack.urls.admin}/ui/login`, { ca: stack.ca });
@@ -140,29 +134,6 @@ export async function signIn(stack: TestStack, email: string): Promise<WebSessio
     'apps page',
   );
   return { cookie, csrf: csrfIn(apps.text) };
-}
-
-/** The delivery of A's rollout.started event (queued when the rollout started), an audit entry. */
-async function webhookAndAuditOf(stack: TestStack, apiKey: string, webhookId: string) {
-  const headers = { authorization: `Bearer ${apiKey}` };
-  const deliveryId = await eventuallyValue(
-    'the delivery of A’s rollout.started',
-    async () =>
-      (
-        await request(`${stack.urls.admin}/api/v2/webhooks/${webhookId}/deliveries`, {
-          headers,
-          ca: stack.ca,
-        })
-      ).json<{ deliveries: Array<{ id: string }> }>().deliveries[0]?.id,
-    (id) => id !== undefined,
-  );
-  const audit = await request(`${stack.urls.admin}/api/v2/audit?limit=1`, {
-    headers,
-    ca: stack.ca,
-  });
-  const auditId = must(audit, 200, 'audit log of A').json<{ entries: Array<{ id: string }> }>()
-    .entries[0]!.id;
-  return { deliveryId: deliveryId!, auditId };
 }
 
 export async function buildWorld(): Promise<World> {
@@ -278,23 +249,7 @@ export async function buildWorld(): Promise<World> {
     'rollout of A',
   );
 
-  const keyOfA = async (kind: string, apps: string[]) =>
-    must(
-      await request(`${admin}/api/v2/account/keys`, {
-        method: 'POST',
-        headers: bearer(a.apiKey),
-        json: { kind, name: `matrix ${kind}`, apps },
-        ca: stack.ca,
-      }),
-      201,
-      `${kind} of A`,
-    ).json<{ id: string; secret: string }>();
-  const keys = {
-    deviceKey: (await keyOfA('device-key', [pkg])).secret,
-    ciToken: (await keyOfA('ci-token', [pkg])).secret,
-    ciOther: (await keyOfA('ci-token', ['dev.apkrelay.elsewhere'])).secret,
-    spareKeyId: (await keyOfA('device-key', [pkg])).id,
-  };
+  const keys = await keysOf(stack, a.apiKey, pkg);
   const { deliveryId, auditId } = await webhookAndAuditOf(stack, a.apiKey, webhookId);
 
   const b = await newAccount(stack);
