@@ -6,9 +6,10 @@
 import type { Request, Response } from 'express';
 import { AppError } from '../../shared/errors';
 import { auditContext } from '../audit-context';
-import { bearerAuth, currentAccount } from '../auth';
+import { currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
+import { ownerRoute } from './owner-route';
 
 export async function listKeys(deps: ApiDeps, _req: Request, res: Response): Promise<void> {
   res.json({ keys: await deps.accounts.accessKeys.list(currentAccount(res).id) });
@@ -49,20 +50,7 @@ export async function putApiKeyRestriction(
 }
 
 export function keyRoutes(deps: ApiDeps): Route[] {
-  const auth = bearerAuth(deps);
-  const route = (
-    method: Route['method'],
-    path: string,
-    summary: string,
-    handler: (deps: ApiDeps, req: Request, res: Response) => Promise<void>,
-  ): Route => ({
-    method,
-    path,
-    hosts: ['admin'],
-    access: 'apiKey',
-    summary,
-    handlers: [auth, (req, res) => handler(deps, req, res)],
-  });
+  const route = ownerRoute(deps);
   return [
     route('get', '/api/v2/account/keys', "The account's device keys and CI tokens.", listKeys),
     route(

@@ -13,9 +13,10 @@ import {
   updateEndpoint,
 } from '../../shared/webhooks/endpoints';
 import { auditContext, emitDeps } from '../audit-context';
-import { bearerAuth, currentAccount } from '../auth';
+import { currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
+import { ownerRoute } from './owner-route';
 
 const DELIVERIES_SHOWN = 100;
 const body = (req: Request) => (req.body ?? {}) as Record<string, unknown>;
@@ -62,20 +63,7 @@ export async function redeliverWebhook(deps: ApiDeps, req: Request, res: Respons
 }
 
 export function webhookRoutes(deps: ApiDeps): Route[] {
-  const auth = bearerAuth(deps);
-  const route = (
-    method: Route['method'],
-    path: string,
-    summary: string,
-    handler: (deps: ApiDeps, req: Request, res: Response) => Promise<void>,
-  ): Route => ({
-    method,
-    path,
-    hosts: ['admin'],
-    access: 'apiKey',
-    summary,
-    handlers: [auth, (req, res) => handler(deps, req, res)],
-  });
+  const route = ownerRoute(deps);
   return [
     route('get', '/api/v2/webhooks', "The account's webhook endpoints.", listWebhooks),
     route(
