@@ -5,7 +5,7 @@ import type { SignupThrottle } from '../shared/accounts/signup-throttle';
 import type { KeyRing } from '../shared/crypto/keys';
 import type { LoginThrottle } from '../shared/accounts/login-throttle';
 import type { PushKeys } from '../shared/devices/push-signing';
-import type { DeviceLookups, LiveState } from '../shared/devices/store';
+import type { DeviceLookups, LiveState, OverPlanHook } from '../shared/devices/store';
 import type { PushHub } from './push/hub';
 import type { Producers } from '../shared/queues/producers';
 import type { CrashCounter } from '../shared/rollouts/crash-counter';
@@ -19,6 +19,7 @@ import type { UploadLimits } from '../shared/uploads/upload-limits';
 import type { NoticeSink } from '../shared/catalog/current-apk';
 import type { ScreenshotStore } from '../shared/exceptions/screenshots';
 import type { IntakeDeps } from './exceptions/intake';
+import type { DeliverySink } from '../shared/webhooks/deliveries';
 
 /** Liveness of what the API depends on, for /readyz. Each check answers quickly. */
 export interface ReadinessChecks {
@@ -61,6 +62,10 @@ export interface ApiDeps {
   readonly pushKeys: PushKeys;
   /** Where making an APK current announces it (the version-notice queue). */
   readonly notices: NoticeSink;
+  /** Where webhook deliveries are queued (the webhook-delivery queue). */
+  readonly deliveries: DeliverySink;
+  /** Told when a new installation registers past its plan (the installation.over_plan event). */
+  readonly overPlan: OverPlanHook;
   /** Unhandled exceptions per APK, for the rollouts' health windows. */
   readonly crashes: CrashCounter;
   /** Accounts and apps as devices name them, cached per process (shared/devices/lookups.ts). */

@@ -22,6 +22,9 @@ import { gridFsBlobStore } from '../shared/storage/blob-store';
 import type { TlsMaterial } from '../shared/crypto/tls';
 import type { Logger } from '../shared/log';
 import { createProducers, withDeadline } from '../shared/queues/producers';
+import { queueDeliverySink } from '../shared/queues/delivery-sink';
+import { overPlanEvents } from '../shared/webhooks/over-plan';
+import { webhookDeliveryQueue } from '../shared/queues/webhook-delivery';
 import { ensureIndexes } from '../shared/storage/indexes';
 import { connectMongo, mongoReachable } from '../shared/storage/mongo';
 import {
@@ -265,6 +268,8 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
     ? cachedBlobStore(stored, { ...options.downloadCache, log })
     : stored;
   const accounts = createAccountsService(mongo.db, keys);
+  const deliveries = queueDeliverySink(producers.get(webhookDeliveryQueue.name));
+  const intake = exceptionIntake({ db: mongo.db, accounts, redis, producers, live, now, log });
   return {
     log,
     db: mongo.db,
@@ -303,10 +308,12 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
     }),
     uploadSlots: uploadSlots(limits.uploads),
     notices: queueNoticeSink(producers.get(versionNoticeQueue.name)),
+    deliveries,
+    overPlan: overPlanEvents({ db: mongo.db, now, deliveries }, log),
     crashes: crashCounter(redis, options.queuePrefix),
     deviceLookups: deviceLookups({ db: mongo.db, accounts }),
     exceptions: {
-      intake: exceptionIntake({ db: mongo.db, accounts, redis, producers, live, now, log }),
+      intake,
       screenshots: gridFsScreenshots(mongo.db),
     },
     publicUrls: options.publicUrls,

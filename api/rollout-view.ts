@@ -5,16 +5,23 @@
 import { apkById } from '../shared/catalog/queries';
 import type { AppDoc } from '../shared/catalog/types';
 import { countRunning } from '../shared/devices/store';
+import type { AuditContext } from '../shared/audit/types';
 import type { RolloutDeps } from '../shared/rollouts/actions';
+import { rolloutRecorder } from '../shared/rollouts/changes';
 import { presentRollout } from '../shared/rollouts/present';
 import type { RolloutDoc } from '../shared/rollouts/types';
 import type { ApiDeps } from './deps';
+import { emitDeps } from './audit-context';
 
-export function rolloutDeps(deps: ApiDeps): RolloutDeps {
+/** The rollout use-cases' deps; with `ctx` (who acts, from where) changes are recorded. */
+export function rolloutDeps(deps: ApiDeps, ctx?: AuditContext): RolloutDeps {
   return {
     db: deps.db,
     notices: deps.notices,
     crashCount: (app, apkId) => deps.crashes.read(app._id.toHexString(), apkId),
+    ...(ctx
+      ? { recordChange: rolloutRecorder({ ...emitDeps(deps), events: emitDeps(deps) }, ctx) }
+      : {}),
   };
 }
 

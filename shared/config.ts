@@ -96,6 +96,18 @@ export interface Config {
   readonly requestTimeoutMs: number;
   /** Bounds on upload intake (UPLOAD_* settings; see docs/uploads-limits.md). */
   readonly uploads: UploadLimits;
+  /**
+   * Webhook delivery (docs/webhooks.md): WEBHOOK_ALLOW_PRIVATE (deliver to loopback, private,
+   * link-local and multicast addresses too; default off), WEBHOOK_DISABLE_AFTER_DAYS (an
+   * endpoint failing without a success for this long is disabled), WEBHOOK_TIMEOUT_MS.
+   */
+  readonly webhooks: {
+    readonly allowPrivate: boolean;
+    readonly disableAfterDays: number;
+    readonly timeoutMs: number;
+  };
+  /** EXCEPTION_SPIKE_MIN / _FACTOR: when an hour's reports are a spike (docs/webhooks.md). */
+  readonly exceptionSpike: { readonly min: number; readonly factor: number };
   /** LEGACY_PUSH_PORT: the PushLink SDK's push listener (docs/pushlink-sdk.md); unset: off. */
   readonly legacyPushPort: number | undefined;
   /** LEGACY_PUSH_TLS_MIN: lowest TLS version that listener admits (TLSv1 for Android < 5). */
@@ -226,6 +238,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     rollouts: rolloutSettings(r),
     searchPath: env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
     ...backupSettings(r, cwd),
+    ...webhookSettings(r),
     metricsToken: metricsToken(r),
     trustProxy: trustProxy(r),
     authFailuresPerAddress: r.integer('AUTH_FAILURES_PER_ADDRESS', 100, 0, 1_000_000),
@@ -327,6 +340,20 @@ function queuePrefix(r: Reader): string {
 }
 
 const CRON_FIELD = /^[0-9A-Za-z*/,?#-]+$/;
+
+function webhookSettings(r: Reader) {
+  return {
+    webhooks: {
+      allowPrivate: r.oneOf('WEBHOOK_ALLOW_PRIVATE', ['on', 'off'], 'off') === 'on',
+      disableAfterDays: r.integer('WEBHOOK_DISABLE_AFTER_DAYS', 3, 1, 365),
+      timeoutMs: r.integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    },
+    exceptionSpike: {
+      min: r.integer('EXCEPTION_SPIKE_MIN', 50, 1, 1_000_000),
+      factor: r.integer('EXCEPTION_SPIKE_FACTOR', 3, 1, 1000),
+    },
+  };
+}
 
 function backupSettings(r: Reader, cwd: string) {
   const backupCron = r.raw('BACKUP_CRON') ?? '0 30 2 * * *';

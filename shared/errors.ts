@@ -111,6 +111,10 @@ export const ERRORS = {
     message: 'Sign-up is closed: accounts are created by the operator.',
   },
   INTERNAL: { status: 500, message: 'Internal error.' },
+  WEBHOOK_TARGET_REFUSED: {
+    status: 400,
+    message: 'Webhook deliveries to this address are not allowed (WEBHOOK_ALLOW_PRIVATE).',
+  },
   MASTER_KEY_MISSING: {
     status: 500,
     message: 'A stored value is sealed under a master key that is not configured.',

@@ -38,6 +38,12 @@ export function redisKeys(prefix: string) {
     exceptionGroupLock: (groupId: string) => `${prefix}:exceptions:group-lock:${groupId}`,
     /** Marker of an exception report stored by the worker (expires after the window). */
     exceptionStored: (reportId: string) => `${prefix}:exceptions:stored:${reportId}`,
+    /** Set once a group's `exception.group.new` webhook event was emitted (docs/webhooks.md). */
+    webhookGroupSeen: (groupId: string) => `${prefix}:webhooks:group-seen:${groupId}`,
+    /** Reports of an app admitted in one UTC hour (hours since the epoch), for spikes. */
+    exceptionHour: (appId: string, hour: number) => `${prefix}:webhooks:reports:${appId}:${hour}`,
+    /** Set once an app's `exception.spike` event of that hour was emitted. */
+    spikeFired: (appId: string, hour: number) => `${prefix}:webhooks:spike:${appId}:${hour}`,
     /**
      * Sliding window of failed API-key authentications of one client address or presented key.
      * One Lua call counts an address's and a key's window together: one hash tag for all.

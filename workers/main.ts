@@ -8,6 +8,8 @@ import { loadPinnedKeys } from '../shared/crypto/pinned-keys';
 import type { Logger } from '../shared/log';
 import { queueNoticeSink } from '../shared/queues/notice-sink';
 import { versionNoticeQueue } from '../shared/queues/version-notice';
+import { queueDeliverySink } from '../shared/queues/delivery-sink';
+import { webhookDeliveryQueue } from '../shared/queues/webhook-delivery';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
 import { ensureIndexes } from '../shared/storage/indexes';
 import { connectMongo } from '../shared/storage/mongo';
@@ -15,6 +17,8 @@ import { bullPrefix, closeRedis, createWorkerRedis } from '../shared/storage/red
 import { createProcessors } from './processors';
 import type { BackupSettings } from './processors/backup';
 import { startWorkerRuntime } from './runtime';
+import type { WebhookSettings } from './processors/webhook-delivery';
+import type { SpikeSettings } from './processors/exception-events';
 import { DEFAULT_ROLLOUT_SETTINGS, type RolloutSettings } from '../shared/rollouts/health';
 
 export interface WorkerOptions {
@@ -36,6 +40,10 @@ export interface WorkerOptions {
   /** The rollout health gate (ROLLOUT_*) and HEARTBEAT_SECONDS; default: the product's. */
   readonly rollouts?: RolloutSettings;
   readonly heartbeatSeconds?: number;
+  /** Webhook delivery (WEBHOOK_*); default: private addresses refused, disabled after 3 days. */
+  readonly webhooks?: WebhookSettings;
+  /** EXCEPTION_SPIKE_*; default: 50 reports and 3× the previous hour. */
+  readonly spike?: SpikeSettings;
 }
 
 export interface WorkerProcess {
@@ -50,8 +58,13 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
     connection: redis,
     prefix: bullPrefix(redis, options.queuePrefix),
   });
+  const deliveryQueue = new Queue(webhookDeliveryQueue.name, {
+    connection: redis,
+    prefix: bullPrefix(redis, options.queuePrefix),
+  });
   const closeAll = async () => {
     await noticeQueue.close();
+    await deliveryQueue.close();
     await closeRedis(redis);
     await mongo.close();
   };
@@ -73,6 +86,9 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
         redis,
         prefix: options.queuePrefix,
         notices: queueNoticeSink(noticeQueue),
+        deliveries: queueDeliverySink(deliveryQueue),
+        ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+        ...(options.spike ? { spike: options.spike } : {}),
         now: options.now ?? (() => new Date()),
         ...(options.tmpDir ? { tmpDir: options.tmpDir } : {}),
         ...(options.backup ? { backup: options.backup } : {}),

@@ -15,6 +15,7 @@ import { operationPaths } from './operations';
 import { rolloutPaths, rolloutSchemas } from './rollouts';
 import { uploadPaths, uploadSchemas } from './uploads';
 import { webPaths, webSecuritySchemes } from './web';
+import { webhookPaths, webhookSchemas } from './webhooks';
 import type { Host } from '../route-table';
 
 /** The public URL of each host (PUBLIC_BASE_URL is the admin host's). */
@@ -53,6 +54,7 @@ export function openApiDocument(urls: HostUrls) {
         ...insightSchemas,
         ...exceptionSchemas,
         ...rolloutSchemas,
+        ...webhookSchemas,
       },
     },
     paths: withServers(
@@ -67,6 +69,7 @@ export function openApiDocument(urls: HostUrls) {
         ...devicePaths,
         ...insightPaths,
         ...exceptionPaths,
+        ...webhookPaths,
         ...operationPaths,
         ...webPaths,
       }),

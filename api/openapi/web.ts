@@ -215,4 +215,13 @@ export const webPaths = {
       ],
     ),
   },
+  '/ui/audit': { get: page('Audit log: filter by action, resource, actor, time; older pages.') },
+  '/ui/webhooks': { get: page('Webhook endpoints, their latest deliveries, redelivery buttons.') },
+  '/ui/webhook-deliveries/{deliveryId}/redeliver': {
+    post: post(
+      'Send a webhook delivery again (form: _csrf).',
+      { '303': seeOther, '404': html('No such delivery.') },
+      [{ name: 'deliveryId', in: 'path', required: true, schema: { type: 'string' } }],
+    ),
+  },
 };

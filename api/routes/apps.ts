@@ -5,6 +5,7 @@ import { apksOf, appsOf, currentApkOf } from '../../shared/catalog/queries';
 import { pickApk } from '../../shared/catalog/pick-apk';
 import type { AppDoc } from '../../shared/catalog/types';
 import { appNeed, bearerAuth, currentAccount } from '../auth';
+import { audit, currentChange } from '../audit-context';
 import type { ApiDeps } from '../deps';
 import { appOf } from '../owned-app';
 import type { Route } from '../route-table';
@@ -77,6 +78,7 @@ export function appRoutes(deps: ApiDeps): Route[] {
             (req.body ?? {}) as Record<string, unknown>,
           );
           const updated = await setCurrentApk(deps.db, deps.notices, apk, deps.now());
+          await audit(deps, req, res, currentChange(app, apk));
           res.json({ ...(await summary(updated)), current: presentApk(apk) });
         },
       ],

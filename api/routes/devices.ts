@@ -22,6 +22,7 @@ import { parseRegistration, type RegistrationInput } from '../../shared/devices/
 import { publicKeyInfo } from '../../shared/devices/push-signing';
 import { AppError } from '../../shared/errors';
 import { apiKeyPrincipal, authorize, bearerAuth, currentAccount } from '../auth';
+import { audit, statusChange } from '../audit-context';
 import type { ApiDeps } from '../deps';
 import { listInstallations } from '../devices/installations-list';
 import { appOf } from '../owned-app';
@@ -133,6 +134,7 @@ export async function putInstallationStatus(
     String(req.params.deviceId),
     status,
   );
+  await audit(deps, req, res, statusChange(app, inst.deviceId, status));
   res.json({ deviceId: inst.deviceId, status: inst.status });
 }
 

@@ -2,6 +2,7 @@ import type { ApiDeps } from '../deps';
 import { openApiDocument } from '../openapi/index';
 import type { Route } from '../route-table';
 import { accountRoutes } from './accounts';
+import { auditRoutes } from './audit';
 import { appRoutes } from './apps';
 import { deviceRoutes } from './devices';
 import { downloadLinkRoutes } from './download-links';
@@ -14,6 +15,7 @@ import { operationsRoutes } from './operations';
 import { rolloutRoutes } from './rollouts';
 import { uploadRoutes } from './uploads';
 import { webRoutes } from './web';
+import { webhookRoutes } from './webhooks';
 
 /** Every route of every host. */
 export function allRoutes(deps: ApiDeps): Route[] {
@@ -42,6 +44,8 @@ export function allRoutes(deps: ApiDeps): Route[] {
     ...deviceRoutes(deps),
     ...insightRoutes(deps),
     ...exceptionRoutes(deps),
+    ...webhookRoutes(deps),
+    ...auditRoutes(deps),
     ...operationsRoutes(deps),
     ...webRoutes(deps),
   ];

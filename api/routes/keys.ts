@@ -5,9 +5,11 @@
  */
 import type { Request, Response } from 'express';
 import { AppError } from '../../shared/errors';
-import { bearerAuth, currentAccount } from '../auth';
+import { auditContext } from '../audit-context';
+import { currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
+import { ownerRoute } from './owner-route';
 
 export async function listKeys(deps: ApiDeps, _req: Request, res: Response): Promise<void> {
   res.json({ keys: await deps.accounts.accessKeys.list(currentAccount(res).id) });
@@ -15,16 +17,19 @@ export async function listKeys(deps: ApiDeps, _req: Request, res: Response): Pro
 
 export async function createKey(deps: ApiDeps, req: Request, res: Response): Promise<void> {
   const body = (req.body ?? {}) as Record<string, unknown>;
-  const { key, secret } = await deps.accounts.accessKeys.create(currentAccount(res).id, {
-    kind: body.kind,
-    name: body.name,
-    apps: body.apps,
-  });
+  const { key, secret } = await deps.accounts.accessKeys.create(
+    currentAccount(res).id,
+    { kind: body.kind, name: body.name, apps: body.apps },
+    auditContext(req, res),
+  );
   res.status(201).json({ ...key, secret });
 }
 
 export async function revokeKey(deps: ApiDeps, req: Request, res: Response): Promise<void> {
-  res.json(await deps.accounts.accessKeys.revoke(currentAccount(res).id, String(req.params.id)));
+  const id = String(req.params.id);
+  res.json(
+    await deps.accounts.accessKeys.revoke(currentAccount(res).id, id, auditContext(req, res)),
+  );
 }
 
 export async function putApiKeyRestriction(
@@ -36,25 +41,16 @@ export async function putApiKeyRestriction(
   if (typeof deviceOnly !== 'boolean') {
     throw new AppError('VALIDATION_FAILED', { message: 'deviceOnly must be true or false' });
   }
-  await deps.accounts.setApiKeyDeviceOnly(currentAccount(res).id, deviceOnly);
+  await deps.accounts.setApiKeyDeviceOnly(
+    currentAccount(res).id,
+    deviceOnly,
+    auditContext(req, res),
+  );
   res.json({ deviceOnly });
 }
 
 export function keyRoutes(deps: ApiDeps): Route[] {
-  const auth = bearerAuth(deps);
-  const route = (
-    method: Route['method'],
-    path: string,
-    summary: string,
-    handler: (deps: ApiDeps, req: Request, res: Response) => Promise<void>,
-  ): Route => ({
-    method,
-    path,
-    hosts: ['admin'],
-    access: 'apiKey',
-    summary,
-    handlers: [auth, (req, res) => handler(deps, req, res)],
-  });
+  const route = ownerRoute(deps);
   return [
     route('get', '/api/v2/account/keys', "The account's device keys and CI tokens.", listKeys),
     route(

@@ -9,6 +9,7 @@ import { AppError } from '../../shared/errors';
 import { actOnRollout, startRollout } from '../../shared/rollouts/actions';
 import { isRolloutAction } from '../../shared/rollouts/rollout';
 import { findRollout } from '../../shared/rollouts/store';
+import { auditContext } from '../audit-context';
 import { bearerAuth } from '../auth';
 import type { ApiDeps } from '../deps';
 import { appOf } from '../owned-app';
@@ -26,7 +27,13 @@ export async function createRollout(deps: ApiDeps, req: Request, res: Response):
   const app = await appOf(deps, res, req);
   const body = (req.body ?? {}) as Record<string, unknown>;
   const apk = pickApk(await apksOf(deps.db, app), body);
-  const doc = await startRollout(rolloutDeps(deps), app, apk, body, deps.now());
+  const doc = await startRollout(
+    rolloutDeps(deps, auditContext(req, res)),
+    app,
+    apk,
+    body,
+    deps.now(),
+  );
   res.status(201).json(await rolloutView(deps, app, doc));
 }
 
@@ -36,7 +43,12 @@ export async function rolloutAction(deps: ApiDeps, req: Request, res: Response):
     throw new AppError('NOT_FOUND', { message: `no rollout action ${action}` });
   }
   const app = await appOf(deps, res, req);
-  const doc = await actOnRollout(rolloutDeps(deps), app, action, deps.now());
+  const doc = await actOnRollout(
+    rolloutDeps(deps, auditContext(req, res)),
+    app,
+    action,
+    deps.now(),
+  );
   res.json(await rolloutView(deps, app, doc));
 }
 

@@ -20,6 +20,7 @@ import {
   isAuthRateLimited,
   isKeyRefused,
 } from '../auth';
+import { auditUpload } from '../audit-context';
 import type { ApiDeps } from '../deps';
 import { isDependencyOutage } from '../http-errors';
 import type { Route } from '../route-table';
@@ -176,6 +177,7 @@ async function receiveLegacyForm(
   const { fields, file } = received;
   const { found } = auth;
   if (!found) throw new Error('receiveUpload accepted a form whose key was not checked');
+  res.locals.principal = found.principal; // the audit log's actor (api/audit-context.ts)
   if (!file) {
     sendText(res, 422, LEGACY_TEXT.APK_INVALID);
     return null;
@@ -197,9 +199,10 @@ async function submitLegacyUpload(
   { account, expectedPackage, fields, file }: LegacyForm,
 ): Promise<void> {
   let uploadId: string;
+  const current = fields.get('current') === 'true';
   try {
     uploadId = await deps.ingest.submit(account.id, file, {
-      current: fields.get('current') === 'true',
+      current,
       whatsnew: fields.get('whatsnew') ?? null,
       expectedPackage,
     });
@@ -209,6 +212,7 @@ async function submitLegacyUpload(
     sendText(res, 503, 'deploy fails, service unavailable; retry later');
     return;
   }
+  await auditUpload(deps, req, res, account, uploadId, { current, expectedPackage });
   if (wantsAsync(req, fields)) {
     res.status(202).json({ jobId: uploadId, statusUrl: statusUrl(deps, uploadId) });
     return;
@@ -263,11 +267,13 @@ export async function jsonUpload(deps: ApiDeps, req: Request, res: Response): Pr
   if (!received.ok) throw refusalError(received);
   if (!received.file)
     throw new AppError('VALIDATION_FAILED', { message: 'the form must carry an apk file' });
+  const current = received.fields.get('current') === 'true';
   const uploadId = await deps.ingest.submit(account.id, received.file, {
-    current: received.fields.get('current') === 'true',
+    current,
     whatsnew: received.fields.get('whatsnew') ?? null,
     expectedPackage,
   });
+  await auditUpload(deps, req, res, account, uploadId, { current, expectedPackage });
   res.status(202).json({ jobId: uploadId, statusUrl: statusUrl(deps, uploadId) });
 }
 

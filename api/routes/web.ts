@@ -9,6 +9,7 @@ import { formBody } from '../body-parsers';
 import type { ApiDeps } from '../deps';
 import { createKeyForm, restrictionForm, revokeKeyForm } from '../web/account-keys';
 import { accountPages } from '../web/account-pages';
+import { auditPages } from '../web/audit-pages';
 import { changeStatus, createLink, makeCurrent } from '../web/app-actions';
 import { APP_JS, STYLE_CSS } from '../web/assets';
 import { showExceptionReport, showExceptions, showScreenshot } from '../web/exception-pages';
@@ -300,5 +301,6 @@ export function webRoutes(deps: ApiDeps): Route[] {
     ...accountAndAppsPages(deps, page),
     ...appPages(deps, page),
     ...rolloutPages(deps, page),
+    ...auditPages(deps, page, [form, csrfCheck]),
   ];
 }

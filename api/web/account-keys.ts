@@ -5,6 +5,7 @@
  */
 import type { Request, Response } from 'express';
 import { AppError } from '../../shared/errors';
+import { auditContext } from '../audit-context';
 import type { ApiDeps } from '../deps';
 import type { KeysState } from './account-keys-views';
 import { accountPage, type AccountPageState } from './account-views';
@@ -40,12 +41,11 @@ export async function createKeyForm(deps: ApiDeps, req: Request, res: Response):
     .split(/[\s,]+/)
     .filter((a) => a.length > 0);
   try {
-    const { key, secret } = await deps.accounts.accessKeys.create(viewer.account.id, {
-      kind: field(req, 'kind'),
-      name: field(req, 'name'),
-      apps,
-    });
-    // TODO(audit): the use-case records "access-key.created"; the web adds nothing.
+    const { key, secret } = await deps.accounts.accessKeys.create(
+      viewer.account.id,
+      { kind: field(req, 'kind'), name: field(req, 'name'), apps },
+      auditContext(req, res),
+    );
     await sendAccountPage(deps, res, 201, { created: { name: key.name, secret } });
   } catch (err) {
     if (!(err instanceof AppError && err.code === 'VALIDATION_FAILED')) throw err;
@@ -56,7 +56,11 @@ export async function createKeyForm(deps: ApiDeps, req: Request, res: Response):
 export async function revokeKeyForm(deps: ApiDeps, req: Request, res: Response): Promise<void> {
   const viewer = await viewerOfSession(deps, res);
   try {
-    await deps.accounts.accessKeys.revoke(viewer.account.id, String(req.params.id));
+    await deps.accounts.accessKeys.revoke(
+      viewer.account.id,
+      String(req.params.id),
+      auditContext(req, res),
+    );
   } catch (err) {
     if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
     await sendAccountPage(deps, res, 404, { problem: 'No such key or token.' });
@@ -72,6 +76,7 @@ export async function restrictionForm(deps: ApiDeps, req: Request, res: Response
     await sendAccountPage(deps, res, 400, { problem: 'deviceOnly must be true or false.' });
     return;
   }
-  await deps.accounts.setApiKeyDeviceOnly(viewer.account.id, deviceOnly === 'true');
+  const ctx = auditContext(req, res);
+  await deps.accounts.setApiKeyDeviceOnly(viewer.account.id, deviceOnly === 'true', ctx);
   res.redirect(303, '/ui/account');
 }

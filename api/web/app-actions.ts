@@ -7,6 +7,7 @@ import { insertDownloadLink, linkToken } from '../../shared/catalog/download-lin
 import { pickApk } from '../../shared/catalog/pick-apk';
 import { apksOf } from '../../shared/catalog/queries';
 import { AppError } from '../../shared/errors';
+import { audit, currentChange, statusChange } from '../audit-context';
 import type { ApiDeps } from '../deps';
 import { changeInstallationStatus } from '../../shared/devices/store';
 import { linkPage } from './app-views';
@@ -29,6 +30,7 @@ export function changeStatus(deps: ApiDeps): PageHandler {
     const deviceId = String(req.params.deviceId);
     try {
       await changeInstallationStatus(deps, viewer.account, app.package, deviceId, status);
+      await audit(deps, req, res, statusChange(app, deviceId, status));
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       return sendPage(res, err.status, messagePage(viewer, 'Refused', err.message));
@@ -44,6 +46,7 @@ export function makeCurrent(deps: ApiDeps): PageHandler {
     const { app } = found;
     const apk = pickApk(await apksOf(deps.db, app), sha256Of(req.body));
     await setCurrentApk(deps.db, deps.notices, apk, deps.now());
+    await audit(deps, req, res, currentChange(app, apk));
     res.redirect(303, `/ui/apps/${encodeURIComponent(app.package)}`);
   };
 }

@@ -12,6 +12,7 @@ import { apkFunnel } from '../../shared/funnel/report';
 import { actOnRollout, startRollout } from '../../shared/rollouts/actions';
 import { isRolloutAction } from '../../shared/rollouts/rollout';
 import { findRollout } from '../../shared/rollouts/store';
+import { auditContext } from '../audit-context';
 import type { ApiDeps } from '../deps';
 import { rolloutDeps, rolloutView } from '../rollout-view';
 import { sendPage, viewerAndApp, type PageHandler } from './pages';
@@ -63,7 +64,7 @@ export function startRolloutPage(deps: ApiDeps): PageHandler {
     const body = rolloutFormBody((req.body ?? {}) as Record<string, unknown>);
     const started = await refusalsAsPages(res, viewer, async () => {
       const apk = pickApk(await apksOf(deps.db, app), { sha256: body.sha256 });
-      await startRollout(rolloutDeps(deps), app, apk, body, deps.now());
+      await startRollout(rolloutDeps(deps, auditContext(req, res)), app, apk, body, deps.now());
     });
     if (started) res.redirect(303, tabPath(app.package));
   };
@@ -79,7 +80,7 @@ export function actOnRolloutPage(deps: ApiDeps): PageHandler {
       return sendPage(res, 404, messagePage(viewer, 'Not found', 'No such rollout action.'));
     }
     const done = await refusalsAsPages(res, viewer, () =>
-      actOnRollout(rolloutDeps(deps), app, action, deps.now()),
+      actOnRollout(rolloutDeps(deps, auditContext(req, res)), app, action, deps.now()),
     );
     if (done) res.redirect(303, tabPath(app.package));
   };

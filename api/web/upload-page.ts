@@ -1,6 +1,7 @@
 /** The web upload form: receives the APK, hands it to the ingest, and shows its verdict. */
 import type { Request, Response } from 'express';
 import { catalog } from '../../shared/catalog/collections';
+import { auditUpload } from '../audit-context';
 import type { ApiDeps } from '../deps';
 import { receiveUpload, uploadProgressBounds } from '../upload/receive-upload';
 import { sendPage, viewerOfSession, type PageHandler } from './pages';
@@ -54,11 +55,13 @@ export function uploadApk(deps: ApiDeps): PageHandler {
     const accepted = await acceptedFile(deps, req, res, viewer);
     if (!accepted) return;
     const { file, fields } = accepted;
+    const current = fields.get('current') === 'true';
     const uploadId = await deps.ingest.submit(viewer.account.id, file, {
-      current: fields.get('current') === 'true',
+      current,
       whatsnew: fields.get('whatsnew') || null,
       expectedPackage,
     });
+    await auditUpload(deps, req, res, viewer.account, uploadId, { current, expectedPackage });
     const verdict = await deps.ingest.waitForVerdict(uploadId, deps.limits.uploadWaitTimeoutMs);
     if (!verdict) {
       sendPage(

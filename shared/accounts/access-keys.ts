@@ -7,6 +7,8 @@
  * minute per key and process, not once per request.
  */
 import { ObjectId, type Collection, type Db } from 'mongodb';
+import { recordAudit, type AuditChange } from '../audit/record';
+import type { AuditAction, AuditContext } from '../audit/types';
 import type { KeyRing } from '../crypto/keys';
 import { AppError } from '../errors';
 import {
@@ -51,14 +53,21 @@ export interface AccessKeyView {
 }
 
 export interface AccessKeys {
-  /** A new key; `secret` is answered here only. 400 VALIDATION_FAILED for a bad kind, name or apps. */
+  /**
+   * A new key; `secret` is answered here only. 400 VALIDATION_FAILED for a bad kind, name or apps.
+   * Audited (`access-key.created`) as done by `ctx`.
+   */
   create(
     accountId: string,
     input: { kind: unknown; name: unknown; apps: unknown },
+    ctx: AuditContext,
   ): Promise<{ key: AccessKeyView; secret: string }>;
   list(accountId: string): Promise<AccessKeyView[]>;
-  /** Revokes one of the account's keys (at once; device look-ups cache for 5 s); 404 otherwise. */
-  revoke(accountId: string, id: string): Promise<AccessKeyView>;
+  /**
+   * Revokes one of the account's keys (at once; device look-ups cache for 5 s); 404 otherwise.
+   * The revocation is audited (`access-key.revoked`); revoking again changes and records nothing.
+   */
+  revoke(accountId: string, id: string, ctx: AuditContext): Promise<AccessKeyView>;
   /** The principal of a presented `dk_`/`ct_` secret that is not revoked, or null. */
   authenticate(secret: string): Promise<Principal | null>;
 }
@@ -95,6 +104,16 @@ export function viewOf(doc: AccessKeyDoc): AccessKeyView {
     createdAt: doc.createdAt.toISOString(),
     lastUsedAt: doc.lastUsedAt?.toISOString() ?? null,
     revokedAt: doc.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** The audit entry of a change to a key: its kind, name and apps, never its secret. */
+export function accessKeyChange(action: AuditAction, doc: AccessKeyDoc): AuditChange {
+  return {
+    accountId: doc.accountId,
+    action,
+    resource: { kind: 'access-key', id: doc._id.toHexString() },
+    details: { kind: doc.kind, name: doc.name, apps: doc.apps.join(',') },
   };
 }
 
@@ -142,7 +161,7 @@ export function createAccessKeys(
   }
 
   return {
-    async create(accountId, input) {
+    async create(accountId, input, ctx) {
       const { kind, name, apps } = validateAccessKey(input);
       const _id = new ObjectId();
       const secret = generateApiKey(kind === 'device-key' ? 'dk_' : 'ct_');
@@ -159,7 +178,7 @@ export function createAccessKeys(
         revokedAt: null,
       };
       await c.insertOne(doc);
-      // TODO(audit): record "access-key.created" (kind, name, apps; never the secret).
+      await recordAudit(db, ctx, accessKeyChange('access-key.created', doc), doc.createdAt);
       return { key: viewOf(doc), secret };
     },
 
@@ -168,14 +187,17 @@ export function createAccessKeys(
       return docs.map(viewOf);
     },
 
-    async revoke(accountId, id) {
+    async revoke(accountId, id, ctx) {
       const _id = ObjectId.isValid(id) && /^[0-9a-f]{24}$/.test(id) ? new ObjectId(id) : null;
-      if (_id)
-        await c.updateOne({ _id, accountId, revokedAt: null }, { $set: { revokedAt: now() } });
+      const at = now();
+      const revoked = _id
+        ? await c.updateOne({ _id, accountId, revokedAt: null }, { $set: { revokedAt: at } })
+        : null;
       // Revoking twice answers the first revocation.
       const doc = _id ? await c.findOne({ _id, accountId }) : null;
       if (!doc) throw new AppError('NOT_FOUND', { message: 'no such key or token' });
-      // TODO(audit): record "access-key.revoked" (id, kind, name).
+      if (revoked?.modifiedCount === 1)
+        await recordAudit(db, ctx, accessKeyChange('access-key.revoked', doc), at);
       return viewOf(doc);
     },
 
@@ -189,6 +211,7 @@ export function createAccessKeys(
         kind: doc.kind,
         id: doc._id.toHexString(),
         apps: doc.apps,
+        name: doc.name,
       });
     },
   };

@@ -3,7 +3,9 @@
  * (shared/accounts/principal.ts), and the owner's switch restricting the account key to the device
  * routes. Part of the accounts service (service.ts).
  */
-import { ObjectId, type Collection } from 'mongodb';
+import { ObjectId, type Collection, type Db } from 'mongodb';
+import { recordAudit } from '../audit/record';
+import type { AuditContext } from '../audit/types';
 import type { KeyRing } from '../crypto/keys';
 import { AppError } from '../errors';
 import type { AccessKeys } from './access-keys';
@@ -20,12 +22,14 @@ export interface Authenticated {
 export interface KeyAuth {
   authenticateApiKey(apiKey: string): Promise<Account | null>;
   authenticateKey(presented: string): Promise<Authenticated | null>;
-  setApiKeyDeviceOnly(accountId: string, deviceOnly: boolean): Promise<void>;
+  /** The owner's switch; each call is audited (`account-key.restricted` / `.unrestricted`). */
+  setApiKeyDeviceOnly(accountId: string, deviceOnly: boolean, ctx: AuditContext): Promise<void>;
   apiKeyDeviceOnly(accountId: string): Promise<boolean>;
 }
 
 /** Authentication by any kind of key, and the account key's device-only switch. */
 export function keyAuthMethods(
+  db: Db,
   accounts: Collection<AccountDoc>,
   keys: KeyRing,
   access: AccessKeys,
@@ -58,14 +62,17 @@ export function keyAuthMethods(
       if (!apiKey.startsWith('ak_')) return null;
       return (await authenticateKey(apiKey))?.account ?? null;
     },
-    async setApiKeyDeviceOnly(accountId, deviceOnly) {
+    async setApiKeyDeviceOnly(accountId, deviceOnly, ctx) {
+      const at = new Date();
       const result = await accounts.updateOne(
         { _id: new ObjectId(accountId) },
-        { $set: { apiKeyDeviceOnly: deviceOnly, updatedAt: new Date() } },
+        { $set: { apiKeyDeviceOnly: deviceOnly, updatedAt: at } },
       );
       if (result.matchedCount === 0)
         throw new AppError('NOT_FOUND', { message: 'account not found' });
-      // TODO(audit): record "account-key.restricted" / "account-key.unrestricted".
+      const action = deviceOnly ? 'account-key.restricted' : 'account-key.unrestricted';
+      const resource = { kind: 'account-key', id: accountId };
+      await recordAudit(db, ctx, { accountId, action, resource, details: { deviceOnly } }, at);
     },
     async apiKeyDeviceOnly(accountId) {
       const doc = await accounts.findOne({ _id: new ObjectId(accountId) });

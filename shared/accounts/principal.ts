@@ -26,6 +26,8 @@ export interface Principal {
   readonly scopes: readonly Scope[];
   /** The packages it may act on; 'all' for the account key and sessions. */
   readonly apps: 'all' | readonly string[];
+  /** The name its owner gave a device key or CI token (the audit log's actor name). */
+  readonly name?: string;
 }
 
 export interface Need {
@@ -59,6 +61,7 @@ export function principalOf(input: {
   readonly id?: string;
   readonly apps?: readonly string[];
   readonly deviceOnly?: boolean;
+  readonly name?: string;
 }): Principal {
   const everyApp = input.kind === 'account-key' || input.kind === 'session';
   return {
@@ -67,6 +70,7 @@ export function principalOf(input: {
     id: input.id ?? input.accountId,
     scopes: scopesOf(input.kind, { deviceOnly: input.deviceOnly === true }),
     apps: everyApp ? 'all' : [...(input.apps ?? [])],
+    ...(input.name !== undefined ? { name: input.name } : {}),
   };
 }
 

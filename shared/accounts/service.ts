@@ -3,6 +3,7 @@
  * and the operator CLI alike, so every path applies the same rules.
  */
 import { MongoServerError, ObjectId, type Collection, type Db } from 'mongodb';
+import type { AuditContext } from '../audit/types';
 import type { KeyRing } from '../crypto/keys';
 import { AppError } from '../errors';
 import { apiKeyLookup, generateApiKey, sealApiKey, unsealApiKey } from './api-keys';
@@ -31,8 +32,11 @@ export interface AccountsService {
   authenticateApiKey(apiKey: string): Promise<Account | null>;
   /** Any kind of key or token (account key, device key, CI token) not revoked; else null. */
   authenticateKey(presented: string): Promise<Authenticated | null>;
-  /** The owner's switch: the account key is accepted by the device routes only (docs/keys.md). */
-  setApiKeyDeviceOnly(accountId: string, deviceOnly: boolean): Promise<void>;
+  /**
+   * The owner's switch: the account key is accepted by the device routes only (docs/keys.md).
+   * Audited as done by `ctx`.
+   */
+  setApiKeyDeviceOnly(accountId: string, deviceOnly: boolean, ctx: AuditContext): Promise<void>;
   apiKeyDeviceOnly(accountId: string): Promise<boolean>;
   /** The account's device keys and CI tokens. */
   readonly accessKeys: AccessKeys;
@@ -249,7 +253,7 @@ export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
     accessKeys,
     ...passwordMethods(accounts),
     ...apiKeyMethods(accounts, keys),
-    ...keyAuthMethods(accounts, keys, accessKeys),
+    ...keyAuthMethods(db, accounts, keys, accessKeys),
     ...operatorMethods(accounts),
   };
 }

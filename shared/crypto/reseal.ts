@@ -6,6 +6,7 @@
  * - `accounts`: the API key is unsealed, then re-sealed and its lookup HMAC recomputed.
  * - `access_keys`: device keys and CI tokens, as accounts (docs/keys.md).
  * - `apks`: the per-APK data key is unwrapped and wrapped again (the APK bytes stay as they are).
+ * - `webhook_endpoints`: each endpoint's signing secret is re-sealed (it never changes).
  *
  * No transactions (the database may not have them): each value is one single-document update,
  * conditional on the old sealed value still being there (a concurrent change, such as a regenerated
@@ -21,12 +22,19 @@ import { unwrapDataKey, wrapDataKey } from './data-keys';
 import type { KeyRing } from './keys';
 import { pinnedAad, pinnedKeys } from './pinned-keys';
 import { seal, sealedUnderCurrent, unseal } from './seal';
+import { endpoints, secretAad } from '../webhooks/endpoints';
 
 export interface ResealReport {
   /** The current master key's id: every value is under it now. */
   readonly keyId: string;
   /** Values rewritten, per collection (0: already under the current key). */
-  readonly resealed: { accounts: number; access_keys: number; apks: number; pinned_keys: number };
+  readonly resealed: {
+    accounts: number;
+    access_keys: number;
+    apks: number;
+    pinned_keys: number;
+    webhook_endpoints: number;
+  };
 }
 
 async function resealPinned(db: Db, keys: KeyRing): Promise<number> {
@@ -91,6 +99,22 @@ async function resealApks(db: Db, keys: KeyRing): Promise<number> {
   return n;
 }
 
+async function resealWebhooks(db: Db, keys: KeyRing): Promise<number> {
+  let n = 0;
+  for await (const doc of endpoints(db).find({}, { projection: { secretSealed: 1 } })) {
+    const secret = unseal(keys, 'webhook-secret-seal', doc.secretSealed, secretAad(doc._id));
+    if (sealedUnderCurrent(keys, doc.secretSealed)) continue;
+    const secretSealed = seal(keys, 'webhook-secret-seal', secret, secretAad(doc._id));
+    n += (
+      await endpoints(db).updateOne(
+        { _id: doc._id, secretSealed: doc.secretSealed },
+        { $set: { secretSealed } },
+      )
+    ).modifiedCount;
+  }
+  return n;
+}
+
 /**
  * Reseals everything under the current key. Fails with MASTER_KEY_MISSING (naming the key id)
  * on the first value sealed under a key the ring lacks; what was done before stays done.
@@ -100,5 +124,9 @@ export async function resealAll(db: Db, keys: KeyRing): Promise<ResealReport> {
   const accounts = await resealAccounts(db, keys);
   const access_keys = await resealAccessKeys(db, keys);
   const apks = await resealApks(db, keys);
-  return { keyId: keys.id, resealed: { accounts, access_keys, apks, pinned_keys } };
+  const webhook_endpoints = await resealWebhooks(db, keys);
+  return {
+    keyId: keys.id,
+    resealed: { accounts, access_keys, apks, pinned_keys, webhook_endpoints },
+  };
 }

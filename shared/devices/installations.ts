@@ -136,6 +136,8 @@ export interface RegistrationOptions {
   readonly seatCursor?: SeatCursor;
   /** A hint that the installation is new (it has no card): its document is inserted first. */
   readonly likelyNew?: boolean;
+  /** Told when a new installation finds no free seat (it is registered disabled). */
+  readonly overPlan?: (doc: InstallationDoc) => Promise<void>;
 }
 
 export async function registerInstallation(
@@ -146,7 +148,9 @@ export async function registerInstallation(
   options: RegistrationOptions = {},
 ): Promise<InstallationDoc> {
   const written = await writeRegistration(db, account, input, now, options);
-  return settleRegistration(db, account, written, now, options.seatCursor);
+  const doc = await settleRegistration(db, account, written, now, options.seatCursor);
+  if (written.created && doc.status === 'disabled') await options.overPlan?.(doc);
+  return doc;
 }
 
 /**
@@ -161,7 +165,10 @@ export async function writeRegistration(
   account: Account,
   input: RegistrationInput,
   now: Date,
-  { appKnown = false, likelyNew = false }: Omit<RegistrationOptions, 'seatCursor'> = {},
+  {
+    appKnown = false,
+    likelyNew = false,
+  }: Omit<RegistrationOptions, 'seatCursor' | 'overPlan'> = {},
 ): Promise<{ doc: InstallationDoc; created: boolean }> {
   if (!appKnown && !(await findApp(db, account.id, input.package))) {
     throw new UnknownPackageError();

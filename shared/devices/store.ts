@@ -74,7 +74,7 @@ export { ensureSeatIndexes } from './seats';
  * reads nothing it knows already.
  */
 export function registerDevice(
-  deps: StoreDeps,
+  deps: StoreDeps & { readonly overPlan?: OverPlanHook },
   account: Account,
   app: AppDoc,
   input: RegistrationInput,
@@ -85,11 +85,19 @@ export function registerDevice(
   if (app.accountId !== account.id || app.package !== input.package) {
     throw new Error("registerDevice: the app is not the registration's");
   }
-  const options = { appKnown: true, seatCursor: deps.live.seatCursor };
+  const hook = deps.overPlan;
+  const options = {
+    appKnown: true,
+    seatCursor: deps.live.seatCursor,
+    ...(hook ? { overPlan: (doc: InstallationDoc) => hook(account, doc) } : {}),
+  };
   return registerWithCard(deps, scope, id, (hadCard) =>
     registerInstallation(deps.db, account, input, now, { ...options, likelyNew: !hadCard }),
   );
 }
+
+/** Told when a new installation of `account` registers past its plan (webhooks). */
+export type OverPlanHook = (account: Account, doc: InstallationDoc) => Promise<void>;
 
 /** What a device reported (hashes, metadata, an install outcome) and that it was seen `now`. */
 export function recordReported(

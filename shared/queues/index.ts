@@ -9,6 +9,7 @@ import { exceptionIngestQueue } from './exception-ingest';
 import { housekeepingQueue } from './housekeeping';
 import { rolloutHealthQueue } from './rollout-health';
 import { versionNoticeQueue } from './version-notice';
+import { webhookDeliveryQueue } from './webhook-delivery';
 
 export const QUEUES = [
   apkIngestQueue,
@@ -18,6 +19,7 @@ export const QUEUES = [
   backupQueue,
   rolloutHealthQueue,
   adoptionSampleQueue,
+  webhookDeliveryQueue,
 ] as const;
 
 export type RegisteredQueue = (typeof QUEUES)[number];

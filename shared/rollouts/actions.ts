@@ -55,6 +55,15 @@ export interface RolloutDeps {
   readonly notices: NoticeSink;
   /** The crash counters of the app's APKs now (the health window opens from them). */
   readonly crashCount: (app: AppDoc, apkId: string | null) => Promise<number>;
+  /** Told of every change once it is made: the audit log and webhooks (changes.ts). */
+  readonly recordChange?: (change: RolloutChange) => Promise<void>;
+}
+
+export interface RolloutChange {
+  readonly app: AppDoc;
+  readonly action: 'start' | RolloutAction;
+  /** The rollout after the change. */
+  readonly doc: RolloutDoc;
 }
 
 export async function startRollout(
@@ -91,6 +100,7 @@ export async function startRollout(
   if (doc.state === 'completed')
     await publishNotice(deps.notices, await moveCurrent(deps.db, apk, now));
   else await announceTargets(deps.db, deps.notices, app, now);
+  await deps.recordChange?.({ app, action: 'start', doc });
   return doc;
 }
 
@@ -109,6 +119,7 @@ export async function actOnRollout(
   if (transition(prev, action).state !== 'completed') {
     const next = await applyAction(deps.db, prev, action, by, health, now);
     await announceTargets(deps.db, deps.notices, app, now);
+    await deps.recordChange?.({ app, action, doc: next });
     return next;
   }
   // Completing: the pointer moves first, so no reader sees the APK withdrawn in between.
@@ -116,5 +127,6 @@ export async function actOnRollout(
   const moved = await moveCurrent(deps.db, apk, now);
   const next = await applyAction(deps.db, prev, action, by, health, now);
   await publishNotice(deps.notices, moved);
+  await deps.recordChange?.({ app, action, doc: next });
   return next;
 }

@@ -3,6 +3,8 @@ import type { Db } from 'mongodb';
 import { ensureAccessKeyIndexes } from '../accounts/access-keys';
 import { ACCOUNTS_COLLECTION } from '../accounts/service';
 import { ensureAdoptionIndexes } from '../adoption/samples';
+import { ensureAuditIndexes } from '../audit/record';
+import { ensureWebhookIndexes } from '../webhooks/deliveries';
 import { ensureCatalogIndexes } from '../catalog/collections';
 import { ensureInstallationIndexes, ensureSeatIndexes } from '../devices/store';
 import { ensureExceptionIndexes } from '../exceptions/collections';
@@ -19,4 +21,6 @@ export async function ensureIndexes(db: Db): Promise<void> {
   await ensureSeatIndexes(db);
   await ensureFunnelIndexes(db);
   await ensureAdoptionIndexes(db);
+  await ensureAuditIndexes(db);
+  await ensureWebhookIndexes(db);
 }

@@ -2,7 +2,8 @@
  * Issue 10, must hold 1: `apkrelay backup run` on a populated instance, then `backup restore` into
  * the empty database of a fresh instance with the same MASTER_KEY: every APK downloads
  * byte-identical, the account authenticates with its API key, installations, exception reports and
- * their screenshots are all there. `backup verify` passes the archive and catches a flipped byte;
+ * their screenshots are all there, and so is the audit log (issue 20: the same entries through the
+ * API) and the webhook endpoints, whose secret stays sealed. `backup verify` passes the archive and catches a flipped byte;
  * restore refuses a non-empty database without --force. Runs the built CLI (dist/).
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -48,11 +49,25 @@ async function cliFails(stack: TestStack, args: string[]): Promise<string> {
 }
 
 const auth = () => ({ authorization: `Bearer ${account.apiKey}` });
+let webhookSecret: string;
+const auditOf = async (stack: TestStack) => {
+  const r = await request(`${stack.urls.admin}/api/v2/audit`, { headers: auth(), ca: stack.ca });
+  expect(r.status).toBe(200);
+  return r.json<{ entries: Array<{ action: string }> }>().entries;
+};
 
 beforeAll(async () => {
   source = await startStack();
   target = await startStack({ masterKey: source.masterKey });
   account = await newAccount(source);
+  const hook = await request(`${source.urls.admin}/api/v2/webhooks`, {
+    method: 'POST',
+    headers: auth(),
+    json: { url: 'https://hooks.example.invalid/backup', events: ['backup.failed'] },
+    ca: source.ca,
+  });
+  expect(hook.status).toBe(201);
+  webhookSecret = hook.json<{ secret: string }>().secret;
   for (const apk of APKS) await uploadFixture(source, account.apiKey, apk.file);
   const apks = await source.mongo.db.collection('apks').find({ accountId: account.id }).toArray();
   APKS[1]!.package = String(apks.find((a) => a.package !== 'dev.apkrelay.large')?.package);
@@ -110,8 +125,11 @@ test('backup run --json prints the archive; verify passes it and catches a flipp
     exceptions: 1,
     'apks.files': 2,
     'screenshots.files': 1,
+    audit_log: 3,
+    webhook_endpoints: 1,
   });
   expect(summary.files).toBe(3);
+  expect(bytes.includes(Buffer.from(webhookSecret))).toBe(false);
   // The archive is sealed (no document in clear) and the master key is not in it.
   expect(bytes.subarray(0, 8).toString()).toBe('APKRBAK2');
   expect(bytes.includes(Buffer.from(account.email))).toBe(false);
@@ -176,6 +194,14 @@ test('restore into the empty database of a fresh instance: everything is back', 
   });
   expect(image.status).toBe(200);
   expect(image.body.subarray(0, 4)).toEqual(Buffer.from([0xff, 0xd8, 0xff, 0xe0]));
+  // The audit log is back as it was: the same entries through the API.
+  const audit = await auditOf(source);
+  expect(audit.map((e) => e.action)).toEqual([
+    'upload.accepted',
+    'upload.accepted',
+    'webhook.created',
+  ]);
+  expect(await auditOf(target)).toEqual(audit);
   // Every document of every collection comes back exactly (types, nulls, empty arrays included).
   const names = (await source.mongo.db.listCollections({}, { nameOnly: true }).toArray())
     .map((c) => c.name)

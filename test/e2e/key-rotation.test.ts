@@ -247,11 +247,23 @@ test('keys reseal moves every stored value to K2; a second run changes nothing',
   };
   expect(first.keyId).toBe(idOf(K2));
   // Version 2 was uploaded under K2 already: only version 1's data key moves.
-  expect(first.resealed).toEqual({ accounts: 1, access_keys: 0, apks: 1, pinned_keys: 2 });
+  expect(first.resealed).toEqual({
+    accounts: 1,
+    access_keys: 0,
+    apks: 1,
+    pinned_keys: 2,
+    webhook_endpoints: 0,
+  });
   const again = JSON.parse((await cli(['keys', 'reseal', '--json'], rotated)).stdout.trim()) as {
     resealed: Record<string, number>;
   };
-  expect(again.resealed).toEqual({ accounts: 0, access_keys: 0, apks: 0, pinned_keys: 0 });
+  expect(again.resealed).toEqual({
+    accounts: 0,
+    access_keys: 0,
+    apks: 0,
+    pinned_keys: 0,
+    webhook_endpoints: 0,
+  });
   const values = async (collection: string, field: string) =>
     (await mongo.db.collection(collection).find().toArray()).map((d) => String(d[field]));
   const sealed = [

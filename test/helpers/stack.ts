@@ -15,6 +15,8 @@ import type { UploadLimits } from '../../shared/uploads/upload-limits';
 import { selfSignedCertificate, type TlsMaterial } from '../../shared/crypto/tls';
 import { connectMongo, type Mongo } from '../../shared/storage/mongo';
 import { startWorkers, type WorkerProcess } from '../../workers/main';
+import type { SpikeSettings } from '../../workers/processors/exception-events';
+import type { WebhookSettings } from '../../workers/processors/webhook-delivery';
 import { track } from './resources';
 import { isolation, serviceUrls, testLogger } from './services';
 
@@ -90,6 +92,10 @@ export async function startStack(
     legacyPush?: { tlsMin?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' };
     /** The workers' rollout health gate settings (ROLLOUT_*). Default: the product's. */
     rollouts?: RolloutSettings;
+    /** The workers' webhook delivery (WEBHOOK_*, plus a CA to trust). Default: the product's. */
+    webhooks?: WebhookSettings;
+    /** EXCEPTION_SPIKE_*. Default: the product's. */
+    spike?: SpikeSettings;
   } = {},
 ): Promise<TestStack> {
   const shared = options.redisUrl && options.mongoUrl ? undefined : serviceUrls();
@@ -114,6 +120,8 @@ export async function startStack(
       ...common,
       schedulers: false,
       ...(options.rollouts ? { rollouts: options.rollouts } : {}),
+      ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+      ...(options.spike ? { spike: options.spike } : {}),
       ...(options.heartbeatSeconds ? { heartbeatSeconds: options.heartbeatSeconds } : {}),
       ...(options.workerTmpDir ? { tmpDir: options.workerTmpDir } : {}),
       ...(options.now ? { now: options.now } : {}),

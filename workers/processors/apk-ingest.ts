@@ -40,6 +40,7 @@ import type { JobContext, Processor } from '../processor';
 import { upsertApp } from './ingest-app';
 import { uploadOfAccount } from './job-ownership';
 import { coerceError } from '../../shared/errors';
+import { emitEvent, type EmitDeps } from '../../shared/webhooks/deliveries';
 
 export interface ApkIngestDeps {
   readonly db: Db;
@@ -49,6 +50,8 @@ export interface ApkIngestDeps {
   readonly now: () => Date;
   /** Where the ciphertext is copied for verification (default: the OS temporary directory). */
   readonly tmpDir?: string;
+  /** Where `apk.accepted` / `apk.rejected` webhook events go; unset: none. */
+  readonly events?: EmitDeps;
 }
 
 export function apkIngestProcessor(
@@ -145,6 +148,8 @@ function verdicts(deps: ApkIngestDeps): {
   const { uploads } = catalog(deps.db);
   async function decide(p: ApkIngestPayload, verdict: Verdict): Promise<{ status: string }> {
     const status = verdict.status === 'accepted' ? 'done' : 'failed';
+    // Before the verdict is recorded: a retry after a failed emit emits again (same key: once).
+    await announce(p, verdict);
     await uploads.updateOne(
       { _id: p.uploadId },
       { $set: { status, verdict, updatedAt: deps.now() } },
@@ -154,6 +159,23 @@ function verdicts(deps: ApkIngestDeps): {
       throw new UnrecoverableError(`${verdict.code}: ${verdict.message}`);
     }
     return { status };
+  }
+
+  /** The verdict's webhook event, once per upload (the key is the upload id). */
+  async function announce(p: ApkIngestPayload, verdict: Verdict): Promise<void> {
+    if (!deps.events) return;
+    const apk =
+      verdict.status === 'accepted'
+        ? await catalog(deps.db).apks.findOne({ uploadId: p.uploadId })
+        : null;
+    const data = {
+      uploadId: p.uploadId,
+      package: apk?.package ?? p.expectedPackage,
+      ...(apk ? { sha256: apk.sha256, versionCode: apk.versionCode, current: p.current } : {}),
+      ...(verdict.status === 'rejected' ? { code: verdict.code, message: verdict.message } : {}),
+    };
+    const event = verdict.status === 'accepted' ? 'apk.accepted' : 'apk.rejected';
+    await emitEvent(deps.events, [p.accountId], event, data, `upload:${p.uploadId}`);
   }
 
   async function finish(p: ApkIngestPayload, apk: ApkDoc): Promise<{ status: string }> {

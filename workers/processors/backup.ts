@@ -16,7 +16,10 @@ import {
   type BackupJobResult,
   type BackupPayload,
 } from '../../shared/queues/backup';
-import type { Processor } from '../processor';
+import type { JobContext, Processor } from '../processor';
+import { accountsCollection } from '../../shared/accounts/service';
+import { coerceError } from '../../shared/errors';
+import { emitEvent, type EmitDeps } from '../../shared/webhooks/deliveries';
 
 export interface BackupSettings {
   readonly dir: string;
@@ -33,9 +36,38 @@ export interface BackupDeps {
   readonly now: () => Date;
   /** Unset: this worker has no backup settings and refuses backup jobs. */
   readonly backup?: BackupSettings;
+  /** Where `backup.failed` goes (operator accounts' endpoints); unset: nowhere. */
+  readonly events?: EmitDeps;
+}
+
+/** `backup.failed` to the endpoints of every operator account, once the job gives up. */
+async function announceFailure(deps: BackupDeps, ctx: JobContext, err: unknown): Promise<void> {
+  if (!deps.events || (ctx.attempt < ctx.maxAttempts && !(err instanceof UnrecoverableError))) {
+    return;
+  }
+  const operators = await accountsCollection(deps.db)
+    .find({ roles: 'operator' }, { projection: { _id: 1 } })
+    .toArray();
+  const ids = operators.map((a) => a._id.toHexString());
+  const data = { jobId: ctx.jobId, error: coerceError(err).message.slice(0, 500) };
+  await emitEvent(deps.events, ids, 'backup.failed', data, `backup:${ctx.jobId}`);
 }
 
 export function backupProcessor(deps: BackupDeps): Processor<BackupPayload, BackupJobResult> {
+  const run = writeBackup(deps);
+  return async (payload, ctx) => {
+    try {
+      return await run(payload, ctx);
+    } catch (err) {
+      await announceFailure(deps, ctx, err).catch((e: unknown) =>
+        ctx.log.error({ err: coerceError(e) }, 'backup.failed event not emitted'),
+      );
+      throw err;
+    }
+  };
+}
+
+function writeBackup(deps: BackupDeps): Processor<BackupPayload, BackupJobResult> {
   return async (_payload, ctx) => {
     const settings = deps.backup;
     if (!settings) throw new UnrecoverableError('this worker has no backup settings');

@@ -36,6 +36,7 @@ import type { Processor } from '../processor';
 import { coalesce, type Coalescer } from './coalesce';
 import { groupWriter, type GroupWriter } from './exception-groups';
 import { appOfAccount } from './job-ownership';
+import { exceptionEvents, type ExceptionEventDeps } from './exception-events';
 
 export interface ExceptionIngestDeps {
   readonly db: Db;
@@ -44,6 +45,8 @@ export interface ExceptionIngestDeps {
   readonly prefix: string;
   /** Defaults to GridFS in `db`; built on first use. */
   readonly screenshots?: ScreenshotStore;
+  /** Webhook events of reports (exception-events.ts); unset: none. */
+  readonly events?: Omit<ExceptionEventDeps, 'db' | 'redis' | 'prefix'>;
 }
 
 /** Inserts reports in one command; a report already there (a concurrent run of its job) is fine. */
@@ -108,6 +111,13 @@ export function exceptionIngestProcessor(
       deviceId: report.deviceId,
       receivedAt,
     });
+    if (deps.events) {
+      const counted = { ...job, package: report.package, groupId, receivedAt };
+      await exceptionEvents(
+        { ...deps, ...deps.events },
+        { ...counted, title: stackTitle(report.stack) },
+      );
+    }
     const doc: ExceptionDoc = {
       _id: job.reportId,
       accountId: job.accountId,

@@ -8,15 +8,24 @@ import type { PayloadOf, ResultOf } from '../../shared/queues/definition';
 import type { BlobStore } from '../../shared/storage/blob-store';
 import { liveState } from '../../shared/devices/store';
 import type { Processor } from '../processor';
+import type { DeliverySink, EmitDeps } from '../../shared/webhooks/deliveries';
+import { HEALTH_GATE_ACTOR } from '../../shared/audit/types';
+import { rolloutRecorder } from '../../shared/rollouts/changes';
 import { adoptionSampleProcessor } from './adoption-sample';
 import { apkIngestProcessor } from './apk-ingest';
 import { backupProcessor, type BackupSettings } from './backup';
 import { exceptionIngestProcessor } from './exception-ingest';
+import { DEFAULT_SPIKE, type SpikeSettings } from './exception-events';
 import { housekeepingProcessor } from './housekeeping';
 import { rolloutHealthProcessor } from './rollout-health';
 import { crashCounter } from '../../shared/rollouts/crash-counter';
 import { DEFAULT_ROLLOUT_SETTINGS, type RolloutSettings } from '../../shared/rollouts/health';
 import { versionNoticeProcessor } from './version-notice';
+import {
+  DEFAULT_WEBHOOK_SETTINGS,
+  webhookDeliveryProcessor,
+  type WebhookSettings,
+} from './webhook-delivery';
 
 export type ProcessorMap = {
   [Q in RegisteredQueue as Q['name']]: Processor<PayloadOf<Q>, ResultOf<Q>>;
@@ -38,16 +47,31 @@ export interface ProcessorDeps {
   readonly rollouts?: RolloutSettings;
   /** HEARTBEAT_SECONDS: what "online" means for the health gate (default 30). */
   readonly heartbeatSeconds?: number;
+  /** Webhook delivery (WEBHOOK_*; default: the product's, private addresses refused). */
+  readonly webhooks?: WebhookSettings;
+  /** When exception reports make an `exception.spike` event (EXCEPTION_SPIKE_*). */
+  readonly spike?: SpikeSettings;
+  /** Where events are queued for delivery (the webhook-delivery queue). */
+  readonly deliveries: DeliverySink;
 }
 
 export function createProcessors(deps: ProcessorDeps): ProcessorMap {
   return {
     housekeeping: housekeepingProcessor(deps),
-    'apk-ingest': apkIngestProcessor(deps),
+    'apk-ingest': apkIngestProcessor({ ...deps, events: eventDeps(deps) }),
     'version-notice': versionNoticeProcessor(deps),
-    'exception-ingest': exceptionIngestProcessor(deps),
-    backup: backupProcessor(deps),
+    'exception-ingest': exceptionIngestProcessor({
+      ...deps,
+      events: { events: eventDeps(deps), spike: deps.spike ?? DEFAULT_SPIKE },
+    }),
+    backup: backupProcessor({ ...deps, events: eventDeps(deps) }),
     'rollout-health': rolloutHealthProcessor(rolloutHealthDeps(deps)),
+    'webhook-delivery': webhookDeliveryProcessor({
+      db: deps.db,
+      keys: deps.keys,
+      now: deps.now,
+      webhooks: deps.webhooks ?? DEFAULT_WEBHOOK_SETTINGS,
+    }),
     'adoption-sample': adoptionSampleProcessor({
       db: deps.db,
       live: liveState(deps.redis, deps.prefix),
@@ -67,5 +91,14 @@ function rolloutHealthDeps(deps: ProcessorDeps) {
     heartbeatSeconds: deps.heartbeatSeconds ?? 30,
     settings: deps.rollouts ?? DEFAULT_ROLLOUT_SETTINGS,
     now: deps.now,
+    recordChange: rolloutRecorder(
+      { db: deps.db, now: deps.now, events: eventDeps(deps) },
+      { actor: HEALTH_GATE_ACTOR, address: null },
+    ),
   };
+}
+
+/** Where processors emit webhook events. */
+export function eventDeps(deps: ProcessorDeps): EmitDeps {
+  return { db: deps.db, now: deps.now, deliveries: deps.deliveries };
 }

@@ -28,7 +28,10 @@ export function register(program: Command): void {
     .description(
       'Re-seal every stored value under MASTER_KEY (idempotent; safe to run again if cut short).',
     )
-    .option('--json', 'print {keyId, resealed: {accounts, access_keys, apks, pinned_keys}}')
+    .option(
+      '--json',
+      'print {keyId, resealed: {accounts, access_keys, apks, pinned_keys, webhook_endpoints}}',
+    )
     .action(async (opts: { json?: boolean }) => {
       const report = await withDatabase((db, ring) => resealAll(db, ring));
       const r = report.resealed;
@@ -36,7 +39,9 @@ export function register(program: Command): void {
         opts.json ?? false,
         report,
         `Everything is sealed under master key ${report.keyId} (resealed now: ` +
-          `${r.accounts} accounts, ${r.access_keys} device keys and CI tokens, ${r.apks} APK keys, ${r.pinned_keys} pinned keys). ` +
+          `${r.accounts} accounts, ${r.access_keys} device keys and CI tokens, ` +
+          `${r.apks} APK keys, ${r.pinned_keys} pinned keys, ` +
+          `${r.webhook_endpoints} webhook secrets). ` +
           'MASTER_KEY_PREVIOUS can be removed.',
       );
     });

@@ -147,6 +147,8 @@ async function runWorkers(config: Config, common: RoleCommon): Promise<() => Pro
     lockMs: config.jobLockMs,
     rollouts: config.rollouts,
     heartbeatSeconds: config.heartbeatSeconds,
+    webhooks: config.webhooks,
+    spike: config.exceptionSpike,
     backup: {
       dir: config.backupDir,
       keepDays: config.backupKeepDays,

@@ -3,11 +3,12 @@
  * master key, metrics token or data key. One stack (API and workers) logs at debug level into a
  * captured pino destination while the test drives sign-up, uploads (legacy form, Bearer, a
  * rejected APK, a wrong key), downloads (key in the query string), the listing, installations,
- * exceptions (form and JSON), metrics and the queue board; then every secret used, in every
- * encoding a log could carry it, is searched for in the captured output. Issue 20: device keys and
- * CI tokens are used the same ways (a CI token's legacy upload, a device key's download,
- * registration and exception, wrong ones of each), and are searched for in the logs and in every
- * value Redis holds under the stack's prefix (the job payloads).
+ * exceptions (form and JSON), metrics, the queue board and webhook deliveries (the endpoint's
+ * secret signs them); then every secret used, in every encoding a log could carry it, is searched
+ * for in the captured output. Issue 20: device keys and CI tokens are used the same ways (a CI
+ * token's legacy upload, a device key's download, registration and exception, wrong ones of
+ * each), and are searched for in the logs and in every value Redis holds under the stack's prefix
+ * (the job payloads).
  */
 import { createKeyRing } from '../../../shared/crypto/keys';
 import { unwrapDataKey } from '../../../shared/crypto/data-keys';
@@ -16,7 +17,9 @@ import { closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
 import { newAccount } from '../../helpers/accounts';
 import { request } from '../../helpers/http';
 import { postMultipart } from '../../helpers/multipart';
-import { startStack, type TestStack } from '../../helpers/stack';
+import { eventually as waitFor } from '../../helpers/eventually';
+import { startStack, testTls, type TestStack } from '../../helpers/stack';
+import { startReceiver, type Receiver } from '../../helpers/webhook-receiver';
 import { fixture, uploadFixture } from '../../helpers/uploads';
 import { drained, encodeForm, eventually, postForm, stackTrace } from '../exceptions/fixtures';
 
@@ -24,6 +27,7 @@ jest.setTimeout(90_000);
 const TOKEN = 'metrics-token-for-the-log-test-42';
 const captured: string[] = [];
 let stack: TestStack;
+let receiver: Receiver;
 
 beforeAll(async () => {
   const log = createLogger(
@@ -31,9 +35,17 @@ beforeAll(async () => {
     { role: 'test' },
     { write: (line: string) => captured.push(line) },
   );
-  stack = await startStack({ log, metricsToken: TOKEN });
+  receiver = await startReceiver();
+  stack = await startStack({
+    log,
+    metricsToken: TOKEN,
+    webhooks: { allowPrivate: true, disableAfterDays: 3, timeoutMs: 5_000, ca: testTls().cert },
+  });
 });
-afterAll(() => stack.close());
+afterAll(async () => {
+  await stack.close();
+  await receiver.close();
+});
 
 test('logs of a full run contain request and job ids, and no secret', async () => {
   const { apiKey, id } = await newAccount(stack);
@@ -45,6 +57,13 @@ test('logs of a full run contain request and job ids, and no secret', async () =
   });
   const apiKey2 = other.json<{ apiKey: string }>().apiKey;
   const bearer = { authorization: `Bearer ${apiKey}` };
+  const hook = await request(`${stack.urls.admin}/api/v2/webhooks`, {
+    method: 'POST',
+    headers: bearer,
+    json: { url: receiver.url, events: ['apk.accepted', 'apk.rejected', 'exception.group.new'] },
+    ca: stack.ca,
+  });
+  const webhookSecret = hook.json<{ secret: string }>().secret;
 
   await uploadFixture(stack, apiKey, 'large.apk');
   const rejected = await postMultipart(
@@ -113,6 +132,7 @@ test('logs of a full run contain request and job ids, and no secret', async () =
   const kinds = await useKeyKinds(apiKey, String(apk?.md5));
   await eventually(() => stack.mongo.db.collection('exceptions').countDocuments({}), 2);
   await drained(stack);
+  await waitFor('the webhook deliveries', () => receiver.received.length >= 4);
 
   const keys = createKeyRing(stack.masterKey);
   const apks = await stack.mongo.db.collection('apks').find({}).toArray();
@@ -125,6 +145,7 @@ test('logs of a full run contain request and job ids, and no secret', async () =
     masterKey: [stack.masterKey.toString('base64'), stack.masterKey.toString('hex')],
     metricsToken: [TOKEN],
     dataKey: dataKeys.flatMap((k) => [k.toString('base64'), k.toString('hex')]),
+    webhookSecret: [webhookSecret, webhookSecret.slice('whsec_'.length)],
   };
 
   const output = captured.join('');

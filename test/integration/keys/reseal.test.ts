@@ -3,7 +3,8 @@
  * concurrent first loads agree on one value; the values never change across a rotation and a
  * reseal; a reseal cut short (some values under the new key, some under the old, some v1) is
  * finished by running it again, and a second run changes nothing; a ring missing the old key
- * refuses naming it. Backups written under K1 open under K2 with K1 as previous.
+ * refuses naming it. Device keys, CI tokens and webhook secrets are resealed with the rest.
+ * Backups written under K1 open under K2 with K1 as previous.
  */
 import { createCipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,6 +18,8 @@ import { unwrapDataKey, wrapDataKey } from '../../../shared/crypto/data-keys';
 import { createKeyRing } from '../../../shared/crypto/keys';
 import { loadPinnedKeys } from '../../../shared/crypto/pinned-keys';
 import { resealAll } from '../../../shared/crypto/reseal';
+import { createEndpoint, openSecret } from '../../../shared/webhooks/endpoints';
+import type { EndpointDoc } from '../../../shared/webhooks/types';
 import { testLogger, useIsolatedMongo } from '../../helpers/services';
 
 const store = useIsolatedMongo();
@@ -54,16 +57,18 @@ test('a reseal cut short finishes on the next run; values never change', async (
     password: 'password-123',
   });
   // A device key and a CI token sealed under K1: the reseal moves them with the account key.
-  const dk = await accounts.accessKeys.create(account.id, {
-    kind: 'device-key',
-    name: 'fleet',
-    apps: ['dev.apkrelay.sample'],
-  });
-  const ct = await accounts.accessKeys.create(account.id, {
-    kind: 'ci-token',
-    name: 'ci',
-    apps: ['dev.apkrelay.sample'],
-  });
+  const by = { actor: { kind: 'system', id: 'test', name: 'test' }, address: null };
+  const apps = ['dev.apkrelay.sample'];
+  const dk = await accounts.accessKeys.create(
+    account.id,
+    { kind: 'device-key', name: 'fleet', apps },
+    by,
+  );
+  const ct = await accounts.accessKeys.create(
+    account.id,
+    { kind: 'ci-token', name: 'ci', apps },
+    by,
+  );
   const dataKeys = [randomBytes(32), randomBytes(32), randomBytes(32)];
   const blobIds = dataKeys.map(() => new ObjectId().toHexString());
   const rotated = createKeyRing(K2, [K1]);
@@ -77,16 +82,24 @@ test('a reseal cut short finishes on the next run; values never change', async (
     .collection('apks')
     .insertMany(blobIds.map((blobId, i) => ({ blobId, wrappedKey: wrapped[i] })));
 
+  const webhook = await createEndpoint(
+    { db, keys: createKeyRing(K1), now: () => new Date() },
+    by,
+    account.id,
+    { url: 'https://hooks.example.com/a', events: ['apk.accepted'] },
+  );
+
   const first = await resealAll(db, rotated);
   expect(first).toEqual({
     keyId: idOf(K2),
-    resealed: { accounts: 1, access_keys: 2, apks: 2, pinned_keys: 2 },
+    resealed: { accounts: 1, access_keys: 2, apks: 2, pinned_keys: 2, webhook_endpoints: 1 },
   });
   expect((await resealAll(db, rotated)).resealed).toEqual({
     accounts: 0,
     access_keys: 0,
     apks: 0,
     pinned_keys: 0,
+    webhook_endpoints: 0,
   });
 
   // K2 alone now opens everything, and every value is what it was.
@@ -109,6 +122,9 @@ test('a reseal cut short finishes on the next run; values never change', async (
   }
   const sealed = await db.collection('access_keys').find().toArray();
   expect(sealed.map((d) => String(d.sealed).startsWith(`v2.${idOf(K2)}.`))).toEqual([true, true]);
+  const [endpoint] = await db.collection<EndpointDoc>('webhook_endpoints').find().toArray();
+  expect(endpoint!.secretSealed.startsWith(`v2.${idOf(K2)}.`)).toBe(true);
+  expect(openSecret(createKeyRing(K2), endpoint!)).toBe(webhook.secret);
   // K1 no longer finds the keys: their lookups were recomputed under K2.
   const k1Accounts = createAccountsService(db, createKeyRing(K1));
   expect(await k1Accounts.authenticateApiKey(apiKey)).toBeNull();

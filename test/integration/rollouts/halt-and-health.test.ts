@@ -163,6 +163,14 @@ test('health gate: a 5x crash wave halts in one evaluation; a healthy rollout ad
   expect(decision).toMatchObject({ action: 'halt', by: 'health-gate' });
   expect(decision.health).toMatchObject({ verdict: 'halt', newCount: 100, oldCount: 20 });
   expect(decision.health!.ratio).toBeCloseTo(5, 5);
+  // The audit log names the health gate, a system actor without an address (issue 20).
+  expect(await systemEntries(sick.apiKey)).toEqual([
+    {
+      action: 'rollout.halted',
+      actor: { kind: 'system', id: 'health-gate', name: 'rollout health gate' },
+      address: null,
+    },
+  ]);
 
   const healthy = await setUp(20);
   for (const d of olds) await register(healthy.apiKey, d, healthy.v1.md5);
@@ -187,7 +195,15 @@ test('health gate: a 5x crash wave halts in one evaluation; a healthy rollout ad
     by: 'health-gate',
     health: { verdict: 'healthy', newCount: 10, oldCount: 10 },
   });
+  expect((await systemEntries(healthy.apiKey)).map((e) => e.action)).toEqual(['rollout.advanced']);
 });
+
+async function systemEntries(apiKey: string) {
+  const r = await api(apiKey, 'GET', '/api/v2/audit?actorKind=system');
+  return r
+    .json<{ entries: Array<{ action: string; actor: unknown; address: unknown }> }>()
+    .entries.map(({ action, actor, address }) => ({ action, actor, address }));
+}
 
 test('making another APK current supersedes a running rollout', async () => {
   const { apiKey } = await setUp(5);

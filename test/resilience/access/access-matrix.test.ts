@@ -17,6 +17,7 @@ import { routeTable } from '../../helpers/route-table';
 import { recordFigures } from '../report';
 import { boardEntries, boardRoutes, boardState } from './board';
 import { EXPECTATIONS, type CaseContext, type Entry } from './expectations';
+import { WEBHOOK_EXPECTATIONS } from './expectations-webhooks';
 import { jsonJudge, send, type Verdict } from './judge';
 import { accountOf, ROLES, type Outcome, type Role } from './roles';
 import { readMatrix, type Row, type Shows } from './table';
@@ -25,7 +26,11 @@ import { buildWorld, SCREENSHOT, type World } from './world';
 jest.setTimeout(600_000);
 
 const HOSTS: readonly Host[] = ['admin', 'web', 'push'];
-const ENTRIES: Readonly<Record<string, Entry>> = { ...EXPECTATIONS, ...boardEntries() };
+const ENTRIES: Readonly<Record<string, Entry>> = {
+  ...EXPECTATIONS,
+  ...WEBHOOK_EXPECTATIONS,
+  ...boardEntries(),
+};
 const ROWS = readMatrix();
 /** Roles that hold A's credentials: A's data is theirs to see. */
 const HOLDERS_OF_A: readonly Role[] = [

@@ -2,10 +2,10 @@
  * The world the access matrix runs in: a real stack (API, workers, Redis, FerretDB) and three
  * accounts made through the real API. Account A owns every kind of resource a route can address
  * (an app with a current APK, a registered installation, an exception report with a screenshot, a
- * download link, an upload job, device keys and CI tokens); B owns an app of another package; the operator (role granted by
- * the accounts service, as `apkrelay account set-role` does) owns one too. A, B and the operator
- * are signed in to the web administration. A housekeeping job that fails is there for the board's
- * retry routes.
+ * download link, an upload job, device keys and CI tokens, a webhook endpoint with a delivery,
+ * audit entries); B owns an app of another package; the operator (role granted by the accounts
+ * service, as `apkrelay account set-role` does) owns one too. A, B and the operator are signed in
+ * to the web administration. A housekeeping job that fails is there for the board's retry routes.
  */
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
@@ -18,6 +18,7 @@ import { request, type Reply } from '../../helpers/http';
 import { postMultipart } from '../../helpers/multipart';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { fixture, uploadFixture } from '../../helpers/uploads';
+import { keysOf, must, webhookAndAuditOf } from './world-parts';
 
 export const PASSWORD = 'password-123';
 export const METRICS_TOKEN = `metrics-${randomBytes(12).toString('hex')}`;
@@ -54,6 +55,10 @@ export interface OwnerA extends Principal {
   readonly ciOther: string;
   /** A device key of A's that `DELETE /api/v2/account/keys/:id` revokes. */
   readonly spareKeyId: string;
+  /** A's webhook endpoint, one of its deliveries, and one of its audit entries. */
+  readonly webhookId: string;
+  readonly deliveryId: string;
+  readonly auditId: string;
 }
 
 export interface World {
@@ -105,13 +110,6 @@ const setCookies = (reply: Reply): string[] => {
 };
 const pair = (setCookie: string) => setCookie.split(';')[0] ?? '';
 export const csrfIn = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-
-function must(reply: Reply, status: number, what: string): Reply {
-  if (reply.status !== status) {
-    throw new Error(`${what}: expected ${status}, got ${reply.status} ${reply.text.slice(0, 300)}`);
-  }
-  return reply;
-}
 
 /** Signs in through the login form; returns the session cookie and the session's CSRF token. */
 export async function signIn(stack: TestStack, email: string): Promise<WebSession> {
@@ -230,6 +228,16 @@ export async function buildWorld(): Promise<World> {
     .json<{ apks: Array<{ versionCode: number; sha256: string }> }>()
     .apks.find((apk) => apk.versionCode === 2);
   if (!v2) throw new Error('A has no version 2 after its upload job');
+  const webhookId = must(
+    await request(`${admin}/api/v2/webhooks`, {
+      method: 'POST',
+      headers: bearer(a.apiKey),
+      json: { url: 'https://hooks.example.invalid/matrix', events: ['rollout.started'] },
+      ca: stack.ca,
+    }),
+    201,
+    'webhook of A',
+  ).json<{ id: string }>().id;
   must(
     await request(`${admin}/api/v2/apps/${pkg}/rollout`, {
       method: 'POST',
@@ -241,23 +249,8 @@ export async function buildWorld(): Promise<World> {
     'rollout of A',
   );
 
-  const keyOfA = async (kind: string, apps: string[]) =>
-    must(
-      await request(`${admin}/api/v2/account/keys`, {
-        method: 'POST',
-        headers: bearer(a.apiKey),
-        json: { kind, name: `matrix ${kind}`, apps },
-        ca: stack.ca,
-      }),
-      201,
-      `${kind} of A`,
-    ).json<{ id: string; secret: string }>();
-  const keys = {
-    deviceKey: (await keyOfA('device-key', [pkg])).secret,
-    ciToken: (await keyOfA('ci-token', [pkg])).secret,
-    ciOther: (await keyOfA('ci-token', ['dev.apkrelay.elsewhere'])).secret,
-    spareKeyId: (await keyOfA('device-key', [pkg])).id,
-  };
+  const keys = await keysOf(stack, a.apiKey, pkg);
+  const { deliveryId, auditId } = await webhookAndAuditOf(stack, a.apiKey, webhookId);
 
   const b = await newAccount(stack);
   await uploadFixture(stack, b.apiKey, 'other-package.apk', { current: true });
@@ -290,6 +283,9 @@ export async function buildWorld(): Promise<World> {
       linkToken: new URL(link.url).pathname.replace(/^\/d\//, ''),
       jobId: job.jobId,
       ...keys,
+      webhookId,
+      deliveryId,
+      auditId,
     },
     b: { ...b, session: await signIn(stack, b.email), package: otherPackage },
     operator: { ...operator, session: await signIn(stack, operator.email), package: otherPackage },

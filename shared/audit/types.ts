@@ -1,0 +1,73 @@
+/**
+ * The audit log's vocabulary (docs/audit.md): who did it (an actor), what (an action code), to
+ * which resource, when and from which address. Entries are append-only: nothing updates or
+ * deletes them (no route, no use-case).
+ */
+import type { ObjectId } from 'mongodb';
+
+/**
+ * Who acted. `kind` names the credential: the account key (JSON API, PushLink forms), a device
+ * key or CI token (`device-key`, `ci-token`: id and name of the key), a web session of the
+ * account's user, or `system` (the rollout health gate). Further kinds (team members) slot in with
+ * their own `kind`; `id` is stable for the kind, `name` is what a person reads.
+ */
+export interface Actor {
+  readonly kind: string;
+  readonly id: string;
+  readonly name: string;
+}
+
+export const HEALTH_GATE_ACTOR: Actor = Object.freeze({
+  kind: 'system',
+  id: 'health-gate',
+  name: 'rollout health gate',
+});
+
+export const AUDIT_ACTIONS = [
+  'upload.accepted',
+  'app.current.changed',
+  'rollout.started',
+  'rollout.advanced',
+  'rollout.paused',
+  'rollout.resumed',
+  'rollout.halted',
+  'rollout.completed',
+  'installation.enabled',
+  'installation.disabled',
+  'webhook.created',
+  'webhook.updated',
+  'webhook.deleted',
+  'webhook.redelivered',
+  'access-key.created',
+  'access-key.revoked',
+  'account-key.restricted',
+  'account-key.unrestricted',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Values an entry's details may hold: flat, so no key needs '.' or '$' (the embedded server refuses them). */
+export type DetailValue = string | number | boolean | null;
+
+export interface AuditResource {
+  /** `app`, `upload`, `rollout`, `installation`, `webhook`, `delivery`, `access-key`, `account-key`. */
+  readonly kind: string;
+  readonly id: string;
+}
+
+/** Who, from where: what a change's caller hands the use-case. */
+export interface AuditContext {
+  readonly actor: Actor;
+  /** The client address (TRUST_PROXY applied); null for the system. */
+  readonly address: string | null;
+}
+
+export interface AuditEntryDoc {
+  _id: ObjectId;
+  accountId: string;
+  at: Date;
+  actor: Actor;
+  action: AuditAction;
+  resource: AuditResource;
+  address: string | null;
+  details: Record<string, DetailValue>;
+}

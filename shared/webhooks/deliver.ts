@@ -1,0 +1,91 @@
+/**
+ * One HTTPS POST of a delivery, behind the SSRF guard (docs/webhooks.md#ssrf): the host name is
+ * resolved once, every resolved address must be public (unless private ones are allowed), and
+ * the connection is pinned to the checked address (the `lookup` hook answers with it), so a DNS
+ * answer that changes between the check and the connection (rebinding) cannot redirect it.
+ * Redirects are not followed.
+ */
+import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
+import { request } from 'node:https';
+import { AppError } from '../errors';
+import { classifyAddress } from './address';
+
+export interface DeliverOptions {
+  /** WEBHOOK_ALLOW_PRIVATE: deliver to loopback, private, link-local and multicast too. */
+  readonly allowPrivate: boolean;
+  readonly timeoutMs: number;
+  /** Extra trusted CA (tests); unset: the system's. */
+  readonly ca?: string;
+  /** The resolver (tests); default: the system's. */
+  readonly resolve?: (host: string) => Promise<LookupAddress[]>;
+}
+
+export interface Reply {
+  readonly statusCode: number;
+  readonly excerpt: string;
+}
+
+const EXCERPT_BYTES = 512;
+
+/** The address to connect to: the host's, checked; throws WEBHOOK_TARGET_REFUSED otherwise. */
+export async function pinnedAddress(url: URL, options: DeliverOptions): Promise<LookupAddress> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const literal = isIP(host);
+  const resolve = options.resolve ?? ((h: string) => dnsLookup(h, { all: true, verbatim: true }));
+  const found = literal ? [{ address: host, family: literal }] : await resolve(host);
+  if (found.length === 0) throw new Error(`${host} has no address`);
+  const refused = found.find((a) => classifyAddress(a.address) !== 'public');
+  if (refused && !options.allowPrivate) {
+    throw new AppError('WEBHOOK_TARGET_REFUSED', {
+      message: `${host} resolves to a ${classifyAddress(refused.address)} address (${refused.address}); deliveries there need WEBHOOK_ALLOW_PRIVATE`,
+    });
+  }
+  return found[0]!;
+}
+
+/** POSTs `body` to `url` over a connection to `address` only. */
+export function postPinned(
+  url: URL,
+  address: LookupAddress,
+  headers: Readonly<Record<string, string>>,
+  body: string,
+  options: DeliverOptions,
+): Promise<Reply> {
+  const lookup: LookupFunction = (_host, opts, callback) => {
+    if ((opts as { all?: boolean }).all) callback(null, [address]);
+    else callback(null, address.address, address.family);
+  };
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        lookup,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        timeout: options.timeoutMs,
+        ...(options.ca ? { ca: options.ca } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          if (size < EXCERPT_BYTES) chunks.push(c);
+          size += c.length;
+        });
+        res.on('end', () =>
+          resolve({
+            statusCode: res.statusCode ?? 0,
+            excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no reply in ${options.timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * The delivery processor against the real MongoDB-protocol server and a real HTTPS receiver on
+ * loopback (docs/webhooks.md): without WEBHOOK_ALLOW_PRIVATE a delivery to loopback is refused
+ * before any connection, for good (no retry); with it, an endpoint failing without a success
+ * for WEBHOOK_DISABLE_AFTER_DAYS is disabled, and one success in between resets the count.
+ */
+import { randomBytes } from 'node:crypto';
+import { UnrecoverableError } from 'bullmq';
+import { createKeyRing } from '../../../shared/crypto/keys';
+import { deliveries, emitEvent } from '../../../shared/webhooks/deliveries';
+import { createEndpoint, endpoints } from '../../../shared/webhooks/endpoints';
+import {
+  webhookDeliveryProcessor,
+  type WebhookSettings,
+} from '../../../workers/processors/webhook-delivery';
+import { jobContext } from '../../helpers/job-context';
+import { useIsolatedMongo } from '../../helpers/services';
+import { testTls } from '../../helpers/stack';
+import { startReceiver, type Receiver } from '../../helpers/webhook-receiver';
+
+const store = useIsolatedMongo();
+const keys = createKeyRing(randomBytes(32));
+const DAY_MS = 86_400_000;
+const T0 = Date.parse('2026-11-01T00:00:00Z');
+let clock = T0;
+const now = () => new Date(clock);
+const ctx = { actor: { kind: 'system', id: 'test', name: 'test' }, address: null };
+let receiver: Receiver;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+});
+afterAll(() => receiver.close());
+
+async function oneDelivery(accountId: string, url?: string): Promise<string> {
+  const queued: string[] = [];
+  const deps = { db: store.mongo.db, keys, now };
+  if (url) await createEndpoint(deps, ctx, accountId, { url, events: ['backup.failed'] });
+  const sink = { enqueue: (id: string) => Promise.resolve(void queued.push(id)) };
+  await emitEvent({ db: store.mongo.db, now, deliveries: sink }, [accountId], 'backup.failed', {});
+  return queued[0]!;
+}
+
+function processor(settings: Partial<WebhookSettings>) {
+  return webhookDeliveryProcessor({
+    db: store.mongo.db,
+    keys,
+    now,
+    webhooks: {
+      allowPrivate: false,
+      disableAfterDays: 3,
+      timeoutMs: 5_000,
+      ca: testTls().cert,
+      ...settings,
+    },
+  });
+}
+
+test('loopback is refused without WEBHOOK_ALLOW_PRIVATE: no connection, no retry', async () => {
+  const id = await oneDelivery('acct-ssrf', receiver.url);
+  const run = processor({ allowPrivate: false })(
+    { deliveryId: id, redelivery: 0 },
+    jobContext(1, 12),
+  );
+  await expect(run).rejects.toBeInstanceOf(UnrecoverableError);
+  await expect(run).rejects.toThrow(/loopback address \(127\.0\.0\.1\).*WEBHOOK_ALLOW_PRIVATE/);
+  expect(receiver.received).toHaveLength(0);
+  const doc = await deliveries(store.mongo.db).findOne({});
+  expect(doc).toMatchObject({ state: 'failed', attempts: [{ statusCode: null }] });
+  // A literal private address is refused the same way, without DNS.
+  const literal = await oneDelivery('acct-ssrf-2', 'https://10.1.2.3:9/hook');
+  await expect(
+    processor({ allowPrivate: false })({ deliveryId: literal, redelivery: 0 }, jobContext(1, 12)),
+  ).rejects.toThrow(/private address \(10\.1\.2\.3\)/);
+});
+
+test('failing for WEBHOOK_DISABLE_AFTER_DAYS disables the endpoint; a success resets it', async () => {
+  const run = processor({ allowPrivate: true });
+  receiver.status = 500;
+  const id = await oneDelivery('acct-failing', receiver.url);
+  const endpoint = () => endpoints(store.mongo.db).findOne({ accountId: 'acct-failing' });
+  const attempt = () => run({ deliveryId: id, redelivery: 0 }, jobContext(1, 12));
+
+  await expect(attempt()).rejects.toThrow(/delivery failed: 500/);
+  expect(await endpoint()).toMatchObject({ enabled: true, failingSince: new Date(T0) });
+  clock = T0 + 2 * DAY_MS;
+  await expect(attempt()).rejects.toThrow(/delivery failed: 500/);
+  expect(await endpoint()).toMatchObject({ enabled: true, failingSince: new Date(T0) });
+  // A success in between: the run of failures starts again.
+  receiver.status = 200;
+  await expect(attempt()).resolves.toMatchObject({ outcome: 'delivered', statusCode: 200 });
+  expect(await endpoint()).toMatchObject({ enabled: true, failingSince: null });
+
+  receiver.status = 500;
+  const next = await oneDelivery('acct-failing');
+  const again = () => run({ deliveryId: next, redelivery: 0 }, jobContext(1, 12));
+  clock = T0 + 3 * DAY_MS;
+  await expect(again()).rejects.toThrow(/delivery failed: 500/);
+  clock = T0 + 6 * DAY_MS - 1;
+  await expect(again()).rejects.toThrow(/delivery failed: 500/);
+  expect(await endpoint()).toMatchObject({ enabled: true });
+  clock = T0 + 6 * DAY_MS;
+  await expect(again()).resolves.toMatchObject({ outcome: 'disabled' });
+  expect(await endpoint()).toMatchObject({ enabled: false, disabledReason: 'failing' });
+  receiver.status = 200;
+});
