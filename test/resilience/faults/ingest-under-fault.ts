@@ -15,7 +15,13 @@ import { eventually } from '../../helpers/eventually';
 import { postMultipart } from '../../helpers/multipart';
 import type { TestStack } from '../../helpers/stack';
 import { recordFigures } from '../report';
-import { auditStorage, classify, waitForVerdicts, type Outcome } from './upload-outcomes';
+import {
+  auditStorage,
+  classify,
+  sweepADayLater,
+  waitForVerdicts,
+  type Outcome,
+} from './upload-outcomes';
 
 const BULK = path.resolve(__dirname, '../../fixtures/apks/bulk');
 const PACKAGE = 'dev.apkrelay.bulk';
@@ -136,6 +142,8 @@ export async function ingestUnderFault(stack: TestStack, fault: Fault): Promise<
   const resentIds = resent.flatMap((o) => (o.kind === 'acknowledged' ? [o.upload.uploadId] : []));
   await waitForVerdicts(stack.urls.admin, stack.ca, apiKey, resentIds, 60_000);
 
+  // Uploads refused with a 503 may have left a blob whose job never landed: swept a day later.
+  expect((await sweepADayLater(stack)).removed).toBeLessThanOrEqual(retryable.length);
   const audit = await auditStorage(stack.mongo.db, accountId);
   const apks = await stack.mongo.db
     .collection<{ versionCode: number; uploadId: string }>('apks')

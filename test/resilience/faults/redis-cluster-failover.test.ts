@@ -22,12 +22,14 @@ import {
   seedApp,
   stackTrace,
 } from '../../integration/exceptions/fixtures';
-import { HOUSEKEEPING_SCHEDULE } from '../../../shared/queues/housekeeping';
-import { gridFsBlobStore } from '../../../shared/storage/blob-store';
-import { housekeepingProcessor } from '../../../workers/processors/housekeeping';
-import { jobContext } from '../../helpers/job-context';
 import { recordFigures } from '../report';
-import { auditStorage, classify, waitForVerdicts, type Outcome } from './upload-outcomes';
+import {
+  auditStorage,
+  classify,
+  sweepADayLater,
+  waitForVerdicts,
+  type Outcome,
+} from './upload-outcomes';
 
 const BULK = path.resolve(__dirname, '../../fixtures/apks/bulk');
 const SENT = 'Exception sent.';
@@ -192,13 +194,3 @@ test('a master SIGKILLed mid-run, its replica promoted: nothing acknowledged is 
     stored: 10,
   });
 });
-
-async function sweepADayLater(s: TestStack): Promise<{ removed: number }> {
-  const { payload } = HOUSEKEEPING_SCHEDULE;
-  const sweep = housekeepingProcessor({
-    db: s.mongo.db,
-    blobs: gridFsBlobStore(s.mongo.db),
-    now: () => new Date(Date.now() + payload.olderThanMs + 60_000),
-  });
-  return sweep(payload, jobContext());
-}

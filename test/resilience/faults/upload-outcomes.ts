@@ -4,7 +4,12 @@
  */
 import { type ObjectId, type Db } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { HOUSEKEEPING_SCHEDULE } from '../../../shared/queues/housekeeping';
+import { gridFsBlobStore } from '../../../shared/storage/blob-store';
+import { housekeepingProcessor } from '../../../workers/processors/housekeeping';
 import { request, type Reply } from '../../helpers/http';
+import { jobContext } from '../../helpers/job-context';
+import type { TestStack } from '../../helpers/stack';
 
 /** An upload the service took responsibility for: it must end `done`, stored once. */
 export interface Acknowledged {
@@ -122,4 +127,19 @@ export async function auditStorage(db: Db, accountId: string): Promise<StorageAu
     }
   }
   return { storedOnce, problems };
+}
+
+/**
+ * Housekeeping's orphan sweep, run as its schedule would a day later. An upload answered 503
+ * while Redis could not say whether its job landed keeps its blob (api/upload/ingest-client.ts);
+ * with no job, this sweep fails it and removes the blob once it is stale.
+ */
+export async function sweepADayLater(stack: TestStack): Promise<{ removed: number }> {
+  const { payload } = HOUSEKEEPING_SCHEDULE;
+  const sweep = housekeepingProcessor({
+    db: stack.mongo.db,
+    blobs: gridFsBlobStore(stack.mongo.db),
+    now: () => new Date(Date.now() + payload.olderThanMs + 60_000),
+  });
+  return sweep(payload, jobContext());
 }
