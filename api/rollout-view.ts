@@ -19,10 +19,13 @@ export function rolloutDeps(deps: ApiDeps, ctx?: AuditContext): RolloutDeps {
     db: deps.db,
     notices: deps.notices,
     crashCount: (app, apkId) => deps.crashes.read(app._id.toHexString(), apkId),
-    ...(ctx
-      ? { recordChange: rolloutRecorder({ ...emitDeps(deps), events: emitDeps(deps) }, ctx) }
-      : {}),
+    ...(ctx ? { recordChange: rolloutChanges(deps, ctx) } : {}),
   };
+}
+
+/** Records the rollout changes made by `ctx`'s caller: the audit log and webhooks. */
+export function rolloutChanges(deps: ApiDeps, ctx: AuditContext) {
+  return rolloutRecorder({ ...emitDeps(deps), events: emitDeps(deps) }, ctx);
 }
 
 /** The rollout as the API shows it: its APKs and how many installations run the new one. */

@@ -5,9 +5,10 @@ import { apksOf, appsOf, currentApkOf } from '../../shared/catalog/queries';
 import { pickApk } from '../../shared/catalog/pick-apk';
 import type { AppDoc } from '../../shared/catalog/types';
 import { appNeed, bearerAuth, currentAccount } from '../auth';
-import { audit, currentChange } from '../audit-context';
+import { audit, auditContext, currentChange } from '../audit-context';
 import type { ApiDeps } from '../deps';
 import { appOf } from '../owned-app';
+import { rolloutChanges } from '../rollout-view';
 import type { Route } from '../route-table';
 
 export function appRoutes(deps: ApiDeps): Route[] {
@@ -77,7 +78,13 @@ export function appRoutes(deps: ApiDeps): Route[] {
             await apksOf(deps.db, app),
             (req.body ?? {}) as Record<string, unknown>,
           );
-          const updated = await setCurrentApk(deps.db, deps.notices, apk, deps.now());
+          const updated = await setCurrentApk(
+            deps.db,
+            deps.notices,
+            apk,
+            deps.now(),
+            rolloutChanges(deps, auditContext(req, res)),
+          );
           await audit(deps, req, res, currentChange(app, apk));
           res.json({ ...(await summary(updated)), current: presentApk(apk) });
         },

@@ -7,8 +7,9 @@ import { insertDownloadLink, linkToken } from '../../shared/catalog/download-lin
 import { pickApk } from '../../shared/catalog/pick-apk';
 import { apksOf } from '../../shared/catalog/queries';
 import { AppError } from '../../shared/errors';
-import { audit, currentChange, statusChange } from '../audit-context';
+import { audit, auditContext, currentChange, statusChange } from '../audit-context';
 import type { ApiDeps } from '../deps';
+import { rolloutChanges } from '../rollout-view';
 import { changeInstallationStatus } from '../../shared/devices/store';
 import { linkPage } from './app-views';
 import { sendPage, viewerAndApp, type PageHandler } from './pages';
@@ -45,7 +46,13 @@ export function makeCurrent(deps: ApiDeps): PageHandler {
     if (!found) return;
     const { app } = found;
     const apk = pickApk(await apksOf(deps.db, app), sha256Of(req.body));
-    await setCurrentApk(deps.db, deps.notices, apk, deps.now());
+    await setCurrentApk(
+      deps.db,
+      deps.notices,
+      apk,
+      deps.now(),
+      rolloutChanges(deps, auditContext(req, res)),
+    );
     await audit(deps, req, res, currentChange(app, apk));
     res.redirect(303, `/ui/apps/${encodeURIComponent(app.package)}`);
   };

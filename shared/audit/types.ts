@@ -23,6 +23,14 @@ export const HEALTH_GATE_ACTOR: Actor = Object.freeze({
   name: 'rollout health gate',
 });
 
+/**
+ * An upload made current by the worker that accepted it (`current=true`): the changes it causes
+ * (a rollout superseded) name the upload, whose own `upload.accepted` entry names who sent it.
+ */
+export function uploadActor(uploadId: string): Actor {
+  return { kind: 'system', id: `upload:${uploadId}`, name: 'upload made current' };
+}
+
 export const AUDIT_ACTIONS = [
   'upload.accepted',
   'app.current.changed',

@@ -7,11 +7,13 @@
  * Making an APK current is a rollout at 100 % (docs/rollouts.md): a running or paused rollout of
  * this APK is completed (after the pointer moved, so no reader sees the APK withdrawn in
  * between), one of another APK is halted as superseded (before, so no reader sees it alive over
- * the new current APK).
+ * the new current APK). Either change is told to `recordChange` (the audit log and webhooks):
+ * a superseded rollout as a `halt` with the reason `superseded`.
  */
 import type { Db } from 'mongodb';
 import type { VersionNoticePayload } from '../queues/version-notice';
 import { applyAction, findRollout, isActive } from '../rollouts/store';
+import type { RolloutChange } from '../rollouts/types';
 import { catalog } from './collections';
 import type { ApkDoc, AppDoc } from './types';
 
@@ -24,17 +26,23 @@ export async function setCurrentApk(
   notices: NoticeSink,
   apk: ApkDoc,
   now: Date,
+  recordChange?: (change: RolloutChange) => Promise<void>,
 ): Promise<AppDoc> {
   const rollout = await findRollout(db, { _id: apk.appId, accountId: apk.accountId });
   const active = isActive(rollout) ? rollout : null;
-  if (active && !active.apkId.equals(apk._id)) {
-    await applyAction(db, active, 'superseded', 'owner', null, now);
-  }
+  const superseded =
+    active && !active.apkId.equals(apk._id)
+      ? await applyAction(db, active, 'superseded', 'owner', null, now)
+      : null;
   const app = await moveCurrent(db, apk, now);
-  if (active?.apkId.equals(apk._id) && app.currentApkId?.equals(apk._id)) {
-    await applyAction(db, active, 'complete', 'owner', null, now);
-  }
+  const completed =
+    active?.apkId.equals(apk._id) && app.currentApkId?.equals(apk._id)
+      ? await applyAction(db, active, 'complete', 'owner', null, now)
+      : null;
   if (app.currentApkId?.equals(apk._id)) await publishNotice(notices, app);
+  if (superseded)
+    await recordChange?.({ app, action: 'halt', doc: superseded, reason: 'superseded' });
+  if (completed) await recordChange?.({ app, action: 'complete', doc: completed });
   return app;
 }
 

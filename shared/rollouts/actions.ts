@@ -15,7 +15,7 @@ import { AppError } from '../errors';
 import type { HealthReport } from './health';
 import { parseStages, transition, type RolloutAction } from './rollout';
 import { applyAction, findRollout, freshWindow, insertRollout } from './store';
-import type { HistoryEntry, RolloutDoc } from './types';
+import type { HistoryEntry, RolloutChange, RolloutDoc } from './types';
 
 const MAX_DEVICE_IDS = 10_000;
 const MAX_VALUES = 100;
@@ -57,13 +57,6 @@ export interface RolloutDeps {
   readonly crashCount: (app: AppDoc, apkId: string | null) => Promise<number>;
   /** Told of every change once it is made: the audit log and webhooks (changes.ts). */
   readonly recordChange?: (change: RolloutChange) => Promise<void>;
-}
-
-export interface RolloutChange {
-  readonly app: AppDoc;
-  readonly action: 'start' | RolloutAction;
-  /** The rollout after the change. */
-  readonly doc: RolloutDoc;
 }
 
 export async function startRollout(

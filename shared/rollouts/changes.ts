@@ -8,7 +8,7 @@ import { recordAudit } from '../audit/record';
 import type { AuditAction, AuditContext } from '../audit/types';
 import { emitEvent, type EmitDeps } from '../webhooks/deliveries';
 import type { WebhookEvent } from '../webhooks/types';
-import type { RolloutChange } from './actions';
+import type { RolloutChange } from './types';
 
 const AUDIT: Readonly<Record<RolloutChange['action'], AuditAction>> = {
   start: 'rollout.started',
@@ -37,7 +37,7 @@ export function rolloutRecorder(
   deps: ChangeDeps,
   ctx: AuditContext,
 ): (change: RolloutChange) => Promise<void> {
-  return async ({ app, action, doc }) => {
+  return async ({ app, action, doc, reason }) => {
     const stage = doc.stages[doc.stageIndex] ?? null;
     const details = {
       package: app.package,
@@ -45,6 +45,7 @@ export function rolloutRecorder(
       state: doc.state,
       stage: doc.stageIndex,
       percent: stage,
+      ...(reason ? { reason } : {}),
     };
     await recordAudit(
       deps.db,

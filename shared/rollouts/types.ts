@@ -4,8 +4,9 @@
  * lists, no map keys (the embedded server refuses some); the history is capped in code, not by `$slice`.
  */
 import type { ObjectId } from 'mongodb';
+import type { AppDoc } from '../catalog/types';
 import type { HealthReport } from './health';
-import type { RolloutState } from './rollout';
+import type { RolloutAction, RolloutState } from './rollout';
 
 export const ROLLOUTS = 'rollouts';
 /** Decisions kept in a rollout's history, newest last. */
@@ -55,4 +56,14 @@ export interface RolloutDoc {
   updatedAt: Date;
   health: HealthWindow;
   history: HistoryEntry[];
+}
+
+/** A change made to an app's rollout, as the audit log and webhooks are told of it (changes.ts). */
+export interface RolloutChange {
+  readonly app: AppDoc;
+  readonly action: 'start' | RolloutAction;
+  /** The rollout after the change. */
+  readonly doc: RolloutDoc;
+  /** Why, when the action alone does not say: `superseded` (another APK was made current). */
+  readonly reason?: 'superseded';
 }

@@ -41,6 +41,8 @@ import { upsertApp } from './ingest-app';
 import { uploadOfAccount } from './job-ownership';
 import { coerceError } from '../../shared/errors';
 import { emitEvent, type EmitDeps } from '../../shared/webhooks/deliveries';
+import { uploadActor } from '../../shared/audit/types';
+import { rolloutRecorder } from '../../shared/rollouts/changes';
 
 export interface ApkIngestDeps {
   readonly db: Db;
@@ -179,7 +181,14 @@ function verdicts(deps: ApkIngestDeps): {
   }
 
   async function finish(p: ApkIngestPayload, apk: ApkDoc): Promise<{ status: string }> {
-    if (p.current) await setCurrentApk(deps.db, deps.notices, apk, deps.now());
+    if (p.current) {
+      // A rollout this makes obsolete is recorded (audit, webhook) as the upload's doing.
+      const record = rolloutRecorder(
+        { db: deps.db, now: deps.now, ...(deps.events ? { events: deps.events } : {}) },
+        { actor: uploadActor(p.uploadId), address: null },
+      );
+      await setCurrentApk(deps.db, deps.notices, apk, deps.now(), record);
+    }
     return decide(p, { status: 'accepted', apkId: apk._id.toHexString() });
   }
   return { decide, finish };

@@ -235,4 +235,50 @@ test('making another APK current supersedes a running rollout', async () => {
   }>();
   expect(superseded.state).toBe('halted');
   expect(superseded.history.at(-1)).toMatchObject({ action: 'superseded' });
+
+  // An upload made current supersedes a rollout too, and says so as the upload's doing.
+  await api(apiKey, 'POST', `/api/v2/apps/${SAMPLE}/rollout`, {
+    versionCode: 1,
+    stages: [10, 100],
+  });
+  await uploadFixture(stack, apiKey, 'version-3.apk');
+  const byUpload = await eventuallyValue(
+    'the upload made current',
+    async () => (await rolloutEntries(apiKey)).filter((e) => e.action === 'rollout.halted'),
+    (entries) => entries.length === 2,
+  );
+  // Each change the current APK caused to a rollout is in the audit log once, with its actor
+  // (the key that made it, or the upload) and the reason a halt did not come from a halt action.
+  const entries = await rolloutEntries(apiKey);
+  const shown = entries
+    .filter((e) => e.action !== 'rollout.started')
+    .map((e) => [e.action, e.actorKind, e.address === null, e.details.state, e.details.reason]);
+  expect(shown).toEqual([
+    ['rollout.halted', 'system', true, 'halted', 'superseded'],
+    ['rollout.halted', 'account-key', false, 'halted', 'superseded'],
+    ['rollout.completed', 'account-key', false, 'completed', undefined],
+  ]);
+  expect(byUpload[0]!.actorId).toMatch(/^upload:[0-9a-f]{24}$/);
 });
+
+/** The account's rollout entries in the audit log, newest first. */
+async function rolloutEntries(apiKey: string) {
+  const r = await api(apiKey, 'GET', '/api/v2/audit');
+  return r
+    .json<{
+      entries: Array<{
+        action: string;
+        actor: { kind: string; id: string };
+        address: string | null;
+        details: Record<string, unknown>;
+      }>;
+    }>()
+    .entries.filter((e) => e.action.startsWith('rollout.'))
+    .map(({ action, actor, address, details }) => ({
+      action,
+      actorKind: actor.kind,
+      actorId: actor.id,
+      address,
+      details,
+    }));
+}
