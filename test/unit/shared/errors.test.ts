@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import { AppError, coerceError } from '../../../shared/errors';
 
 describe('coerceError', () => {
@@ -6,6 +7,13 @@ describe('coerceError', () => {
     const err = new TypeError('outer', { cause });
     expect(coerceError(err)).toBe(err);
     expect(coerceError(err).cause).toBe(cause);
+  });
+
+  test('an Error of another realm is returned as it is, not wrapped', () => {
+    const foreign = runInNewContext('new RangeError("from elsewhere")') as unknown;
+    expect(foreign instanceof Error).toBe(false);
+    expect(coerceError(foreign)).toBe(foreign);
+    expect(coerceError(foreign).message).toBe('from elsewhere');
   });
 
   test('a thrown string becomes the message; the value is kept as the cause', () => {
