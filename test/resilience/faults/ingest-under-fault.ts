@@ -73,8 +73,11 @@ export async function ingestUnderFault(stack: TestStack, fault: Fault): Promise<
   // The first 16 go out before the stop; the others once the service is down, so the fault is
   // felt however fast the first ones complete.
   let stopped = false;
+  // Set when the test ends, passed or failed: a lane still waiting for a stop that never came
+  // would otherwise loop on and keep jest from exiting.
+  let ended = false;
   const lane = async () => {
-    while (next <= files.length) {
+    while (!ended && next <= files.length) {
       if (next > 16 && !stopped) {
         await sleep(20); // pacing: the lane holds until this test has stopped the service
         continue;
@@ -93,87 +96,94 @@ export async function ingestUnderFault(stack: TestStack, fault: Fault): Promise<
     }
   };
   const lanes = Promise.all(Array.from({ length: 8 }, lane));
-  // Stop once some uploads are acknowledged, while others are being sent or processed.
-  const isAcked = (a: Attempt) => a.outcome.kind.startsWith('acknowledged');
-  await eventually('8 acknowledged uploads', () => attempts.filter(isAcked).length >= 8, {
-    intervalMs: 20,
-  });
-  // Acknowledged, not yet decided when the service goes away (counted just before).
-  const undecidedAtStop = await stack.mongo.db
-    .collection('uploads')
-    .countDocuments({ accountId, verdict: null });
-  const ackedBeforeStop = attempts.filter(isAcked);
-  const stoppedAt = Date.now();
-  await fault.stop();
-  stopped = true;
-  await sleep(fault.downMs); // fault duration
-  await fault.start();
-  const restartedAt = Date.now();
-  const faultsInjected = 1;
-  await lanes;
+  try {
+    // Stop once some uploads are acknowledged, while others are being sent or processed.
+    const isAcked = (a: Attempt) => a.outcome.kind.startsWith('acknowledged');
+    await eventually('8 acknowledged uploads', () => attempts.filter(isAcked).length >= 8, {
+      intervalMs: 20,
+    });
+    // Acknowledged, not yet decided when the service goes away (counted just before).
+    const undecidedAtStop = await stack.mongo.db
+      .collection('uploads')
+      .countDocuments({ accountId, verdict: null });
+    const ackedBeforeStop = attempts.filter(isAcked);
+    const stoppedAt = Date.now();
+    await fault.stop();
+    stopped = true;
+    await sleep(fault.downMs); // fault duration
+    await fault.start();
+    const restartedAt = Date.now();
+    const faultsInjected = 1;
+    await lanes;
 
-  const unexpected = attempts.filter((a) => a.outcome.kind === 'unexpected');
-  expect(unexpected.map((a) => `${a.versionCode}: ${JSON.stringify(a.outcome)}`)).toEqual([]);
-  const retryable = attempts.filter((a) => a.outcome.kind === 'retryable');
-  // The fault must have been felt, and uploads must have been acknowledged around it.
-  expect(retryable.length).toBeGreaterThan(0);
-  expect(ackedBeforeStop.length).toBeGreaterThan(0);
-  for (const a of retryable) expect(a.outcome).toMatchObject({ retryAfter: '5' });
-  // Synchronous uploads sent before the stop and answered after the restart waited across it.
-  const across = attempts.filter((a) => a.sentAt < stoppedAt && a.answeredAt > restartedAt);
-  console.log(
-    `${fault.section}: ${attempts.length} sent, ${ackedBeforeStop.length} acknowledged before the stop, ` +
-      `${undecidedAtStop} undecided at the stop, ` +
-      `${retryable.length} got 503, ${across.length} answered across the restart ` +
-      `(${across.map((a) => `${a.via}:${a.outcome.kind}`).join(', ')})`,
-  );
+    const unexpected = attempts.filter((a) => a.outcome.kind === 'unexpected');
+    expect(unexpected.map((a) => `${a.versionCode}: ${JSON.stringify(a.outcome)}`)).toEqual([]);
+    const retryable = attempts.filter((a) => a.outcome.kind === 'retryable');
+    // The fault must have been felt, and uploads must have been acknowledged around it.
+    expect(retryable.length).toBeGreaterThan(0);
+    expect(ackedBeforeStop.length).toBeGreaterThan(0);
+    for (const a of retryable) expect(a.outcome).toMatchObject({ retryAfter: '5' });
+    // Synchronous uploads sent before the stop and answered after the restart waited across it.
+    const across = attempts.filter((a) => a.sentAt < stoppedAt && a.answeredAt > restartedAt);
+    console.log(
+      `${fault.section}: ${attempts.length} sent, ${ackedBeforeStop.length} acknowledged before the stop, ` +
+        `${undecidedAtStop} undecided at the stop, ` +
+        `${retryable.length} got 503, ${across.length} answered across the restart ` +
+        `(${across.map((a) => `${a.via}:${a.outcome.kind}`).join(', ')})`,
+    );
 
-  // Acknowledged before the clients resend anything: these must complete on their own.
-  const acked = attempts.filter((a) => a.outcome.kind.startsWith('acknowledged'));
-  const jobIds = acked.flatMap((a) =>
-    a.outcome.kind === 'acknowledged' ? [a.outcome.upload.uploadId] : [],
-  );
-  const statuses = await waitForVerdicts(stack.urls.admin, stack.ca, apiKey, jobIds, 90_000);
+    // Acknowledged before the clients resend anything: these must complete on their own.
+    const acked = attempts.filter((a) => a.outcome.kind.startsWith('acknowledged'));
+    const jobIds = acked.flatMap((a) =>
+      a.outcome.kind === 'acknowledged' ? [a.outcome.upload.uploadId] : [],
+    );
+    const statuses = await waitForVerdicts(stack.urls.admin, stack.ca, apiKey, jobIds, 90_000);
 
-  // The clients resend what got 503 (Retry-After honoured); every resend is acknowledged now.
-  await sleep(5_000);
-  const resent = await Promise.all(retryable.map((a) => send(a.versionCode, a.via)));
-  expect(resent.filter((o) => !o.kind.startsWith('acknowledged'))).toEqual([]);
-  const resentIds = resent.flatMap((o) => (o.kind === 'acknowledged' ? [o.upload.uploadId] : []));
-  await waitForVerdicts(stack.urls.admin, stack.ca, apiKey, resentIds, 60_000);
+    // The clients resend what got 503 (Retry-After honoured); every resend is acknowledged now.
+    await sleep(5_000);
+    const resent = await Promise.all(retryable.map((a) => send(a.versionCode, a.via)));
+    expect(resent.filter((o) => !o.kind.startsWith('acknowledged'))).toEqual([]);
+    const resentIds = resent.flatMap((o) => (o.kind === 'acknowledged' ? [o.upload.uploadId] : []));
+    await waitForVerdicts(stack.urls.admin, stack.ca, apiKey, resentIds, 60_000);
 
-  // Uploads refused with a 503 may have left a blob whose job never landed: swept a day later.
-  expect((await sweepADayLater(stack)).removed).toBeLessThanOrEqual(retryable.length);
-  const audit = await auditStorage(stack.mongo.db, accountId);
-  const apks = await stack.mongo.db
-    .collection<{ versionCode: number; uploadId: string }>('apks')
-    .find({ accountId })
-    .toArray();
-  const uploadOf = new Map(apks.map((a) => [a.versionCode, a.uploadId]));
-  const lost = acked.filter((a) => {
-    const uploadId =
-      a.outcome.kind === 'acknowledged' ? a.outcome.upload.uploadId : uploadOf.get(a.versionCode);
-    if (!uploadId || !audit.storedOnce.has(uploadId)) return true;
-    if (a.outcome.kind === 'acknowledged' && statuses.get(uploadId) !== 'done') return true;
-    return uploadOf.get(a.versionCode) !== uploadId;
-  });
-  // Resends: a 202 names its upload; a 200 (legacy, synchronous) is found by its versionCode.
-  const resentLost = retryable.filter((a, i) => {
-    const o = resent[i]!;
-    const uploadId = o.kind === 'acknowledged' ? o.upload.uploadId : uploadOf.get(a.versionCode);
-    return !o.kind.startsWith('acknowledged') || !uploadId || !audit.storedOnce.has(uploadId);
-  });
-  recordFigures(fault.section, {
-    faultsInjected,
-    acknowledgedItems:
-      acked.length + resent.filter((o) => o.kind.startsWith('acknowledged')).length,
-    acknowledgedLost: lost.length + resentLost.length,
-  });
-  expect(lost.map((a) => `${a.versionCode} ${JSON.stringify(a.outcome)}`)).toEqual([]);
-  expect(resentLost.map((a) => a.versionCode)).toEqual([]);
-  expect(audit.problems).toEqual([]);
-  // Every file ends stored exactly once: the acknowledged ones and the resent ones.
-  expect(apks.map((a) => a.versionCode).sort((x, y) => x - y)).toEqual(files.map((_, i) => i + 1));
+    // Uploads refused with a 503 may have left a blob whose job never landed: swept a day later.
+    expect((await sweepADayLater(stack)).removed).toBeLessThanOrEqual(retryable.length);
+    const audit = await auditStorage(stack.mongo.db, accountId);
+    const apks = await stack.mongo.db
+      .collection<{ versionCode: number; uploadId: string }>('apks')
+      .find({ accountId })
+      .toArray();
+    const uploadOf = new Map(apks.map((a) => [a.versionCode, a.uploadId]));
+    const lost = acked.filter((a) => {
+      const uploadId =
+        a.outcome.kind === 'acknowledged' ? a.outcome.upload.uploadId : uploadOf.get(a.versionCode);
+      if (!uploadId || !audit.storedOnce.has(uploadId)) return true;
+      if (a.outcome.kind === 'acknowledged' && statuses.get(uploadId) !== 'done') return true;
+      return uploadOf.get(a.versionCode) !== uploadId;
+    });
+    // Resends: a 202 names its upload; a 200 (legacy, synchronous) is found by its versionCode.
+    const resentLost = retryable.filter((a, i) => {
+      const o = resent[i]!;
+      const uploadId = o.kind === 'acknowledged' ? o.upload.uploadId : uploadOf.get(a.versionCode);
+      return !o.kind.startsWith('acknowledged') || !uploadId || !audit.storedOnce.has(uploadId);
+    });
+    recordFigures(fault.section, {
+      faultsInjected,
+      acknowledgedItems:
+        acked.length + resent.filter((o) => o.kind.startsWith('acknowledged')).length,
+      acknowledgedLost: lost.length + resentLost.length,
+    });
+    expect(lost.map((a) => `${a.versionCode} ${JSON.stringify(a.outcome)}`)).toEqual([]);
+    expect(resentLost.map((a) => a.versionCode)).toEqual([]);
+    expect(audit.problems).toEqual([]);
+    // Every file ends stored exactly once: the acknowledged ones and the resent ones.
+    expect(apks.map((a) => a.versionCode).sort((x, y) => x - y)).toEqual(
+      files.map((_, i) => i + 1),
+    );
+  } finally {
+    ended = true;
+    await lanes;
+  }
 }
 
 function pad(n: number): string {

@@ -8,6 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EXCEPTION_TEXT } from '../../../shared/exceptions/verdicts';
 import { newAccount } from '../../helpers/accounts';
+import { eventually } from '../../helpers/eventually';
 import { deviceIds, registerDevices } from '../../helpers/devices';
 import { request, type Reply } from '../../helpers/http';
 import type { TestStack } from '../../helpers/stack';
@@ -114,16 +115,22 @@ test('Mongo stopped for 30 s during an exception burst: acknowledged reports sto
   };
   const devices = Promise.all(Array.from({ length: DEVICES }, (_, d) => device(d)));
   const acked = () => reports.filter((r) => r.outcomes.includes('acknowledged')).length;
-  while (acked() < 30) await sleep(50);
-  const ackedBeforeStop = acked();
-  await services.stopMongo();
-  await sleep(MONGO_DOWN_MS);
-  const ackedDuringOutage = acked() - ackedBeforeStop;
-  await services.startMongo();
+  let ackedBeforeStop: number;
+  let ackedDuringOutage: number;
+  try {
+    await eventually('30 acknowledged reports', () => acked() >= 30, { intervalMs: 50 });
+    ackedBeforeStop = acked();
+    await services.stopMongo();
+    await sleep(MONGO_DOWN_MS);
+    ackedDuringOutage = acked() - ackedBeforeStop;
+    await services.startMongo();
+    await sleep(3_000);
+  } finally {
+    // The devices stop sending however this went: no loop may outlive the test.
+    sending = false;
+    await devices;
+  }
   const faultsInjected = 1;
-  await sleep(3_000);
-  sending = false;
-  await devices;
 
   const firstPass = reports.map((r) => r.outcomes[0]!);
   expect(firstPass.filter((o) => o.startsWith('unexpected'))).toEqual([]);
