@@ -1,0 +1,203 @@
+/**
+ * The PushLink-compatible upload, `POST /apps/api_upload`: plain-text replies, the key checked
+ * before anything of the file is stored, and the verdict awaited unless the client asked to be
+ * answered at once (`async=true` or `Prefer: respond-async`).
+ */
+import type { Request, Response } from 'express';
+import type { Authenticated } from '../../shared/accounts/service';
+import type { Account } from '../../shared/accounts/types';
+import { AppError, ERRORS } from '../../shared/errors';
+import { legacyReply, LEGACY_TEXT } from '../../shared/uploads/verdicts';
+import { apiKeyPrincipal, bearerKey, isAuthRateLimited, isKeyRefused } from '../auth';
+import { auditUpload } from '../audit-context';
+import type { ApiDeps } from '../deps';
+import { isDependencyOutage } from '../http-errors';
+import { sendText } from '../text-reply';
+import {
+  receiveUpload,
+  uploadProgressBounds,
+  type Received,
+  type ReceivedFile,
+} from './receive-upload';
+import { statusUrl, takeSlot } from './upload-http';
+
+export type Refusal = Extract<Received, { ok: false }>;
+
+function refusalText(
+  r: Exclude<Refusal, { reason: 'refused' }>,
+  maxApkBytes: number,
+): [number, string] {
+  switch (r.reason) {
+    case 'too-large':
+      return [
+        413,
+        legacyReply({ status: 'rejected', code: 'APK_TOO_LARGE', message: r.detail }, maxApkBytes)
+          .text,
+      ];
+    case 'unavailable':
+      return [503, 'deploy fails, storage unavailable; retry later'];
+    case 'too-slow':
+      return [408, `deploy fails, ${r.detail}; retry`];
+    case 'not-multipart':
+      return [400, 'deploy fails, expected a multipart/form-data upload with an apk file'];
+    default:
+      return [400, `deploy fails, ${r.detail}`];
+  }
+}
+
+/** The legacy reply to a refused key (wrong, missing, or past the failed-auth throttle). */
+function keyRefusalText(error: unknown, keyAfterFile: boolean): [number, string] {
+  if (isAuthRateLimited(error))
+    return [429, 'deploy fails, too many failed API key attempts; retry later'];
+  if (isKeyRefused(error)) return [403, `deploy fails, ${error.message}`];
+  if (!(error instanceof AppError && error.code === 'UNAUTHENTICATED')) throw error;
+  if (keyAfterFile) return [401, KEY_AFTER_FILE_TEXT];
+  return [401, LEGACY_TEXT.INVALID_API_KEY];
+}
+
+const SEVERAL_APPS =
+  'this CI token names several apps, and the form names none: use a token of one app, or POST /api/v2/apps/{package}/apks';
+
+const KEY_AFTER_FILE_TEXT =
+  'deploy fails, the apiKey field must come before the apk file (or send an Authorization: Bearer header)';
+
+function wantsAsync(req: Request, fields: ReadonlyMap<string, string>): boolean {
+  return fields.get('async') === 'true' || /\brespond-async\b/i.test(req.header('prefer') ?? '');
+}
+
+export async function legacyUpload(deps: ApiDeps, req: Request, res: Response): Promise<void> {
+  const slot = takeSlot(deps, req, res);
+  if (slot === 'address-busy') {
+    sendText(res, 429, 'deploy fails, too many uploads at once from this address; retry later');
+    return;
+  }
+  if (slot === 'busy') {
+    sendText(res, 503, 'deploy fails, too many uploads at once; retry later');
+    return;
+  }
+  try {
+    const form = await receiveLegacyForm(deps, req, res);
+    if (!form) return;
+    slot(); // the body is in: waiting for the verdict holds no intake
+    await submitLegacyUpload(deps, req, res, form);
+  } finally {
+    slot();
+  }
+}
+
+interface LegacyForm {
+  readonly account: Account;
+  /** The package the APK must be: a CI token's app; null for the account key. */
+  readonly expectedPackage: string | null;
+  readonly fields: ReadonlyMap<string, string>;
+  readonly file: ReceivedFile;
+}
+
+/**
+ * The form of a legacy upload whose key was accepted, or null once the refusal is sent. The key
+ * is checked before anything of the file is stored: from the Authorization header before the body
+ * is read, else from the form's apiKey field as soon as it is parsed.
+ */
+async function receiveLegacyForm(
+  deps: ApiDeps,
+  req: Request,
+  res: Response,
+): Promise<LegacyForm | null> {
+  const { maxApkBytes } = deps.limits;
+  const auth: { found: Authenticated | null } = { found: null };
+  const authenticate = async (presented: string | undefined) => {
+    auth.found = await apiKeyPrincipal(deps, req, res, presented, {
+      countMissing: true,
+      need: { scope: 'upload' },
+    });
+    if (!auth.found) throw new AppError('UNAUTHENTICATED');
+    // The form names no package: a CI token's upload must be of its one app (docs/keys.md).
+    const { apps } = auth.found.principal;
+    if (apps !== 'all' && apps.length !== 1)
+      throw new AppError('KEY_APP_REFUSED', { message: SEVERAL_APPS });
+  };
+  const header = bearerKey(req);
+  if (header !== undefined) {
+    try {
+      await authenticate(header);
+    } catch (err) {
+      sendText(res, ...keyRefusalText(err, false));
+      return null;
+    }
+  }
+  const received = await receiveUpload(req, deps.blobs, {
+    maxApkBytes,
+    preAuthBytes: deps.limits.uploads.preAuthBytes,
+    progress: uploadProgressBounds(deps.limits.uploads),
+    ...(header === undefined ? { authenticate } : {}),
+  });
+  if (!received.ok) {
+    if (received.reason === 'refused') {
+      sendText(res, ...keyRefusalText(received.error, received.keyAfterFile));
+      return null;
+    }
+    const [status, text] = refusalText(received, maxApkBytes);
+    if (status === 503) res.setHeader('Retry-After', '5');
+    sendText(res, status, text);
+    return null;
+  }
+  const { fields, file } = received;
+  const { found } = auth;
+  if (!found) throw new Error('receiveUpload accepted a form whose key was not checked');
+  res.locals.principal = found.principal; // the audit log's actor (api/audit-context.ts)
+  if (!file) {
+    sendText(res, 422, LEGACY_TEXT.APK_INVALID);
+    return null;
+  }
+  const { apps } = found.principal;
+  return {
+    account: found.account,
+    expectedPackage: apps === 'all' ? null : apps[0]!,
+    fields,
+    file,
+  };
+}
+
+/** Queues a received legacy upload and answers its verdict (or 202 when asked, or on timeout). */
+async function submitLegacyUpload(
+  deps: ApiDeps,
+  req: Request,
+  res: Response,
+  { account, expectedPackage, fields, file }: LegacyForm,
+): Promise<void> {
+  let uploadId: string;
+  const current = fields.get('current') === 'true';
+  try {
+    uploadId = await deps.ingest.submit(account.id, file, {
+      current,
+      whatsnew: fields.get('whatsnew') ?? null,
+      expectedPackage,
+    });
+  } catch (err) {
+    if (!isDependencyOutage(err)) throw err;
+    res.setHeader('Retry-After', '5');
+    sendText(res, 503, 'deploy fails, service unavailable; retry later');
+    return;
+  }
+  await auditUpload(deps, req, res, account, uploadId, { current, expectedPackage });
+  if (wantsAsync(req, fields)) {
+    res.status(202).json({ jobId: uploadId, statusUrl: statusUrl(deps, uploadId) });
+    return;
+  }
+  const verdict = await deps.ingest.waitForVerdict(uploadId, deps.limits.uploadWaitTimeoutMs);
+  if (!verdict) {
+    sendText(res, 202, `deploy queued, still processing; status: ${statusUrl(deps, uploadId)}`);
+    return;
+  }
+  // A CI token's upload of another app's APK: its key is refused for that app (KEY_APP_REFUSED).
+  if (
+    expectedPackage !== null &&
+    verdict.status === 'rejected' &&
+    verdict.code === 'APK_PACKAGE_MISMATCH'
+  ) {
+    sendText(res, 403, `deploy fails, ${ERRORS.KEY_APP_REFUSED.message} ${verdict.message}`);
+    return;
+  }
+  const reply = legacyReply(verdict, deps.limits.maxApkBytes);
+  sendText(res, reply.status, reply.text);
+}
