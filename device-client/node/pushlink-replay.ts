@@ -59,8 +59,13 @@ export function subscribeLine(d: PushlinkDevice): string {
 export interface ReplayOptions {
   readonly host: string;
   readonly port: number;
-  /** The server's certificate chain; undefined: plain TCP (a server behind a TLS proxy). */
+  /**
+   * The server's certificate chain; undefined: plain TCP (a server behind a TLS proxy), unless
+   * `trust` says how to verify it otherwise.
+   */
   readonly ca?: string;
+  /** Without `ca`: TLS verified by the system's trusted roots, or not verified at all (labs). */
+  readonly trust?: 'system' | 'insecure';
   /** Lowest TLS version to offer (an Android < 5 device: TLSv1). */
   readonly minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2';
   readonly maxVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
@@ -72,6 +77,7 @@ export class PushlinkReplay {
   readonly closed: Promise<void>;
   private buffered = '';
   private waiters: Array<() => void> = [];
+  private listeners: Array<(line: ServerLine) => void> = [];
 
   private constructor(readonly socket: Socket | TLSSocket) {
     socket.setEncoding('utf8');
@@ -87,25 +93,31 @@ export class PushlinkReplay {
 
   /** Opens the socket as the SDK does (connected, handshake done). */
   static async connect(o: ReplayOptions): Promise<PushlinkReplay> {
-    const socket =
-      o.ca === undefined
-        ? tcpConnect({ host: o.host, port: o.port })
-        : tlsConnect({
-            host: o.host,
-            port: o.port,
-            ca: o.ca,
-            checkServerIdentity: () => undefined,
-            ...(o.minVersion ? { minVersion: o.minVersion } : {}),
-            ...(o.maxVersion ? { maxVersion: o.maxVersion } : {}),
-            ...(o.minVersion === 'TLSv1' || o.minVersion === 'TLSv1.1'
-              ? { ciphers: 'DEFAULT:@SECLEVEL=0' }
-              : {}),
-          });
+    const tls = o.ca !== undefined || o.trust !== undefined;
+    const socket = !tls
+      ? tcpConnect({ host: o.host, port: o.port })
+      : tlsConnect({
+          host: o.host,
+          port: o.port,
+          ...(o.ca !== undefined ? { ca: o.ca } : {}),
+          rejectUnauthorized: o.ca !== undefined || o.trust === 'system',
+          checkServerIdentity: () => undefined,
+          ...(o.minVersion ? { minVersion: o.minVersion } : {}),
+          ...(o.maxVersion ? { maxVersion: o.maxVersion } : {}),
+          ...(o.minVersion === 'TLSv1' || o.minVersion === 'TLSv1.1'
+            ? { ciphers: 'DEFAULT:@SECLEVEL=0' }
+            : {}),
+        });
     await new Promise<void>((resolve, reject) => {
-      socket.once(o.ca === undefined ? 'connect' : 'secureConnect', () => resolve());
+      socket.once(tls ? 'secureConnect' : 'connect', () => resolve());
       socket.once('error', reject);
     });
     return new PushlinkReplay(socket);
+  }
+
+  /** Calls `listener` with every server line read from now on. */
+  onLine(listener: (line: ServerLine) => void): void {
+    this.listeners.push(listener);
   }
 
   /** Writes raw bytes (a test's malformed input). */
@@ -146,14 +158,9 @@ export class PushlinkReplay {
     while ((nl = this.buffered.indexOf('\n')) !== -1) {
       const text = this.buffered.slice(0, nl);
       this.buffered = this.buffered.slice(nl + 1);
-      try {
-        const v = JSON.parse(text) as unknown;
-        this.lines.push(
-          typeof v === 'object' && v !== null && !Array.isArray(v) ? v : { raw: text },
-        );
-      } catch {
-        this.lines.push({ raw: text });
-      }
+      const line = parseLine(text);
+      this.lines.push(line);
+      for (const listener of this.listeners) listener(line);
     }
     this.wake();
   }
@@ -162,5 +169,14 @@ export class PushlinkReplay {
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w();
+  }
+}
+
+function parseLine(text: string): ServerLine {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : { raw: text };
+  } catch {
+    return { raw: text };
   }
 }

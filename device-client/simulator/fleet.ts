@@ -13,8 +13,9 @@ import { noErrorCapture, printLogger } from '../node/adapters';
 import { createNodeClient, type NodeStartParams } from '../node/index';
 import { nodeTransport } from '../node/transport';
 
-export interface FleetOptions {
-  readonly pushUrl: string;
+/** What every simulated fleet is given: whose devices, how many, and how to reach the server. */
+export interface SimulatedFleetBase {
+  /** Exceptions are sent there (and, for PushLink SDK devices, downloads are made there). */
   readonly baseUrl: string;
   readonly apiKey: string;
   readonly packageName: string;
@@ -22,18 +23,22 @@ export interface FleetOptions {
   /** Device ids are `<prefix>-<n>` (n zero-padded); default `sim`. */
   readonly devicePrefix?: string;
   readonly installedMd5?: string | null;
+  /** Distinct exceptions each device sends once started. */
+  readonly exceptions?: number;
+  readonly ca?: string;
+  readonly insecure?: boolean;
+  /** Devices started per second (spreads the TLS handshakes and registrations). */
+  readonly startRate?: number;
+}
+
+export interface FleetOptions extends SimulatedFleetBase {
+  readonly pushUrl: string;
   /** Metadata each device registers with, besides `simulator` (what rollouts target). */
   readonly metadata?: (deviceId: string) => Readonly<Record<string, string>>;
   readonly strategy?: StrategyName;
   readonly idle?: boolean;
   readonly applyIntervalMs?: number;
-  /** Distinct exceptions each device sends once started. */
-  readonly exceptions?: number;
   readonly storageDir: string;
-  readonly ca?: string;
-  readonly insecure?: boolean;
-  /** Devices started per second (spreads the TLS handshakes and registrations). */
-  readonly startRate?: number;
   readonly logger?: Logger;
   readonly onEvent: (line: FleetEvent) => void;
 }

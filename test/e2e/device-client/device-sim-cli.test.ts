@@ -5,12 +5,9 @@
  * lost, none sent twice. And 2,000 devices held in one process: all register, keep their push
  * streams, and all receive, download and verify a new APK.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { freePort } from '../../../ops/services/child';
 import { newAccount } from '../../helpers/accounts';
 import { eventually } from '../../helpers/eventually';
@@ -18,9 +15,8 @@ import { startStack, type TestStack } from '../../helpers/stack';
 import { fixture, uploadFixture } from '../../helpers/uploads';
 import { startLightServer } from './light-server';
 import { md5Of, SAMPLE, until } from './helpers';
+import { sim as runSim } from './sim-cli';
 
-const root = path.resolve(__dirname, '../../..');
-const cli = path.join(root, 'dist/ops/cli/main.js');
 jest.setTimeout(240_000);
 
 let stack: TestStack;
@@ -37,29 +33,7 @@ afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-interface Line {
-  device: string;
-  event: string;
-  status?: string;
-  fingerprint?: string;
-  reason?: string | null;
-  verified?: boolean;
-  md5?: string;
-}
-
-/** Runs the simulator; `lines` fills as it prints; `stop()` sends SIGINT; `done` has the exit. */
-function sim(args: string[]) {
-  const child = spawn(process.execPath, [cli, 'device-sim', '--json', '--ca', caFile, ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: Line[] = [];
-  let stderr = '';
-  createInterface({ input: child.stdout }).on('line', (l) => lines.push(JSON.parse(l) as Line));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const done = once(child, 'exit').then(([code]) => ({ code: code as number | null, stderr }));
-  return { lines, done, stop: () => child.kill('SIGINT'), pid: child.pid! };
-}
+const sim = (args: string[]) => runSim(caFile, args);
 
 test('20 exceptions while the server is down: QUEUED, kept across a restart, then REGISTERED once each', async () => {
   const { apiKey, id } = await newAccount(stack, 10); // plan of 10: 20 exceptions per 24 h
