@@ -7,11 +7,24 @@
  * Side effects that depend on settings (generating a master key or a TLS certificate when none is
  * given, starting embedded Redis/Mongo) live in their own modules and take the config.
  */
-import { HALT_ALPHA, type RolloutSettings } from './rollouts/health';
 import path from 'node:path';
-import { IANAZone } from 'luxon';
-import { isClusterUrl, parseClusterUrl } from './storage/redis-url';
-import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from './uploads/upload-limits';
+import type { RolloutSettings } from './rollouts/health';
+import type { UploadLimits } from './uploads/upload-limits';
+import { Reader, type Env } from './config-reader';
+import {
+  backupSettings,
+  legacyPush,
+  masterKeys,
+  metricsToken,
+  queuePrefix,
+  redisUrl,
+  requestTimeouts,
+  rolloutSettings,
+  trustProxy,
+  uploadLimits,
+  webhookSettings,
+  type TrustProxy,
+} from './config-sections';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -80,7 +93,7 @@ export interface Config {
    * (`X-Forwarded-For`): false (none; the socket's peer is the client), a hop count, or addresses
    * and subnets (`loopback`, `10.0.0.0/8`, ...). Failed-auth throttling counts per client address.
    */
-  readonly trustProxy: false | number | readonly string[];
+  readonly trustProxy: TrustProxy;
   /** Failed API-key authentications allowed per client address, and per presented key, in 15 min (0: no limit). */
   readonly authFailuresPerAddress: number;
   readonly authFailuresPerKey: number;
@@ -121,7 +134,6 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
 const LOG_LEVELS: readonly LogLevel[] = [
   'fatal',
   'error',
@@ -131,64 +143,6 @@ const LOG_LEVELS: readonly LogLevel[] = [
   'trace',
   'silent',
 ];
-
-/** Collects problems while reading variables so that one run reports all of them. */
-class Reader {
-  readonly problems: string[] = [];
-  constructor(private readonly env: Env) {}
-
-  raw(name: string): string | undefined {
-    const value = this.env[name];
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
-  }
-
-  port(name: string, fallback: number): number {
-    return this.integer(name, fallback, 1, 65535);
-  }
-
-  integer(name: string, fallback: number, min: number, max: number): number {
-    const value = this.raw(name);
-    if (value === undefined) return fallback;
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-      this.problems.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`);
-      return fallback;
-    }
-    return Number(value);
-  }
-
-  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
-    const value = this.raw(name)?.toLowerCase();
-    if (value === undefined) return fallback;
-    if (!(allowed as readonly string[]).includes(value)) {
-      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
-      return fallback;
-    }
-    return value as T;
-  }
-
-  url(name: string, protocols: readonly string[]): string | undefined {
-    const value = this.raw(name);
-    if (value === undefined) return undefined;
-    try {
-      const parsed = new URL(value);
-      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
-      return value.replace(/\/+$/, '');
-    } catch {
-      this.problems.push(`${name} must be a ${protocols.join(' or ')} URL (got "${value}")`);
-      return undefined;
-    }
-  }
-
-  key32(name: string, value = this.raw(name)): Buffer | undefined {
-    if (value === undefined) return undefined;
-    const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(value) ? Buffer.from(value, 'base64') : undefined;
-    if (bytes?.length !== 32) {
-      this.problems.push(`${name} must be 32 bytes encoded in base64 (44 characters)`);
-      return undefined;
-    }
-    return bytes;
-  }
-}
 
 export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const r = new Reader(env);
@@ -252,149 +206,6 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze(config);
-}
-
-function rolloutSettings(r: Reader): RolloutSettings {
-  return {
-    evaluationMs: r.integer('ROLLOUT_EVALUATION_SECONDS', 300, 1, 86_400) * 1000,
-    soakMs: r.integer('ROLLOUT_SOAK_SECONDS', 3600, 0, 30 * 86_400) * 1000,
-    factor: r.integer('ROLLOUT_HALT_FACTOR', 2, 1, 100),
-    minExceptions: r.integer('ROLLOUT_MIN_EXCEPTIONS', 10, 1, 1_000_000),
-    alpha: HALT_ALPHA,
-  };
-}
-
-function masterKeys(r: Reader) {
-  const masterKey = r.key32('MASTER_KEY');
-  const list = r.raw('MASTER_KEY_PREVIOUS')?.split(',') ?? [];
-  const masterKeyPrevious = list.flatMap(
-    (v) => r.key32('MASTER_KEY_PREVIOUS (each key)', v.trim()) ?? [],
-  );
-  const all = [masterKey, ...masterKeyPrevious].map((k) => k?.toString('base64'));
-  if (list.length > 0 && r.raw('MASTER_KEY') === undefined) {
-    r.problems.push('MASTER_KEY_PREVIOUS needs MASTER_KEY (the key that seals from now on)');
-  } else if (new Set(all).size !== all.length) {
-    r.problems.push('MASTER_KEY_PREVIOUS must not repeat a key or MASTER_KEY');
-  }
-  return { masterKey, masterKeyPrevious };
-}
-
-function requestTimeouts(r: Reader) {
-  const headersTimeoutMs = r.integer('HEADERS_TIMEOUT_MS', 20_000, 100, 600_000);
-  const requestTimeoutMs = r.integer('REQUEST_TIMEOUT_MS', 3_600_000, 100, 86_400_000);
-  if (requestTimeoutMs < headersTimeoutMs) {
-    r.problems.push(
-      `REQUEST_TIMEOUT_MS must not be shorter than HEADERS_TIMEOUT_MS (got ${requestTimeoutMs} < ${headersTimeoutMs})`,
-    );
-  }
-  return { headersTimeoutMs, requestTimeoutMs };
-}
-
-function uploadLimits(r: Reader): UploadLimits {
-  const d = DEFAULT_UPLOAD_LIMITS;
-  return Object.freeze({
-    preAuthBytes: r.integer('UPLOAD_PREAUTH_BYTES', d.preAuthBytes, 0, 16 * 1024 ** 2),
-    progressBytes: r.integer('UPLOAD_PROGRESS_BYTES', d.progressBytes, 1, 64 * 1024 ** 2),
-    progressWindowMs: r.integer('UPLOAD_PROGRESS_WINDOW_MS', d.progressWindowMs, 100, 3_600_000),
-    perAddress: r.integer('UPLOADS_PER_ADDRESS', d.perAddress, 1, 100_000),
-    total: r.integer('UPLOADS_TOTAL', d.total, 1, 100_000),
-  });
-}
-
-const TLS_VERSIONS = ['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3'] as const;
-
-function legacyPush(r: Reader, taken: readonly number[]) {
-  const on = r.raw('LEGACY_PUSH_PORT') !== undefined;
-  const legacyPushPort = on ? r.port('LEGACY_PUSH_PORT', 0) : undefined;
-  if (legacyPushPort && taken.includes(legacyPushPort)) {
-    r.problems.push(`LEGACY_PUSH_PORT must differ from PORT, WEB_PORT and PUSH_PORT`);
-  }
-  const min = r.raw('LEGACY_PUSH_TLS_MIN') ?? 'TLSv1.2';
-  const legacyPushTlsMin = TLS_VERSIONS.find((v) => v === min);
-  if (!legacyPushTlsMin) {
-    r.problems.push(`LEGACY_PUSH_TLS_MIN must be one of ${TLS_VERSIONS.join(', ')} (got "${min}")`);
-  }
-  return { legacyPushPort, legacyPushTlsMin: legacyPushTlsMin ?? 'TLSv1.2' };
-}
-
-/** One Redis (`redis:`, `rediss:`) or a cluster (`redis+cluster:`, storage/redis-url.ts). */
-function redisUrl(r: Reader): string | undefined {
-  const value = r.raw('REDIS_URL');
-  if (value === undefined || !isClusterUrl(value)) return r.url('REDIS_URL', ['redis:', 'rediss:']);
-  try {
-    parseClusterUrl(value);
-    return value;
-  } catch (err) {
-    // The value is not echoed: it may carry the password.
-    r.problems.push(`REDIS_URL names a cluster but is malformed: ${(err as Error).message}`);
-    return undefined;
-  }
-}
-
-function queuePrefix(r: Reader): string {
-  const value = r.raw('QUEUE_PREFIX') ?? 'apkrelay';
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(value)) {
-    r.problems.push(`QUEUE_PREFIX must be 1-64 letters, digits, "_" or "-" (got "${value}")`);
-  }
-  return value;
-}
-
-const CRON_FIELD = /^[0-9A-Za-z*/,?#-]+$/;
-
-function webhookSettings(r: Reader) {
-  return {
-    webhooks: {
-      allowPrivate: r.oneOf('WEBHOOK_ALLOW_PRIVATE', ['on', 'off'], 'off') === 'on',
-      disableAfterDays: r.integer('WEBHOOK_DISABLE_AFTER_DAYS', 3, 1, 365),
-      timeoutMs: r.integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
-    },
-    exceptionSpike: {
-      min: r.integer('EXCEPTION_SPIKE_MIN', 50, 1, 1_000_000),
-      factor: r.integer('EXCEPTION_SPIKE_FACTOR', 3, 1, 1000),
-    },
-  };
-}
-
-function backupSettings(r: Reader, cwd: string) {
-  const backupCron = r.raw('BACKUP_CRON') ?? '0 30 2 * * *';
-  const fields = backupCron.split(/\s+/);
-  if (![5, 6].includes(fields.length) || !fields.every((f) => CRON_FIELD.test(f))) {
-    r.problems.push(`BACKUP_CRON must be a cron pattern of 5 or 6 fields (got "${backupCron}")`);
-  }
-  const backupTz = r.raw('BACKUP_TZ') ?? 'UTC';
-  if (!IANAZone.isValidZone(backupTz)) {
-    r.problems.push(`BACKUP_TZ must be an IANA time zone such as Europe/Paris (got "${backupTz}")`);
-  }
-  const dataDir = path.resolve(cwd, r.raw('DATA_DIR') ?? '.data');
-  const dir = r.raw('BACKUP_DIR');
-  return {
-    backupCron,
-    backupTz,
-    backupDir: dir === undefined ? path.join(dataDir, 'backups') : path.resolve(cwd, dir),
-    backupKeepDays: r.integer('BACKUP_KEEP_DAYS', 14, 1, 3650),
-  };
-}
-
-function metricsToken(r: Reader): string | undefined {
-  const value = r.raw('METRICS_TOKEN');
-  if (value !== undefined && !/^[\x21-\x7e]{16,256}$/.test(value)) {
-    r.problems.push('METRICS_TOKEN must be 16 to 256 printable characters without spaces');
-  }
-  return value;
-}
-
-const PROXY_ITEM = /^(loopback|linklocal|uniquelocal|[0-9A-Fa-f:.]+(\/\d{1,3})?)$/;
-
-function trustProxy(r: Reader): Config['trustProxy'] {
-  const value = r.raw('TRUST_PROXY');
-  if (value === undefined || value === 'off') return false;
-  if (/^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 10) return Number(value);
-  const items = value.split(',').map((v) => v.trim());
-  if (items.every((v) => PROXY_ITEM.test(v) && !/^\d+$/.test(v))) return items;
-  r.problems.push(
-    `TRUST_PROXY must be off, a hop count from 1 to 10, or a comma-separated list of addresses, subnets, loopback, linklocal or uniquelocal (got "${value}")`,
-  );
-  return false;
 }
 
 /** The process's own environment; the one sanctioned read of `process.env`. */
