@@ -4,14 +4,11 @@
  * finish in-flight requests until the deadline, then close queues, Redis and Mongo.
  */
 import { setMaxListeners } from 'node:events';
-import { QueueEvents } from 'bullmq';
 import { redisAuthThrottle, type AuthFailureLimits } from '../shared/accounts/auth-throttle';
 import { createAccountsService } from '../shared/accounts/service';
 import { redisLoginThrottle } from '../shared/accounts/login-throttle';
 import { redisSignupThrottle } from '../shared/accounts/signup-throttle';
 import { redisKeys } from '../shared/redis-keys';
-import { createKeyRing, type KeyRing } from '../shared/crypto/keys';
-import { loadPinnedKeys } from '../shared/crypto/pinned-keys';
 import { apkIngestQueue } from '../shared/queues/apk-ingest';
 import { crashCounter } from '../shared/rollouts/crash-counter';
 import { queueNoticeSink } from '../shared/queues/notice-sink';
@@ -20,21 +17,16 @@ import { gridFsScreenshots } from '../shared/exceptions/screenshots';
 import { cachedBlobStore } from '../shared/storage/blob-cache';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
 import type { TlsMaterial } from '../shared/crypto/tls';
-import type { Logger } from '../shared/log';
-import { createProducers, withDeadline } from '../shared/queues/producers';
+import { withDeadline } from '../shared/queues/producers';
 import { queueDeliverySink } from '../shared/queues/delivery-sink';
 import { overPlanEvents } from '../shared/webhooks/over-plan';
 import { webhookDeliveryQueue } from '../shared/queues/webhook-delivery';
 import { ensureIndexes } from '../shared/storage/indexes';
-import { connectMongo, mongoReachable } from '../shared/storage/mongo';
-import {
-  bullPrefix,
-  closeRedis,
-  createProducerRedis,
-  createWorkerRedis,
-  redisReady,
-} from '../shared/storage/redis';
+import { mongoReachable } from '../shared/storage/mongo';
+import { closeRedis, redisReady } from '../shared/storage/redis';
 import { createHostListener } from './app';
+import type { ConnectOptions } from '../shared/storage/connect-options';
+import { connect, type Connections } from './connections';
 import type { ApiDeps } from './deps';
 import { listen, type Listener, type ListenerTimeouts } from './server';
 import { pushKeysFromSeed } from '../shared/devices/push-signing';
@@ -52,15 +44,7 @@ import { createApiMetrics } from './metrics/api-metrics';
 import { exceptionIntake } from './exceptions/wiring';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from '../shared/uploads/upload-limits';
 
-export interface ApiOptions {
-  readonly log: Logger;
-  readonly redisUrl: string;
-  readonly mongoUrl: string;
-  readonly database?: string;
-  readonly queuePrefix: string;
-  readonly masterKey: Buffer;
-  /** MASTER_KEY_PREVIOUS: keys that only open what was sealed before a rotation. */
-  readonly previousMasterKeys?: readonly Buffer[];
+export interface ApiOptions extends ConnectOptions {
   /** Undefined: plain HTTP (TLS=off, behind a TLS-terminating proxy). */
   readonly tls: TlsMaterial | undefined;
   readonly host: string;
@@ -97,44 +81,6 @@ export interface ApiProcess {
   /** The legacy push listener's port, when it is on. */
   readonly legacyPushPort: number | undefined;
   close(deadlineMs: number): Promise<void>;
-}
-
-/** The connections the API process holds, and their one release path. */
-interface Connections {
-  readonly mongo: Awaited<ReturnType<typeof connectMongo>>;
-  /** The key ring, with the keys pinned in the database. */
-  readonly keys: KeyRing;
-  readonly redis: ReturnType<typeof createProducerRedis>;
-  readonly eventsRedis: ReturnType<typeof createWorkerRedis>;
-  readonly producers: ReturnType<typeof createProducers>;
-  readonly ingestEvents: QueueEvents;
-}
-
-async function connect(options: ApiOptions): Promise<Connections> {
-  const { log } = options;
-  const mongo = await connectMongo(options.mongoUrl, options.database);
-  // Refuses to start (MASTER_KEY_MISSING) when the pinned keys need a key that is not configured.
-  const keys = await loadPinnedKeys(
-    mongo.db,
-    createKeyRing(options.masterKey, options.previousMasterKeys),
-  ).catch(async (err: unknown) => {
-    await mongo.close();
-    throw err;
-  });
-  const redis = createProducerRedis(options.redisUrl, 'apkrelay:api');
-  redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis (api) connection error'));
-  const producers = createProducers(redis, options.queuePrefix);
-  // QueueEvents blocks on a stream read, so it gets its own (waiting) connection.
-  const eventsRedis = createWorkerRedis(options.redisUrl, 'apkrelay:api-events');
-  eventsRedis.on('error', (err: Error) =>
-    log.warn({ err: err.message }, 'redis (api events) connection error'),
-  );
-  const ingestEvents = new QueueEvents(apkIngestQueue.name, {
-    connection: eventsRedis,
-    prefix: bullPrefix(eventsRedis, options.queuePrefix),
-  });
-  ingestEvents.on('error', (err) => log.warn({ err: err.message }, 'queue events error'));
-  return { mongo, keys, redis, eventsRedis, producers, ingestEvents };
 }
 
 export async function startApi(options: ApiOptions): Promise<ApiProcess> {

@@ -5,13 +5,13 @@
 import { Queue } from 'bullmq';
 import { createKeyRing } from '../shared/crypto/keys';
 import { loadPinnedKeys } from '../shared/crypto/pinned-keys';
-import type { Logger } from '../shared/log';
 import { queueNoticeSink } from '../shared/queues/notice-sink';
 import { versionNoticeQueue } from '../shared/queues/version-notice';
 import { queueDeliverySink } from '../shared/queues/delivery-sink';
 import { webhookDeliveryQueue } from '../shared/queues/webhook-delivery';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
 import { ensureIndexes } from '../shared/storage/indexes';
+import type { ConnectOptions } from '../shared/storage/connect-options';
 import { connectMongo } from '../shared/storage/mongo';
 import { bullPrefix, closeRedis, createWorkerRedis } from '../shared/storage/redis';
 import { createProcessors } from './processors';
@@ -21,15 +21,7 @@ import type { WebhookSettings } from './processors/webhook-delivery';
 import type { SpikeSettings } from './processors/exception-events';
 import { DEFAULT_ROLLOUT_SETTINGS, type RolloutSettings } from '../shared/rollouts/health';
 
-export interface WorkerOptions {
-  readonly log: Logger;
-  readonly redisUrl: string;
-  readonly mongoUrl: string;
-  readonly database?: string;
-  readonly queuePrefix: string;
-  readonly masterKey: Buffer;
-  /** MASTER_KEY_PREVIOUS: keys that only open what was sealed before a rotation. */
-  readonly previousMasterKeys?: readonly Buffer[];
+export interface WorkerOptions extends ConnectOptions {
   readonly now?: () => Date;
   readonly schedulers?: boolean;
   readonly lockMs?: number;

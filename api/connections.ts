@@ -1,0 +1,50 @@
+/**
+ * What the API process connects to before it builds anything: MongoDB (with the key ring and its
+ * pinned keys), the producer Redis and its queues, and the waiting Redis of upload verdicts.
+ */
+import { QueueEvents } from 'bullmq';
+import { createKeyRing, type KeyRing } from '../shared/crypto/keys';
+import { loadPinnedKeys } from '../shared/crypto/pinned-keys';
+import { apkIngestQueue } from '../shared/queues/apk-ingest';
+import { createProducers } from '../shared/queues/producers';
+import type { ConnectOptions } from '../shared/storage/connect-options';
+import { connectMongo } from '../shared/storage/mongo';
+import { bullPrefix, createProducerRedis, createWorkerRedis } from '../shared/storage/redis';
+
+/** The connections the API process holds, and their one release path. */
+export interface Connections {
+  readonly mongo: Awaited<ReturnType<typeof connectMongo>>;
+  /** The key ring, with the keys pinned in the database. */
+  readonly keys: KeyRing;
+  readonly redis: ReturnType<typeof createProducerRedis>;
+  readonly eventsRedis: ReturnType<typeof createWorkerRedis>;
+  readonly producers: ReturnType<typeof createProducers>;
+  readonly ingestEvents: QueueEvents;
+}
+
+export async function connect(options: ConnectOptions): Promise<Connections> {
+  const { log } = options;
+  const mongo = await connectMongo(options.mongoUrl, options.database);
+  // Refuses to start (MASTER_KEY_MISSING) when the pinned keys need a key that is not configured.
+  const keys = await loadPinnedKeys(
+    mongo.db,
+    createKeyRing(options.masterKey, options.previousMasterKeys),
+  ).catch(async (err: unknown) => {
+    await mongo.close();
+    throw err;
+  });
+  const redis = createProducerRedis(options.redisUrl, 'apkrelay:api');
+  redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis (api) connection error'));
+  const producers = createProducers(redis, options.queuePrefix);
+  // QueueEvents blocks on a stream read, so it gets its own (waiting) connection.
+  const eventsRedis = createWorkerRedis(options.redisUrl, 'apkrelay:api-events');
+  eventsRedis.on('error', (err: Error) =>
+    log.warn({ err: err.message }, 'redis (api events) connection error'),
+  );
+  const ingestEvents = new QueueEvents(apkIngestQueue.name, {
+    connection: eventsRedis,
+    prefix: bullPrefix(eventsRedis, options.queuePrefix),
+  });
+  ingestEvents.on('error', (err) => log.warn({ err: err.message }, 'queue events error'));
+  return { mongo, keys, redis, eventsRedis, producers, ingestEvents };
+}
