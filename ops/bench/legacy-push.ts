@@ -16,7 +16,9 @@
  * measured (lib/fanout-rounds.ts, lib/legacy-rounds.ts). The deployment and the client processes
  * are stopped at the end, also on error.
  */
+import { randomBytes } from 'node:crypto';
 import { startDeployment, type Deployment } from '../dev/deployment';
+import { apiMemory } from './lib/api-memory';
 import { ClientFleet } from './lib/fanout-clients';
 import { apkrelayRound, type RoundContext } from './lib/fanout-rounds';
 import { deploymentEnv, ensureOpenFiles, openFileLimit } from './lib/fanout-setup';
@@ -33,6 +35,8 @@ import { agentFor } from './lib/transport';
 const MAX_DEVICES = 20_000;
 /** Open files beyond the connections: the API's own sockets, Mongo/Redis connections, files. */
 const FD_HEADROOM = 2_048;
+/** The deployment's METRICS_TOKEN: the bench reads the API's heap from its `/metrics`. */
+const METRICS_TOKEN = randomBytes(18).toString('base64url');
 
 interface Args {
   readonly devices: number[];
@@ -102,6 +106,7 @@ async function run(
         ...Object.fromEntries(fleet.pids.map((p, i) => [`client${i + 1}`, p])),
       },
       say,
+      memory: () => apiMemory({ agent, ca: d.ca, adminUrl: d.adminUrl, token: METRICS_TOKEN }),
     });
     const rounds: LegacyRound[] = [];
     for (const n of args.devices) {
@@ -129,6 +134,8 @@ async function run(
   }
 }
 
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
 function report(args: Args, rounds: readonly LegacyRound[]): string {
   const lines = legacyVerdicts(rounds);
   if (args.json) {
@@ -143,11 +150,16 @@ function report(args: Args, rounds: readonly LegacyRound[]): string {
       const cpu = Object.entries(s.cpuSeconds)
         .map(([k, v]) => `${k} ${v.toFixed(2)}`)
         .join(', ');
+      const m = s.memoryPerConnection;
+      const heap = m
+        ? `; per connection: V8 heap used ${kib(m.heapUsed)} (heap reserved ` +
+          `${kib(m.heapTotal)}), external ${kib(m.external)}`
+        : '';
       return [
         `N=${r.devices} ${side}: set current ${s.requestMs.toFixed(0)} ms, connect ` +
           `${s.connectSeconds.toFixed(1)} s, RSS ${(s.rssBefore / 2 ** 20).toFixed(0)} -> ` +
           `${(s.rssIdle / 2 ** 20).toFixed(0)} MiB, missing ${s.missing}, dropped ${s.dropped}; ` +
-          `CPU s during fan-out: ${cpu}`,
+          `CPU s during fan-out: ${cpu}${heap}`,
       ];
     }),
   );
@@ -174,6 +186,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const deployment = await startDeployment({
     maxApkBytes: 64 * 1024 * 1024,
     legacyPush: true,
+    env: { METRICS_TOKEN },
   });
   const fleets: Fleets = {
     sse: ClientFleet.start(args.clients),

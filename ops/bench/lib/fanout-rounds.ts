@@ -22,6 +22,7 @@ import {
   SERVERNAME,
   setPlan,
 } from './fanout-setup';
+import { perConnection, type ApiMemory } from './api-memory';
 import { rssBytes } from './rss';
 
 const CONNECT_CONCURRENCY = 96;
@@ -53,6 +54,8 @@ export interface RoundContext {
   readonly agent: Agent;
   readonly cpuPids: Readonly<Record<string, number>>;
   readonly say: (text: string) => void;
+  /** The measured process's heap and external memory (lib/api-memory.ts), when it serves them. */
+  readonly memory?: () => Promise<ApiMemory>;
 }
 
 export interface Side {
@@ -65,6 +68,7 @@ export interface Side {
 export async function measure(ctx: RoundContext, side: Side, extraPids = {}): Promise<SideResult> {
   const { fleet } = ctx;
   const rssBefore = (await rssBytes(side.pid)) ?? NaN;
+  const memBefore = await ctx.memory?.();
   const connectStart = nowMs();
   try {
     await fleet.connect(side.connect);
@@ -75,6 +79,8 @@ export async function measure(ctx: RoundContext, side: Side, extraPids = {}): Pr
   const connectSeconds = (nowMs() - connectStart) / 1000;
   await sleep(SETTLE_MS);
   const rssIdle = (await rssBytes(side.pid)) ?? NaN;
+  const memIdle = await ctx.memory?.();
+  const n = side.connect.deviceIds.length;
   const cpuUsed = await cpuSnapshot({ ...ctx.cpuPids, ...extraPids });
   const collecting = fleet.collect('version', EVENT_TIMEOUT_MS);
   collecting.catch(() => undefined); // awaited below; a failed publish must not leave it unhandled
@@ -94,7 +100,8 @@ export async function measure(ctx: RoundContext, side: Side, extraPids = {}): Pr
     requestMs,
     rssBefore,
     rssIdle,
-    rssPerConnection: (rssIdle - rssBefore) / side.connect.deviceIds.length,
+    rssPerConnection: (rssIdle - rssBefore) / n,
+    ...(memBefore && memIdle ? { memoryPerConnection: perConnection(memBefore, memIdle, n) } : {}),
     eventBytes: got.sampleBytes,
     connectSeconds,
     cpuSeconds,
