@@ -15,6 +15,7 @@ import {
 import { newAccount } from '../../helpers/accounts';
 import { eventually } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
+import { barrier as pushlinkBarrier } from '../../helpers/pushlink-barrier';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { uploadFixture } from '../../helpers/uploads';
 
@@ -22,7 +23,6 @@ jest.setTimeout(240_000);
 /** A line's deadline: under 2 s unloaded (the must-hold), ten times that on a loaded machine. */
 const LINE_MS = 20_000;
 const SAMPLE = 'dev.apkrelay.sample';
-const BARRIER = '{"mt":"1","msg":"Device register failed: Invalid subscribe line. Not JSON."}';
 const TEXT = {
   key: 'Device register failed: Invalid API Key. Probably caused by the wrong configuration.',
   pkg: 'Device register failed: Invalid Package. Probably you never uploaded this app.',
@@ -74,20 +74,8 @@ async function device(d: PushlinkDevice, port?: number): Promise<PushlinkReplay>
   return s;
 }
 
-/**
- * Sends an invalid line and waits for its answer: every line before it was handled. Returns the
- * socket's lines so far, barrier answers left out.
- */
-async function barrier(s: PushlinkReplay): Promise<ServerLine[]> {
-  const isBarrier = (l: ServerLine) => JSON.stringify(l) === BARRIER;
-  const before = s.lines.filter(isBarrier).length;
-  s.send('not json\n');
-  for (let n = s.lines.length + 1; ; n++) {
-    const lines = await s.waitForLines(n, LINE_MS);
-    if (lines.length < n) throw new Error(`the barrier was not answered within ${LINE_MS} ms`);
-    if (lines.filter(isBarrier).length > before) return lines.filter((l) => !isBarrier(l));
-  }
-}
+/** Every line before it was handled (test/helpers/pushlink-barrier.ts). */
+const barrier = (s: PushlinkReplay) => pushlinkBarrier(s, LINE_MS);
 
 async function nextLine(s: PushlinkReplay, index: number): Promise<ServerLine> {
   const lines = await s.waitForLines(index + 1, LINE_MS);
