@@ -5,8 +5,15 @@
  * legacy listener (lib/legacy-clients.ts), each side with a fresh account and app whose devices
  * run v1. Clock: from `PUT /api/v2/apps/{package}/current` (v2) to each SSE stream's `version`
  * event, or each socket's `{"mt":"0",...}` line: p50/p99/last. RSS per idle connection = (API
- * VmRSS with N idle connections - VmRSS before connecting) / N, read 5 s after the last connect;
- * each side runs on a freshly started API process.
+ * VmRSS with N idle connections - VmRSS before connecting) / N, read 5 s after the last connect,
+ * with the V8 heap (used, reserved) and external memory read the same way from the API's
+ * `/metrics` (lib/api-memory.ts); each side runs on a freshly started API process.
+ * Both sides measure the same thing: devices registered before the "before" reading (100 through
+ * the product, on this API process, the rest seeded as those registrations leave them) connecting
+ * again. An SSE device's reconnect is a stream's attach; a PushLink device's is its subscribe,
+ * which finds its registration unchanged and attaches without the database
+ * (lib/legacy-rounds.ts). Until 2026-11-26 the PushLink side registered every device inside the
+ * measured window, on an API that had run no registration before its "before" reading.
  * Printed with the ratios legacy/SSE and issue 18's targets at 10,000 (lib/legacy-report.ts).
  *
  *   npm run bench:legacy-push [-- --devices 1000,10000] [-- --clients 3] [-- --json]

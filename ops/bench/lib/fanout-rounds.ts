@@ -11,7 +11,7 @@ import type { Deployment } from '../../dev/deployment';
 import type { Baseline } from './fanout-baseline';
 import { nowMs, type ClientFleet, type ConnectCommand } from './fanout-clients';
 import { latency, type SideResult } from './fanout-report';
-import { seedInstallations } from './fanout-seed';
+import { seedInstallations, type SeedSpec } from './fanout-seed';
 import {
   accountId,
   createAccount,
@@ -123,6 +123,29 @@ export function connectCommand(ca: string, apiKey: string, n: number, url: strin
   };
 }
 
+/**
+ * Seeds the round's devices beyond those registered through the product (lib/fanout-seed.ts), in
+ * the deployment's database and Redis.
+ */
+export async function seedRest(
+  ctx: RoundContext,
+  round: Pick<SeedSpec, 'package' | 'installedMd5' | 'plan' | 'registration'> & {
+    readonly apiKey: string;
+  },
+  ids: readonly string[],
+): Promise<void> {
+  if (ids.length === 0) return;
+  const { apiKey, ...spec } = round;
+  await seedInstallations({
+    ...spec,
+    mongoUrl: ctx.mongoUrl,
+    redisUrl: ctx.redisUrl,
+    queuePrefix: ctx.queuePrefix,
+    accountId: await accountId(ctx.d, ctx.agent, apiKey),
+    deviceIds: ids,
+  });
+}
+
 /** apkrelay with N devices of a fresh account and app: set v2 current while they run v1. */
 export async function apkrelayRound(ctx: RoundContext, n: number): Promise<SideResult> {
   const { d, agent, say } = ctx;
@@ -138,18 +161,7 @@ export async function apkrelayRound(ctx: RoundContext, n: number): Promise<SideR
   const viaApi = ids.slice(0, API_REGISTRATIONS);
   const url = await registerDevices(d, agent, apiKey, app, viaApi, REGISTER_CONCURRENCY);
   const seeded = ids.slice(viaApi.length);
-  if (seeded.length > 0) {
-    await seedInstallations({
-      mongoUrl: ctx.mongoUrl,
-      redisUrl: ctx.redisUrl,
-      queuePrefix: ctx.queuePrefix,
-      accountId: await accountId(d, agent, apiKey),
-      package: pkg,
-      installedMd5: app.installedMd5,
-      deviceIds: seeded,
-      plan: n,
-    });
-  }
+  await seedRest(ctx, { apiKey, package: pkg, installedMd5: app.installedMd5, plan: n }, seeded);
   say(
     `  ${viaApi.length} registered through the API, ${seeded.length} seeded, in ` +
       `${((nowMs() - started) / 1000).toFixed(1)} s; connecting to the API ...`,

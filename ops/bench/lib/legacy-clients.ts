@@ -50,6 +50,22 @@ interface Device {
   lastText: string;
 }
 
+/** The subscribe line a simulated device sends (SDK 5.6.0's, from the replay client). */
+export function benchSubscribeLine(
+  c: Pick<ConnectCommand, 'apiKey'>,
+  pkg: string,
+  hash: string,
+  deviceId: string,
+): string {
+  return subscribeLine({
+    apiKey: c.apiKey,
+    package: pkg,
+    deviceId,
+    hash,
+    heartbeatSeconds: ANNOUNCED_HEARTBEAT_S,
+  });
+}
+
 function openDevice(c: ConnectCommand, deviceId: string, wake: () => void): Promise<Device> {
   const target = new URL(c.url);
   return new Promise((resolve, reject) => {
@@ -70,15 +86,7 @@ function openDevice(c: ConnectCommand, deviceId: string, wake: () => void): Prom
     socket.once('secureConnect', () => {
       const pkg = target.searchParams.get('package') ?? '';
       const hash = target.searchParams.get('hash') ?? '';
-      socket.write(
-        subscribeLine({
-          apiKey: c.apiKey,
-          package: pkg,
-          deviceId,
-          hash,
-          heartbeatSeconds: ANNOUNCED_HEARTBEAT_S,
-        }) + PROBE,
-      );
+      socket.write(benchSubscribeLine(c, pkg, hash, deviceId) + PROBE);
     });
     const attached = () => {
       clearTimeout(timer);
