@@ -68,6 +68,7 @@ interface Subscribed {
 }
 
 export class PushlinkSocket implements DeviceChannel {
+  readonly kind = 'pushlink';
   readonly beatsWhileOpen = false;
   private pending: Buffer[] = [];
   private pendingBytes = 0;

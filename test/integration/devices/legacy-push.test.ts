@@ -15,6 +15,7 @@ import {
 import { newAccount } from '../../helpers/accounts';
 import { eventually } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
+import { connectSse } from '../../helpers/sse';
 import { barrier as pushlinkBarrier } from '../../helpers/pushlink-barrier';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { uploadFixture } from '../../helpers/uploads';
@@ -291,19 +292,48 @@ test('by default (LEGACY_PUSH_TLS_MIN unset) a TLS 1.0 handshake is refused', as
   ).rejects.toThrow();
 });
 
-test('subscribed PushLink sockets count in apkrelay_push_streams_open, as SSE streams do', async () => {
+test('subscribed PushLink sockets count in apkrelay_push_streams_open, as SSE streams do, under their own channel', async () => {
   const openStreams = async () => {
     const reply = await request(`${stack.urls.admin}/metrics`, {
       headers: { authorization: `Bearer ${METRICS_TOKEN}` },
       ca: stack.ca,
     });
-    const line = reply.text.split('\n').find((l) => l.startsWith('apkrelay_push_streams_open '));
-    return Number(line?.split(' ')[1]);
+    const of = (channel: string) => {
+      const series = `apkrelay_push_streams_open{channel="${channel}"} `;
+      const line = reply.text.split('\n').find((l) => l.startsWith(series));
+      return Number(line?.slice(series.length));
+    };
+    return { sse: of('sse'), pushlink: of('pushlink') };
   };
-  const { apiKey } = await newAccount(stack);
+  const { apiKey, id } = await newAccount(stack);
   await uploadFixture(stack, apiKey, 'version-1.apk');
   const before = await openStreams();
   const s = await device({ apiKey, package: SAMPLE, deviceId: 'counted', hash: '' });
   await barrier(s);
-  expect(await openStreams()).toBe(before + 1);
+  expect(await openStreams()).toEqual({ sse: before.sse, pushlink: before.pushlink + 1 });
+
+  // An SSE stream of the same app counts under sse.
+  const reg = await request(`${stack.urls.push}/api/v2/installations`, {
+    method: 'POST',
+    json: { package: SAMPLE, deviceId: 'counted-sse', installedMd5: await md5Of(id, 1) },
+    headers: { authorization: `Bearer ${apiKey}` },
+    ca: stack.ca,
+  });
+  expect(reg.status).toBe(200);
+  const sse = connectSse(
+    `${stack.urls.push}/api/v2/stream?package=${SAMPLE}&deviceId=counted-sse`,
+    {
+      ca: stack.ca,
+      apiKey,
+    },
+  );
+  try {
+    await sse.next('status');
+    await eventually('the SSE stream to count', async () => {
+      const now = await openStreams();
+      return now.sse === before.sse + 1 && now.pushlink === before.pushlink + 1;
+    });
+  } finally {
+    await sse.close();
+  }
 });
