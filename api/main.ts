@@ -274,7 +274,7 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
       redis,
       prefix: options.queuePrefix,
       producers,
-      openStreams: () => pushHub.openStreams,
+      openStreams: () => pushHub.openStreams(),
       now,
     }),
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),

@@ -33,7 +33,8 @@ export interface MetricsSources {
   readonly redis: Redis;
   readonly prefix: string;
   readonly producers: Producers;
-  readonly openStreams: () => number;
+  /** Open push connections of this process by channel (`sse`, `pushlink`). */
+  readonly openStreams: () => Readonly<Record<string, number>>;
   readonly now: () => Date;
 }
 
@@ -65,10 +66,11 @@ export function createApiMetrics(sources: MetricsSources): ApiMetrics {
   });
   new Gauge({
     name: 'apkrelay_push_streams_open',
-    help: 'Device push connections open on this API process (SSE streams and PushLink SDK sockets).',
+    help: 'Device push connections open on this API process, by channel: sse (SSE streams), pushlink (PushLink SDK sockets).',
+    labelNames: ['channel'],
     registers: [registry],
     collect() {
-      this.set(sources.openStreams());
+      for (const [channel, n] of Object.entries(sources.openStreams())) this.set({ channel }, n);
     },
   });
   deploymentGauges(registry, sources);

@@ -7,7 +7,8 @@ export const operationPaths = {
       summary: 'Prometheus metrics (Bearer METRICS_TOKEN).',
       description:
         'Text exposition format 0.0.4. Per process: apkrelay_download_bytes_total, ' +
-        'apkrelay_exception_reports_total{verdict}, apkrelay_push_streams_open. Deployment-wide ' +
+        'apkrelay_exception_reports_total{verdict}, apkrelay_push_streams_open{channel}. ' +
+        'Deployment-wide ' +
         '(same from every API process): apkrelay_queue_jobs{queue,state}, ' +
         'apkrelay_job_duration_seconds{queue} (histogram), apkrelay_uploads{verdict}, ' +
         'apkrelay_backup_age_seconds. Off (404) when METRICS_TOKEN is not set.',

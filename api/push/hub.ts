@@ -14,6 +14,7 @@ import { targetApk } from '../../shared/rollouts/targets';
 import { recordOffers } from '../../shared/funnel/marks';
 import type { AppScope, InstallationCard, LiveState, OfferState } from '../../shared/devices/store';
 import type { PushKeys } from '../../shared/devices/push-signing';
+import type { PushChannelKind } from '../../shared/devices/registration-input';
 import type { Logger } from '../../shared/log';
 import { redisKeys } from '../../shared/redis-keys';
 import { closeRedis, createWorkerRedis, type Redis } from '../../shared/storage/redis';
@@ -64,8 +65,9 @@ export class PushHub {
     return this.o.live;
   }
 
-  get openStreams(): number {
-    return this.streams.size;
+  /** Open streams here by channel kind (SSE streams, PushLink SDK sockets). */
+  openStreams(): Record<PushChannelKind, number> {
+    return this.streams.sizeByKind();
   }
 
   start(): void {

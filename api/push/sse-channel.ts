@@ -27,6 +27,7 @@ export function sseChannel(
   heartbeatSeconds: number,
 ): DeviceChannel {
   return {
+    kind: 'sse',
     get isConnected() {
       return session.isConnected;
     },

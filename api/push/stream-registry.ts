@@ -6,6 +6,7 @@
  */
 import type { ApkDoc } from '../../shared/catalog/types';
 import type { AppScope, OfferState } from '../../shared/devices/store';
+import type { PushChannelKind } from '../../shared/devices/registration-input';
 import type { SignedOnce } from './events';
 
 /** What one sync decided to tell one installation. */
@@ -27,6 +28,8 @@ export interface Delivery {
  * PushLink SDK socket (legacy/). The hub decides alike for both; the channel says it its way.
  */
 export interface DeviceChannel {
+  /** Which protocol: apkrelay's SSE stream or the PushLink SDK's socket (metrics). */
+  readonly kind: PushChannelKind;
   readonly isConnected: boolean;
   /**
    * Whether the open connection alone counts as the device being seen: an SSE stream does; a
@@ -78,6 +81,14 @@ export class StreamRegistry {
     let n = 0;
     for (const app of this.byApp.values()) n += app.streams.size;
     return n;
+  }
+
+  /** Open streams by channel kind (every kind listed, 0 when none is open). */
+  sizeByKind(): Record<PushChannelKind, number> {
+    const counts: Record<PushChannelKind, number> = { sse: 0, pushlink: 0 };
+    for (const app of this.byApp.values())
+      for (const s of app.streams.values()) counts[s.conn.kind]++;
+    return counts;
   }
 
   /** The app's group, or undefined when this process holds none of its streams. */

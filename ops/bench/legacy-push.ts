@@ -5,8 +5,15 @@
  * legacy listener (lib/legacy-clients.ts), each side with a fresh account and app whose devices
  * run v1. Clock: from `PUT /api/v2/apps/{package}/current` (v2) to each SSE stream's `version`
  * event, or each socket's `{"mt":"0",...}` line: p50/p99/last. RSS per idle connection = (API
- * VmRSS with N idle connections - VmRSS before connecting) / N, read 5 s after the last connect;
- * each side runs on a freshly started API process.
+ * VmRSS with N idle connections - VmRSS before connecting) / N, read 5 s after the last connect,
+ * with the V8 heap (used, reserved) and external memory read the same way from the API's
+ * `/metrics` (lib/api-memory.ts); each side runs on a freshly started API process.
+ * Both sides measure the same thing: devices registered before the "before" reading (100 through
+ * the product, on this API process, the rest seeded as those registrations leave them) connecting
+ * again. An SSE device's reconnect is a stream's attach; a PushLink device's is its subscribe,
+ * which finds its registration unchanged and attaches without the database
+ * (lib/legacy-rounds.ts). Until 2026-11-26 the PushLink side registered every device inside the
+ * measured window, on an API that had run no registration before its "before" reading.
  * Printed with the ratios legacy/SSE and issue 18's targets at 10,000 (lib/legacy-report.ts).
  *
  *   npm run bench:legacy-push [-- --devices 1000,10000] [-- --clients 3] [-- --json]
@@ -16,7 +23,9 @@
  * measured (lib/fanout-rounds.ts, lib/legacy-rounds.ts). The deployment and the client processes
  * are stopped at the end, also on error.
  */
+import { randomBytes } from 'node:crypto';
 import { startDeployment, type Deployment } from '../dev/deployment';
+import { apiMemory } from './lib/api-memory';
 import { ClientFleet } from './lib/fanout-clients';
 import { apkrelayRound, type RoundContext } from './lib/fanout-rounds';
 import { deploymentEnv, ensureOpenFiles, openFileLimit } from './lib/fanout-setup';
@@ -33,6 +42,8 @@ import { agentFor } from './lib/transport';
 const MAX_DEVICES = 20_000;
 /** Open files beyond the connections: the API's own sockets, Mongo/Redis connections, files. */
 const FD_HEADROOM = 2_048;
+/** The deployment's METRICS_TOKEN: the bench reads the API's heap from its `/metrics`. */
+const METRICS_TOKEN = randomBytes(18).toString('base64url');
 
 interface Args {
   readonly devices: number[];
@@ -102,6 +113,7 @@ async function run(
         ...Object.fromEntries(fleet.pids.map((p, i) => [`client${i + 1}`, p])),
       },
       say,
+      memory: () => apiMemory({ agent, ca: d.ca, adminUrl: d.adminUrl, token: METRICS_TOKEN }),
     });
     const rounds: LegacyRound[] = [];
     for (const n of args.devices) {
@@ -129,6 +141,8 @@ async function run(
   }
 }
 
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
 function report(args: Args, rounds: readonly LegacyRound[]): string {
   const lines = legacyVerdicts(rounds);
   if (args.json) {
@@ -143,11 +157,16 @@ function report(args: Args, rounds: readonly LegacyRound[]): string {
       const cpu = Object.entries(s.cpuSeconds)
         .map(([k, v]) => `${k} ${v.toFixed(2)}`)
         .join(', ');
+      const m = s.memoryPerConnection;
+      const heap = m
+        ? `; per connection: V8 heap used ${kib(m.heapUsed)} (heap reserved ` +
+          `${kib(m.heapTotal)}), external ${kib(m.external)}`
+        : '';
       return [
         `N=${r.devices} ${side}: set current ${s.requestMs.toFixed(0)} ms, connect ` +
           `${s.connectSeconds.toFixed(1)} s, RSS ${(s.rssBefore / 2 ** 20).toFixed(0)} -> ` +
           `${(s.rssIdle / 2 ** 20).toFixed(0)} MiB, missing ${s.missing}, dropped ${s.dropped}; ` +
-          `CPU s during fan-out: ${cpu}`,
+          `CPU s during fan-out: ${cpu}${heap}`,
       ];
     }),
   );
@@ -174,6 +193,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const deployment = await startDeployment({
     maxApkBytes: 64 * 1024 * 1024,
     legacyPush: true,
+    env: { METRICS_TOKEN },
   });
   const fleets: Fleets = {
     sse: ClientFleet.start(args.clients),

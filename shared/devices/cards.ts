@@ -54,12 +54,14 @@ export const REGISTERING_MS = 30_000;
 /**
  * Runs a registration (it creates or refreshes the document and decides its status): see above.
  * `register` is told whether the installation had a card, a hint that its document exists.
+ * `fingerprint`: of the fields the registration writes, kept on the card it leaves.
  */
 export async function registerWithCard(
   deps: CardDeps,
   app: AppScope,
   id: ObjectId,
   register: (hadCard: boolean) => Promise<InstallationDoc>,
+  fingerprint?: string,
 ): Promise<InstallationDoc> {
   const hex = id.toHexString();
   const { placeholder, hadCard } = await deps.live.beginRegistration(app, hex, REGISTERING_MS);
@@ -70,7 +72,8 @@ export async function registerWithCard(
     await deps.live.replacePlaceholder(app, hex, placeholder, null).catch(() => undefined);
     throw err;
   }
-  await deps.live.replacePlaceholder(app, hex, placeholder, cardOf(doc));
+  const card = fingerprint ? { ...cardOf(doc), fingerprint } : cardOf(doc);
+  await deps.live.replacePlaceholder(app, hex, placeholder, card);
   return doc;
 }
 

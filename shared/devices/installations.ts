@@ -88,7 +88,8 @@ export class UnknownPackageError extends AppError {
   }
 }
 
-function changes(input: RegistrationInput, now: Date): Partial<InstallationDoc> {
+/** The fields a registration with `input` sets on the document (a new one starts from these). */
+export function registrationChanges(input: RegistrationInput, now: Date): Partial<InstallationDoc> {
   const set: Partial<InstallationDoc> = {
     lastSeenAt: now,
     channel: input.channel,
@@ -101,6 +102,31 @@ function changes(input: RegistrationInput, now: Date): Partial<InstallationDoc> 
   if (input.metadata) set.metadata = input.metadata;
   if (input.location) set.location = { ...input.location, at: now };
   return set;
+}
+
+/**
+ * What a registration with `input` writes into the document, as a short digest (everything
+ * `registrationChanges` sets but the times): two inputs with the same fingerprint leave the same document.
+ * A registration keeps it on the installation's card (cards.ts), so a device that subscribes
+ * again with the same fields (a PushLink SDK reconnecting) is recognised without the database.
+ */
+export function registrationFingerprint(input: RegistrationInput): string {
+  const fields = [
+    input.channel,
+    input.plVersion,
+    input.installedMd5,
+    input.lastDownloadedMd5,
+    input.strategy,
+    input.device && [
+      input.device.brand,
+      input.device.model,
+      input.device.osVersion,
+      input.device.sdkInt,
+    ],
+    input.metadata?.map((kv) => [kv.key, kv.value]) ?? null,
+    input.location && [input.location.lat, input.location.lon],
+  ];
+  return createHash('sha256').update(JSON.stringify(fields)).digest('base64url').slice(0, 22);
 }
 
 /** What a heartbeat reports that the document does not hold yet; null when nothing. */
@@ -176,7 +202,7 @@ export async function writeRegistration(
   const col = installations(db);
   const key = { accountId: account.id, package: input.package, deviceId: input.deviceId };
   const _id = installationId(account.id, input.package, input.deviceId);
-  const set = changes(input, now);
+  const set = registrationChanges(input, now);
   const update = () => col.findOneAndUpdate({ _id }, { $set: set }, { returnDocument: 'after' });
   if (!likelyNew) {
     const doc = await update();

@@ -38,6 +38,11 @@ export interface InstallationCard {
   readonly installedMd5: string | null;
   readonly lastDownloadedMd5: string | null;
   readonly metadata: readonly KeyValue[];
+  /**
+   * Set by a registration only (cards.ts): the fingerprint of the fields it wrote
+   * (installations.ts `registrationFingerprint`). Any other writer's card has none.
+   */
+  readonly fingerprint?: string;
 }
 
 export function cardOf(doc: InstallationDoc): InstallationCard {
@@ -59,6 +64,7 @@ function parseCard(raw: string | null): InstallationCard | null {
       installedMd5: typeof c.installedMd5 === 'string' ? c.installedMd5 : null,
       lastDownloadedMd5: typeof c.lastDownloadedMd5 === 'string' ? c.lastDownloadedMd5 : null,
       metadata: Array.isArray(c.metadata) ? c.metadata : [],
+      ...(typeof c.fingerprint === 'string' ? { fingerprint: c.fingerprint } : {}),
     };
   } catch {
     return null;

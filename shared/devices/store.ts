@@ -27,8 +27,9 @@ import {
   installationId,
   installations,
   registerInstallation,
+  registrationFingerprint,
 } from './installations';
-import { lastSeenAt, seenFilter, type AppScope } from './live-state';
+import { cardOf, lastSeenAt, seenFilter, type AppScope, type InstallationCard } from './live-state';
 import type { RegistrationInput } from './registration-input';
 import type { InstallationDoc } from './types';
 
@@ -47,6 +48,8 @@ export {
   installationId,
   newInstallation,
   registerInstallation,
+  registrationChanges,
+  registrationFingerprint,
   REGISTER_TEXT,
   reportedChanges,
   settleRegistration,
@@ -91,9 +94,38 @@ export function registerDevice(
     seatCursor: deps.live.seatCursor,
     ...(hook ? { overPlan: (doc: InstallationDoc) => hook(account, doc) } : {}),
   };
-  return registerWithCard(deps, scope, id, (hadCard) =>
-    registerInstallation(deps.db, account, input, now, { ...options, likelyNew: !hadCard }),
+  return registerWithCard(
+    deps,
+    scope,
+    id,
+    (hadCard) =>
+      registerInstallation(deps.db, account, input, now, { ...options, likelyNew: !hadCard }),
+    registrationFingerprint(input),
   );
+}
+
+/**
+ * A device (re)subscribing on its push connection (a PushLink SDK socket): the installation's
+ * card after registering it, as `registerDevice` does, unless its card holds the fingerprint of
+ * this very input. Then the last registration wrote exactly these fields and no other writer has
+ * touched the installation since (every other write replaces the card by one without a
+ * fingerprint, cards.ts), so registering again would change nothing but `lastSeenAt`, which the
+ * push hub records in Redis on attaching: no database request at all. A fleet reconnecting after
+ * a restart then costs one Redis read per device; a changed field still registers in full.
+ */
+export async function subscribeDevice(
+  deps: StoreDeps & { readonly overPlan?: OverPlanHook },
+  account: Account,
+  app: AppDoc,
+  input: RegistrationInput,
+  now: Date,
+): Promise<InstallationCard> {
+  const id = installationId(account.id, input.package, input.deviceId).toHexString();
+  const known = await deps.live.card({ accountId: account.id, package: input.package }, id);
+  if (known?.fingerprint !== undefined && known.fingerprint === registrationFingerprint(input)) {
+    return known;
+  }
+  return cardOf(await registerDevice(deps, account, app, input, now));
 }
 
 /** Told when a new installation of `account` registers past its plan (webhooks). */

@@ -8,6 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startApi, type ApiProcess } from '../../api/main';
+import type { SocketBounds } from '../../api/push/legacy/pushlink-socket';
 import { freePort } from '../../ops/services/child';
 import type { Logger } from '../../shared/log';
 import type { RolloutSettings } from '../../shared/rollouts/health';
@@ -89,7 +90,11 @@ export async function startStack(
      */
     adminHost?: string;
     /** The PushLink SDK's push listener (LEGACY_PUSH_PORT, on a free port; TLS_MIN). Default: off. */
-    legacyPush?: { tlsMin?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' };
+    legacyPush?: {
+      tlsMin?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2';
+      /** The per-socket bounds (api/push/legacy/pushlink-socket.ts). Default: the product's. */
+      bounds?: Partial<SocketBounds>;
+    };
     /** The workers' rollout health gate settings (ROLLOUT_*). Default: the product's. */
     rollouts?: RolloutSettings;
     /** The workers' webhook delivery (WEBHOOK_*, plus a CA to trust). Default: the product's. */

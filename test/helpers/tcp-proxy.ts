@@ -2,8 +2,11 @@
  * A TCP proxy in front of a real service, to cut the network at a chosen moment: when a chunk a
  * client sends matches a trigger, every connection is dropped (that chunk never arrives) and the
  * proxy stops listening for a while (connections refused), as when the service restarts just then.
+ * It can also slow the service down on cue: what clients send is held for a while (a loaded
+ * server), in order.
  */
 import { createServer, connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { track } from './resources';
 
 export interface TcpProxy {
@@ -12,6 +15,8 @@ export interface TcpProxy {
   cutWhen(matches: (chunk: Buffer) => boolean, refuseMs: number): void;
   /** Cuts everything now (and forgets the trigger). */
   cutNow(refuseMs: number): void;
+  /** From now on, holds each chunk a client sends for `ms` (0: passes it at once again). */
+  delay(ms: number): void;
   /** How many times the network was cut. */
   readonly cuts: number;
   close(): Promise<void>;
@@ -22,6 +27,7 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   let trigger: { matches: (chunk: Buffer) => boolean; refuseMs: number } | undefined;
   let refuseUntil = 0;
   let cuts = 0;
+  let delayMs = 0;
   let port = 0;
   let closed = false;
   const cutAll = (refuseMs: number) => {
@@ -41,6 +47,7 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       return;
     }
     const upstream = connect({ host: '127.0.0.1', port: targetPort });
+    let held = Promise.resolve();
     sockets.add(client);
     sockets.add(upstream);
     const drop = () => {
@@ -56,7 +63,12 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
         cutAll(refuseMs);
         return;
       }
-      upstream.write(chunk);
+      // Each chunk is due `delayMs` after it came, and written after the chunks before it.
+      const due = Date.now() + delayMs;
+      held = held.then(async () => {
+        if (due > Date.now()) await sleep(due - Date.now());
+        if (!upstream.destroyed) upstream.write(chunk);
+      });
     });
     upstream.on('data', (chunk: Buffer) => client.write(chunk));
     for (const s of [client, upstream]) {
@@ -72,6 +84,9 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     port,
     cutWhen(matches, refuseMs) {
       trigger = { matches, refuseMs };
+    },
+    delay(ms) {
+      delayMs = ms;
     },
     cutNow(refuseMs) {
       trigger = undefined;

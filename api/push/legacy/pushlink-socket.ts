@@ -17,8 +17,8 @@ import type { Socket } from 'node:net';
 import type { AppDoc } from '../../../shared/catalog/types';
 import {
   installationId,
-  registerDevice,
   REGISTER_TEXT,
+  subscribeDevice,
   type DeviceLookups,
 } from '../../../shared/devices/store';
 import {
@@ -68,6 +68,7 @@ interface Subscribed {
 }
 
 export class PushlinkSocket implements DeviceChannel {
+  readonly kind = 'pushlink';
   readonly beatsWhileOpen = false;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -208,7 +209,7 @@ export class PushlinkSocket implements DeviceChannel {
     if (!account) return;
     const app = await this.lookups.app(account.id, input.package);
     if (!app) return this.write(textLine(REGISTER_TEXT.INVALID_PACKAGE));
-    const inst = await registerDevice(this.deps, account, app, input, this.deps.now());
+    const inst = await subscribeDevice(this.deps, account, app, input, this.deps.now());
     const key = installationId(account.id, input.package, input.deviceId).toHexString();
     this.subscribed = { identity, app, installationId: key };
     this.lastSeenAt = this.deps.now().getTime();

@@ -1,4 +1,5 @@
 /** Figures of the fan-out benchmark: per-device latency statistics, the table and the verdicts. */
+import type { ApiMemory } from './api-memory';
 
 export interface Latency {
   readonly p50: number;
@@ -18,6 +19,8 @@ export interface SideResult {
   readonly rssBefore: number;
   readonly rssIdle: number;
   readonly rssPerConnection: number;
+  /** V8 heap and external memory per connection, read like the RSS (lib/api-memory.ts). */
+  readonly memoryPerConnection?: ApiMemory;
   /** Bytes of the event's data line. */
   readonly eventBytes: number;
   /** Seconds to open the N streams (setup, not a target). */

@@ -11,7 +11,7 @@ import type { Deployment } from '../../dev/deployment';
 import type { Baseline } from './fanout-baseline';
 import { nowMs, type ClientFleet, type ConnectCommand } from './fanout-clients';
 import { latency, type SideResult } from './fanout-report';
-import { seedInstallations } from './fanout-seed';
+import { seedInstallations, type SeedSpec } from './fanout-seed';
 import {
   accountId,
   createAccount,
@@ -22,6 +22,7 @@ import {
   SERVERNAME,
   setPlan,
 } from './fanout-setup';
+import { perConnection, type ApiMemory } from './api-memory';
 import { rssBytes } from './rss';
 
 const CONNECT_CONCURRENCY = 96;
@@ -53,6 +54,8 @@ export interface RoundContext {
   readonly agent: Agent;
   readonly cpuPids: Readonly<Record<string, number>>;
   readonly say: (text: string) => void;
+  /** The measured process's heap and external memory (lib/api-memory.ts), when it serves them. */
+  readonly memory?: () => Promise<ApiMemory>;
 }
 
 export interface Side {
@@ -65,6 +68,7 @@ export interface Side {
 export async function measure(ctx: RoundContext, side: Side, extraPids = {}): Promise<SideResult> {
   const { fleet } = ctx;
   const rssBefore = (await rssBytes(side.pid)) ?? NaN;
+  const memBefore = await ctx.memory?.();
   const connectStart = nowMs();
   try {
     await fleet.connect(side.connect);
@@ -75,6 +79,8 @@ export async function measure(ctx: RoundContext, side: Side, extraPids = {}): Pr
   const connectSeconds = (nowMs() - connectStart) / 1000;
   await sleep(SETTLE_MS);
   const rssIdle = (await rssBytes(side.pid)) ?? NaN;
+  const memIdle = await ctx.memory?.();
+  const n = side.connect.deviceIds.length;
   const cpuUsed = await cpuSnapshot({ ...ctx.cpuPids, ...extraPids });
   const collecting = fleet.collect('version', EVENT_TIMEOUT_MS);
   collecting.catch(() => undefined); // awaited below; a failed publish must not leave it unhandled
@@ -94,7 +100,8 @@ export async function measure(ctx: RoundContext, side: Side, extraPids = {}): Pr
     requestMs,
     rssBefore,
     rssIdle,
-    rssPerConnection: (rssIdle - rssBefore) / side.connect.deviceIds.length,
+    rssPerConnection: (rssIdle - rssBefore) / n,
+    ...(memBefore && memIdle ? { memoryPerConnection: perConnection(memBefore, memIdle, n) } : {}),
     eventBytes: got.sampleBytes,
     connectSeconds,
     cpuSeconds,
@@ -116,6 +123,29 @@ export function connectCommand(ca: string, apiKey: string, n: number, url: strin
   };
 }
 
+/**
+ * Seeds the round's devices beyond those registered through the product (lib/fanout-seed.ts), in
+ * the deployment's database and Redis.
+ */
+export async function seedRest(
+  ctx: RoundContext,
+  round: Pick<SeedSpec, 'package' | 'installedMd5' | 'plan' | 'registration'> & {
+    readonly apiKey: string;
+  },
+  ids: readonly string[],
+): Promise<void> {
+  if (ids.length === 0) return;
+  const { apiKey, ...spec } = round;
+  await seedInstallations({
+    ...spec,
+    mongoUrl: ctx.mongoUrl,
+    redisUrl: ctx.redisUrl,
+    queuePrefix: ctx.queuePrefix,
+    accountId: await accountId(ctx.d, ctx.agent, apiKey),
+    deviceIds: ids,
+  });
+}
+
 /** apkrelay with N devices of a fresh account and app: set v2 current while they run v1. */
 export async function apkrelayRound(ctx: RoundContext, n: number): Promise<SideResult> {
   const { d, agent, say } = ctx;
@@ -131,18 +161,7 @@ export async function apkrelayRound(ctx: RoundContext, n: number): Promise<SideR
   const viaApi = ids.slice(0, API_REGISTRATIONS);
   const url = await registerDevices(d, agent, apiKey, app, viaApi, REGISTER_CONCURRENCY);
   const seeded = ids.slice(viaApi.length);
-  if (seeded.length > 0) {
-    await seedInstallations({
-      mongoUrl: ctx.mongoUrl,
-      redisUrl: ctx.redisUrl,
-      queuePrefix: ctx.queuePrefix,
-      accountId: await accountId(d, agent, apiKey),
-      package: pkg,
-      installedMd5: app.installedMd5,
-      deviceIds: seeded,
-      plan: n,
-    });
-  }
+  await seedRest(ctx, { apiKey, package: pkg, installedMd5: app.installedMd5, plan: n }, seeded);
   say(
     `  ${viaApi.length} registered through the API, ${seeded.length} seeded, in ` +
       `${((nowMs() - started) / 1000).toFixed(1)} s; connecting to the API ...`,

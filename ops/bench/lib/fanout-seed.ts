@@ -7,7 +7,13 @@
  * shared/devices/store.ts) once random slots start colliding, so registering 10,000 devices
  * through the API would dominate the run, and it is setup, not what is measured.
  */
-import { installationId, newInstallation } from '../../../shared/devices/installations';
+import {
+  installationId,
+  newInstallation,
+  registrationChanges,
+  registrationFingerprint,
+} from '../../../shared/devices/installations';
+import type { RegistrationInput } from '../../../shared/devices/registration-input';
 import { cardOf, liveState } from '../../../shared/devices/live-state';
 import { seats } from '../../../shared/devices/seats';
 import { INSTALLATIONS, type InstallationDoc } from '../../../shared/devices/types';
@@ -26,6 +32,13 @@ export interface SeedSpec {
   readonly deviceIds: readonly string[];
   /** The account's plan: seeded seats take the slots below it that API registrations left free. */
   readonly plan: number;
+  /**
+   * What each device registered with, when it did (a PushLink subscribe): its document and card
+   * are then the ones that registration leaves (the card with its fingerprint, cards.ts), as for
+   * a device that subscribed before and reconnects. Without it, the bare documents of
+   * `newInstallation`, with cards as any reader leaves them.
+   */
+  readonly registration?: (deviceId: string) => RegistrationInput;
 }
 
 export async function seedInstallations(spec: SeedSpec): Promise<void> {
@@ -44,16 +57,19 @@ export async function seedInstallations(spec: SeedSpec): Promise<void> {
     }
     if (free.length < spec.deviceIds.length) throw new Error('the plan has too few free seats');
     for (let from = 0; from < spec.deviceIds.length; from += BATCH) {
-      const docs: InstallationDoc[] = spec.deviceIds
-        .slice(from, from + BATCH)
-        .map((deviceId) =>
-          newInstallation(
-            installationId(spec.accountId, spec.package, deviceId),
-            { accountId: spec.accountId, package: spec.package, deviceId },
-            now,
-            { status: 'enabled', installedMd5: spec.installedMd5 },
-          ),
+      const ids = spec.deviceIds.slice(from, from + BATCH);
+      const inputs = ids.map((deviceId) => spec.registration?.(deviceId));
+      const docs: InstallationDoc[] = ids.map((deviceId, i) => {
+        const input = inputs[i];
+        return newInstallation(
+          installationId(spec.accountId, spec.package, deviceId),
+          { accountId: spec.accountId, package: spec.package, deviceId },
+          now,
+          input
+            ? { ...registrationChanges(input, now), status: 'enabled' }
+            : { status: 'enabled', installedMd5: spec.installedMd5 },
         );
+      });
       await mongo.db.collection<InstallationDoc>(INSTALLATIONS).insertMany(docs);
       await seats(mongo.db).insertMany(
         docs.map((d, i) => ({
@@ -64,7 +80,15 @@ export async function seedInstallations(spec: SeedSpec): Promise<void> {
           claimedAt: now,
         })),
       );
-      await Promise.all(docs.map((d) => live.setCard(app, d._id.toHexString(), cardOf(d))));
+      await Promise.all(
+        docs.map((d, i) => {
+          const input = inputs[i];
+          const card = input
+            ? { ...cardOf(d), fingerprint: registrationFingerprint(input) }
+            : cardOf(d);
+          return live.setCard(app, d._id.toHexString(), card);
+        }),
+      );
     }
   } finally {
     await mongo.close();

@@ -29,16 +29,13 @@ import {
 /**
  * Heartbeat interval the simulated SDK announces (the protocol admits up to 86,400 s): the server
  * then keeps a silent socket for five of them, so the bench sends no heartbeats, as the SSE
- * clients send nothing while their streams idle.
+ * clients send nothing while their streams idle. (Until 2026-11-26 every socket sent `\n` every
+ * 5 s until the fan-out: the listener used to close a socket whose subscribe waited 20 s for the
+ * database, fixed in da0c099. Those beats, 2,000 lines/s at 10,000 sockets, each a Redis write at
+ * most once a second per socket, ran through the connect phase and the memory readings, which the
+ * SSE side took with silent streams.)
  */
 const ANNOUNCED_HEARTBEAT_S = 3_600;
-/**
- * Until the fan-out is measured, every socket sends a bare `\n` this often. The listener closes
- * a socket that is silent for 20 s before its subscribe is handled (SocketBounds
- * `subscribeTimeoutMs`), and with thousands of subscribes queued on the database, handling one
- * takes longer than that: without these beats most sockets of the round were dropped.
- */
-const CONNECT_BEAT_MS = 5_000;
 /** A line that is not a subscribe: answered with an `mt 1` text once the lines before it are. */
 const PROBE = '{}\n';
 
@@ -48,6 +45,22 @@ interface Device {
   ended: boolean;
   /** The last `mt 1` text the server sent (why a socket was closed, when it says so). */
   lastText: string;
+}
+
+/** The subscribe line a simulated device sends (SDK 5.6.0's, from the replay client). */
+export function benchSubscribeLine(
+  c: Pick<ConnectCommand, 'apiKey'>,
+  pkg: string,
+  hash: string,
+  deviceId: string,
+): string {
+  return subscribeLine({
+    apiKey: c.apiKey,
+    package: pkg,
+    deviceId,
+    hash,
+    heartbeatSeconds: ANNOUNCED_HEARTBEAT_S,
+  });
 }
 
 function openDevice(c: ConnectCommand, deviceId: string, wake: () => void): Promise<Device> {
@@ -70,15 +83,7 @@ function openDevice(c: ConnectCommand, deviceId: string, wake: () => void): Prom
     socket.once('secureConnect', () => {
       const pkg = target.searchParams.get('package') ?? '';
       const hash = target.searchParams.get('hash') ?? '';
-      socket.write(
-        subscribeLine({
-          apiKey: c.apiKey,
-          package: pkg,
-          deviceId,
-          hash,
-          heartbeatSeconds: ANNOUNCED_HEARTBEAT_S,
-        }) + PROBE,
-      );
+      socket.write(benchSubscribeLine(c, pkg, hash, deviceId) + PROBE);
     });
     const attached = () => {
       clearTimeout(timer);
@@ -166,25 +171,15 @@ function runChild(): void {
   let devices: Device[] = [];
   let wake: () => void = () => undefined;
   const slot: WakeSlot = { set: (fn) => (wake = fn) };
-  let beats: NodeJS.Timeout | undefined;
-  const quiet = () => {
-    clearInterval(beats);
-    beats = undefined;
-  };
   const send = (reply: Reply) => process.send?.(reply);
   process.on('message', (cmd: Command) => {
     void (async () => {
       if (cmd.kind === 'connect') {
-        beats ??= setInterval(() => {
-          for (const d of devices) if (!d.ended) d.socket.write('\n');
-        }, CONNECT_BEAT_MS);
         const open = (id: string) => openDevice(cmd, id, () => wake());
         send(await connectAll(cmd, open, devices));
       } else if (cmd.kind === 'collect') {
-        quiet(); // the fan-out is measured with idle sockets
         send(await collectAll(devices, cmd.timeoutMs, slot));
       } else {
-        quiet();
         for (const d of devices) d.socket.destroy();
         devices = [];
         send({ kind: 'disconnected' });

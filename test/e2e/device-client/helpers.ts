@@ -32,12 +32,13 @@ export function eventsOf(events: FleetEvent[], device: string, name: string): Fl
   return events.filter((e) => e.device === device && e.event === name);
 }
 
-/** The API's count of open push streams (its /metrics gauge, read with METRICS_TOKEN). */
+/** The API's count of open push streams, all channels (its /metrics gauge, with METRICS_TOKEN). */
 export async function openStreams(stack: TestStack, metricsToken: string): Promise<number> {
   const reply = await request(`${stack.urls.admin}/metrics`, {
     headers: { authorization: `Bearer ${metricsToken}` },
     ca: stack.ca,
   });
-  const line = reply.text.split('\n').find((l) => l.startsWith('apkrelay_push_streams_open '));
-  return Number(line?.split(' ')[1]);
+  // One series per channel (sse, pushlink): their sum.
+  const lines = reply.text.split('\n').filter((l) => l.startsWith('apkrelay_push_streams_open{'));
+  return lines.reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
 }

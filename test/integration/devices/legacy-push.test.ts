@@ -15,6 +15,8 @@ import {
 import { newAccount } from '../../helpers/accounts';
 import { eventually } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
+import { connectSse } from '../../helpers/sse';
+import { barrier as pushlinkBarrier } from '../../helpers/pushlink-barrier';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { uploadFixture } from '../../helpers/uploads';
 
@@ -22,7 +24,6 @@ jest.setTimeout(240_000);
 /** A line's deadline: under 2 s unloaded (the must-hold), ten times that on a loaded machine. */
 const LINE_MS = 20_000;
 const SAMPLE = 'dev.apkrelay.sample';
-const BARRIER = '{"mt":"1","msg":"Device register failed: Invalid subscribe line. Not JSON."}';
 const TEXT = {
   key: 'Device register failed: Invalid API Key. Probably caused by the wrong configuration.',
   pkg: 'Device register failed: Invalid Package. Probably you never uploaded this app.',
@@ -74,20 +75,8 @@ async function device(d: PushlinkDevice, port?: number): Promise<PushlinkReplay>
   return s;
 }
 
-/**
- * Sends an invalid line and waits for its answer: every line before it was handled. Returns the
- * socket's lines so far, barrier answers left out.
- */
-async function barrier(s: PushlinkReplay): Promise<ServerLine[]> {
-  const isBarrier = (l: ServerLine) => JSON.stringify(l) === BARRIER;
-  const before = s.lines.filter(isBarrier).length;
-  s.send('not json\n');
-  for (let n = s.lines.length + 1; ; n++) {
-    const lines = await s.waitForLines(n, LINE_MS);
-    if (lines.length < n) throw new Error(`the barrier was not answered within ${LINE_MS} ms`);
-    if (lines.filter(isBarrier).length > before) return lines.filter((l) => !isBarrier(l));
-  }
-}
+/** Every line before it was handled (test/helpers/pushlink-barrier.ts). */
+const barrier = (s: PushlinkReplay) => pushlinkBarrier(s, LINE_MS);
 
 async function nextLine(s: PushlinkReplay, index: number): Promise<ServerLine> {
   const lines = await s.waitForLines(index + 1, LINE_MS);
@@ -303,19 +292,48 @@ test('by default (LEGACY_PUSH_TLS_MIN unset) a TLS 1.0 handshake is refused', as
   ).rejects.toThrow();
 });
 
-test('subscribed PushLink sockets count in apkrelay_push_streams_open, as SSE streams do', async () => {
+test('subscribed PushLink sockets count in apkrelay_push_streams_open, as SSE streams do, under their own channel', async () => {
   const openStreams = async () => {
     const reply = await request(`${stack.urls.admin}/metrics`, {
       headers: { authorization: `Bearer ${METRICS_TOKEN}` },
       ca: stack.ca,
     });
-    const line = reply.text.split('\n').find((l) => l.startsWith('apkrelay_push_streams_open '));
-    return Number(line?.split(' ')[1]);
+    const of = (channel: string) => {
+      const series = `apkrelay_push_streams_open{channel="${channel}"} `;
+      const line = reply.text.split('\n').find((l) => l.startsWith(series));
+      return Number(line?.slice(series.length));
+    };
+    return { sse: of('sse'), pushlink: of('pushlink') };
   };
-  const { apiKey } = await newAccount(stack);
+  const { apiKey, id } = await newAccount(stack);
   await uploadFixture(stack, apiKey, 'version-1.apk');
   const before = await openStreams();
   const s = await device({ apiKey, package: SAMPLE, deviceId: 'counted', hash: '' });
   await barrier(s);
-  expect(await openStreams()).toBe(before + 1);
+  expect(await openStreams()).toEqual({ sse: before.sse, pushlink: before.pushlink + 1 });
+
+  // An SSE stream of the same app counts under sse.
+  const reg = await request(`${stack.urls.push}/api/v2/installations`, {
+    method: 'POST',
+    json: { package: SAMPLE, deviceId: 'counted-sse', installedMd5: await md5Of(id, 1) },
+    headers: { authorization: `Bearer ${apiKey}` },
+    ca: stack.ca,
+  });
+  expect(reg.status).toBe(200);
+  const sse = connectSse(
+    `${stack.urls.push}/api/v2/stream?package=${SAMPLE}&deviceId=counted-sse`,
+    {
+      ca: stack.ca,
+      apiKey,
+    },
+  );
+  try {
+    await sse.next('status');
+    await eventually('the SSE stream to count', async () => {
+      const now = await openStreams();
+      return now.sse === before.sse + 1 && now.pushlink === before.pushlink + 1;
+    });
+  } finally {
+    await sse.close();
+  }
 });

@@ -44,13 +44,17 @@ async function online(apiKey: string): Promise<string[]> {
     .installations.map((i) => i.deviceId);
 }
 
-/** The open-streams line of /metrics. */
+/** The SSE streams' line of the open-streams gauge in /metrics. */
 async function openStreamsLine(): Promise<string> {
   const reply = await request(`${stack.urls.admin}/metrics`, {
     headers: { authorization: `Bearer ${METRICS_TOKEN}` },
     ca: stack.ca,
   });
-  return reply.text.split('\n').find((l) => l.startsWith('apkrelay_push_streams_open')) ?? '';
+  return (
+    reply.text
+      .split('\n')
+      .find((l) => l.startsWith('apkrelay_push_streams_open{channel="sse"} ')) ?? ''
+  );
 }
 
 const storedSeenAt = async (accountId: string, deviceId: string) =>

@@ -7,7 +7,10 @@ import { StreamRegistry, type Stream } from '../../../../api/push/stream-registr
 
 const scope = { accountId: 'a1', package: 'dev.apkrelay.sample' };
 
-function stream(installationId: string): Stream & { ended: number; session: EventEmitter } {
+function stream(
+  installationId: string,
+  kind: 'sse' | 'pushlink' = 'sse',
+): Stream & { ended: number; session: EventEmitter } {
   const session = new EventEmitter();
   const s = {
     installationId,
@@ -16,6 +19,7 @@ function stream(installationId: string): Stream & { ended: number; session: Even
     session,
     ended: 0,
     conn: {
+      kind,
       isConnected: true,
       beatsWhileOpen: true,
       onceClosed: (fn: () => void) => void session.once('disconnected', fn),
@@ -85,4 +89,16 @@ test('the same connection added again (a resubscribe) replaces its entry, is not
   first.session.emit('disconnected');
   expect(registry.size).toBe(0);
   expect(gone).toEqual(['first']);
+});
+
+test('open streams are counted by channel kind, every kind listed', () => {
+  const registry = new StreamRegistry();
+  expect(registry.sizeByKind()).toEqual({ sse: 0, pushlink: 0 });
+  const [a, b, c] = [stream('i1'), stream('i2', 'pushlink'), stream('i3', 'pushlink')];
+  registry.add('app1', scope, a, () => undefined);
+  registry.add('app1', scope, b, () => undefined);
+  registry.add('app2', scope, c, () => undefined);
+  expect(registry.sizeByKind()).toEqual({ sse: 1, pushlink: 2 });
+  b.session.emit('disconnected');
+  expect(registry.sizeByKind()).toEqual({ sse: 1, pushlink: 1 });
 });
