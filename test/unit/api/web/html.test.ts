@@ -28,6 +28,7 @@ test('a digest shows a short prefix and keeps the whole value to copy', () => {
 test('the apps list links a package URL-encoded, then HTML-escaped', () => {
   const viewer: Viewer = {
     account: { id: 'a1', email: 'x@example.com', plan: { installations: 5 }, roles: ['owner'] },
+    user: { memberId: null, email: 'x@example.com', role: 'owner' },
     apiKey: 'ak_x',
     csrf: 'c',
   };
