@@ -30,7 +30,19 @@ function roleSelect(id: string, selected: MemberRole): Html {
   </select>`;
 }
 
+/** Whether the viewer's role may change the team (owners and admins: the `members` scope). */
+const manages = (viewer: Viewer) => viewer.user.role === 'owner' || viewer.user.role === 'admin';
+
 function memberRow(viewer: Viewer, m: TeamState['members'][number]): Html {
+  if (!manages(viewer)) {
+    return html`<tr>
+      <td>${m.email}</td>
+      <td>${m.role}</td>
+      <td>${m.totp ? 'on' : 'off'}</td>
+      <td>${when(m.createdAt)}</td>
+      <td></td>
+    </tr>`;
+  }
   return html`<tr>
     <td>${m.email}</td>
     <td>
@@ -57,14 +69,18 @@ function invitationRow(viewer: Viewer, i: InvitationDoc): Html {
     <td>${i.invitedBy}</td>
     <td>${when(i.expiresAt)}</td>
     <td>
-      <form
-        class="inline"
-        method="post"
-        action="/ui/members/invitations/${i._id.toHexString()}/revoke"
-      >
-        ${hidden(viewer)}
-        <button type="submit">Revoke</button>
-      </form>
+      ${
+        manages(viewer)
+          ? html`<form
+              class="inline"
+              method="post"
+              action="/ui/members/invitations/${i._id.toHexString()}/revoke"
+            >
+              ${hidden(viewer)}
+              <button type="submit">Revoke</button>
+            </form>`
+          : ''
+      }
     </td>
   </tr>`;
 }
@@ -133,8 +149,12 @@ export function membersPage(viewer: Viewer, state: TeamState): string {
             </table>`
           : html`<p>None.</p>`
       }
-      <h2>Invite</h2>
-      ${inviteForm(viewer)}`,
+      ${
+        manages(viewer)
+          ? html`<h2>Invite</h2>
+              ${inviteForm(viewer)}`
+          : ''
+      }`,
   );
 }
 
