@@ -2,10 +2,12 @@
  * The TOTP second factor (issue 20, docs/teams.md) over real HTTPS against the real stack: set up
  * (key and otpauth URI shown, QR as a data: image), confirmed with a current code, then the login
  * asks a code after the password; a wrong code and a code already used are refused; off with a
- * current code; on and off are audited; the stored seed is sealed. Codes come from RFC 6238 as
+ * current code; on and off are audited; the stored seed is sealed and neither it nor a
+ * pending-login token is ever logged. Codes come from RFC 6238 as
  * written out in test/helpers/totp-reference.ts, not from the product's module.
  */
 import type { AuditEntry } from '../../helpers/audit-log';
+import { createLogger } from '../../../shared/log';
 import { Browser } from '../../helpers/browser';
 import { newAccount } from '../../helpers/accounts';
 import { request, type Reply } from '../../helpers/http';
@@ -15,8 +17,11 @@ import { referenceTotp, stepOf } from '../../helpers/totp-reference';
 jest.setTimeout(180_000);
 
 let stack: TestStack;
+/** Everything the stack logs, at debug level: no seed or pending-login token may be in it. */
+const logged: string[] = [];
 beforeAll(async () => {
-  stack = await startStack({ workers: false, trustProxy: ['loopback'] });
+  const log = createLogger('debug', { role: 'test' }, { write: (l: string) => logged.push(l) });
+  stack = await startStack({ workers: false, trustProxy: ['loopback'], log });
 });
 afterAll(() => stack.close());
 
@@ -101,6 +106,11 @@ test('enrol, log in with a code, replay refused, off with a code; audited; seed 
   });
   expect(replay.status).toBe(401);
   expect(third.cookie).not.toContain('__Host-apkrelay_session');
+  // Must-hold 5: the seeds and the pending-login tokens are never logged (debug level included).
+  expect(logged.length).toBeGreaterThan(10);
+  for (const value of [first, secret, pending, pendingIn(asked3)]) {
+    expect(logged.filter((l) => l.includes(value))).toEqual([]);
+  }
 
   const audit = await request(`${stack.urls.admin}/api/v2/audit?limit=50`, {
     headers: { authorization: `Bearer ${account.apiKey}` },
