@@ -162,15 +162,19 @@ export function appsPage(viewer: Viewer, apps: readonly AppRow[], exceptionLimit
       }
       <h2>Upload an APK</h2>
       ${uploadForm(viewer, '/ui/apks')}
-      <h2>Regenerate the API key</h2>
-      <form class="stack" method="post" action="/ui/api-key">
-        <input type="hidden" name="_csrf" value="${viewer.csrf}" />
-        <label
-          ><input name="confirm" type="checkbox" value="yes" required /> I understand that the
-          current key stops working at once</label
-        >
-        <button type="submit">Regenerate key</button>
-      </form>`,
+      ${
+        viewer.apiKey === null
+          ? ''
+          : html`<h2>Regenerate the API key</h2>
+              <form class="stack" method="post" action="/ui/api-key">
+                <input type="hidden" name="_csrf" value="${viewer.csrf}" />
+                <label
+                  ><input name="confirm" type="checkbox" value="yes" required /> I understand that
+                  the current key stops working at once</label
+                >
+                <button type="submit">Regenerate key</button>
+              </form>`
+      }`,
   );
 }
 
