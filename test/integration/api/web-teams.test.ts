@@ -219,3 +219,19 @@ test('an email signs in once: no invitation or join for an existing login', asyn
   expect(refused.status).toBe(409);
   expect(await stack.mongo.db.collection('members').countDocuments({ email })).toBe(0);
 });
+
+test('regenerating the account key is one audit entry (owners only)', async () => {
+  const regenerated = await ownerBrowser.form('/ui/api-key', { confirm: 'yes' }, '/ui/apps');
+  expect(regenerated.headers.location).toBe('/ui/apps');
+  const entries = await stack.mongo.db
+    .collection('audit_log')
+    .find({ accountId: owner.id, action: 'account-key.regenerated' })
+    .toArray();
+  expect(entries).toEqual([
+    expect.objectContaining({
+      actor: { kind: 'session', id: owner.id, name: owner.email },
+      resource: { kind: 'account-key', id: owner.id },
+      address: '198.51.100.10',
+    }),
+  ]);
+});
