@@ -1,5 +1,6 @@
 /**
- * Who is acting on a request, for the audit log (docs/audit.md): the web session's user, else
+ * Who is acting on a request, for the audit log (docs/audit.md): the web session's user (the
+ * founding owner as `session`, a team member as `member`), else
  * the device key or CI token that authenticated it (its id and name), else the account key; and
  * the client address as the trusted proxies report it (TRUST_PROXY).
  */
@@ -9,11 +10,16 @@ import type { Account } from '../shared/accounts/types';
 import { recordAudit, type AuditChange } from '../shared/audit/record';
 import type { Actor, AuditContext } from '../shared/audit/types';
 import type { EmitDeps } from '../shared/webhooks/deliveries';
+import { memberActor } from '../shared/accounts/team';
 import { clientAddress, type ClientView } from './auth';
+import type { WebSession } from './web/sessions';
 import type { ApiDeps } from './deps';
 
 export function actorOf(res: Response, account?: Account): Actor {
-  const session = res.locals.session as { account: Account } | undefined;
+  const session = res.locals.session as WebSession | undefined;
+  if (session?.user.memberId) {
+    return memberActor({ id: session.user.memberId, email: session.user.email });
+  }
   if (session) return { kind: 'session', id: session.account.id, name: session.account.email };
   const principal = res.locals.principal as Principal | undefined;
   if (principal?.kind === 'device-key' || principal?.kind === 'ci-token') {

@@ -1,7 +1,8 @@
 /**
  * Request ids and one log line per request. Only the path is logged, never the query string:
  * legacy PushLink clients put the API key in it (`/download?api_key=…`); and the token of a
- * download link (`/d/<token>`, a bearer credential for the APK) is redacted. `requestLogger(res)` is
+ * download link (`/d/<token>`, a bearer credential for the APK) and of an invitation link
+ * (`/ui/join/<token>`) are redacted. `requestLogger(res)` is
  * the request's child logger (with its request id), made on first use: a pino child carries a
  * dozen bound level methods and its own bindings, and a push stream lives for days without
  * logging anything.
@@ -13,9 +14,14 @@ import type { Logger } from '../shared/log';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-/** The path as logged: a download link's token replaced (`/d/[redacted]/qr.svg`). */
+/**
+ * The path as logged: a download link's token replaced (`/d/[redacted]/qr.svg`), and an
+ * invitation link's (`/ui/join/[redacted]`, docs/teams.md).
+ */
 export function loggedPath(path: string): string {
-  return path.replace(/^\/d\/[^/]+/i, '/d/[redacted]'); // Express routes ignore case
+  return path // Express routes ignore case
+    .replace(/^\/d\/[^/]+/i, '/d/[redacted]')
+    .replace(/^\/ui\/join\/[^/]+/i, '/ui/join/[redacted]');
 }
 
 interface RequestLogLocals {

@@ -110,6 +110,10 @@ export const ERRORS = {
     status: 403,
     message: 'Sign-up is closed: accounts are created by the operator.',
   },
+  INVITATION_UNUSABLE: {
+    status: 410,
+    message: 'This invitation link was used, has expired or was revoked.',
+  },
   INTERNAL: { status: 500, message: 'Internal error.' },
   WEBHOOK_TARGET_REFUSED: {
     status: 400,

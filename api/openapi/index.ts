@@ -14,6 +14,7 @@ import { downloadPaths, downloadSchemas } from './downloads';
 import { operationPaths } from './operations';
 import { rolloutPaths, rolloutSchemas } from './rollouts';
 import { uploadPaths, uploadSchemas } from './uploads';
+import { teamWebPaths } from './team';
 import { webPaths, webSecuritySchemes } from './web';
 import { webhookPaths, webhookSchemas } from './webhooks';
 import type { Host } from '../route-table';
@@ -72,6 +73,7 @@ export function openApiDocument(urls: HostUrls) {
         ...webhookPaths,
         ...operationPaths,
         ...webPaths,
+        ...teamWebPaths,
       }),
     ),
   };

@@ -3,13 +3,13 @@
  * cookie with a CSRF token in every form. Listed so that the document covers every route.
  */
 
-const html = (description: string) => ({ description, content: { 'text/html': {} } });
-const seeOther = { description: 'Redirect (POST/redirect/GET).' };
+export const html = (description: string) => ({ description, content: { 'text/html': {} } });
+export const seeOther = { description: 'Redirect (POST/redirect/GET).' };
 const refused = { description: 'Missing or wrong CSRF token, or no session.' };
 const sessionSecurity = [{ session: [] }];
 const pkg = [{ name: 'package', in: 'path', required: true, schema: { type: 'string' } }];
 
-function page(summary: string, session = true, parameters?: unknown[]) {
+export function page(summary: string, session = true, parameters?: unknown[]) {
   return {
     summary,
     tags: ['web'],
@@ -23,7 +23,7 @@ function page(summary: string, session = true, parameters?: unknown[]) {
   };
 }
 
-function post(summary: string, statuses: Record<string, unknown>, parameters?: unknown[]) {
+export function post(summary: string, statuses: Record<string, unknown>, parameters?: unknown[]) {
   return {
     summary,
     tags: ['web'],

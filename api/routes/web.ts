@@ -5,7 +5,6 @@
  * handlers are in api/web/; this module only lists the pages and their guards.
  */
 import type { RequestHandler } from 'express';
-import { formBody } from '../body-parsers';
 import type { ApiDeps } from '../deps';
 import { createKeyForm, restrictionForm, revokeKeyForm } from '../web/account-keys';
 import { accountPages } from '../web/account-pages';
@@ -16,35 +15,13 @@ import { showExceptionReport, showExceptions, showScreenshot } from '../web/exce
 import { logIn, loginForm, logOut } from '../web/login';
 import { regenerateKey, showApks, showApps, showInstallations } from '../web/pages';
 import { actOnRolloutPage, showRollouts, startRolloutPage } from '../web/rollout-pages';
-import { ANON_CSRF_COOKIE, cookieOf, csrfCheck, sameToken, sessionAuth } from '../web/sessions';
+import { anonymousCsrfCheck, form, pageMaker, type Page } from '../web/page-maker';
+import { csrfCheck, sessionAuth } from '../web/sessions';
 import { signUp, signUpForm } from '../web/sign-up-form';
+import { teamPages } from '../web/team-pages';
+import { totpRoutes } from '../web/totp-pages';
 import { uploadApk } from '../web/upload-page';
 import type { Route } from '../route-table';
-
-const CSP =
-  "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
-  "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
-const secureHeaders: RequestHandler = (_req, res, next) => {
-  res.setHeader('Content-Security-Policy', CSP);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Referrer-Policy', 'no-referrer');
-  res.setHeader('Cache-Control', 'no-store');
-  next();
-};
-
-const form = formBody(16 * 1024);
-
-/** The pre-session forms: the `_csrf` field must equal the double-submit cookie. */
-const anonymousCsrfCheck: RequestHandler = (req, res, next) => {
-  const body = (req.body ?? {}) as Record<string, unknown>;
-  if (!sameToken(body._csrf, cookieOf(req, ANON_CSRF_COOKIE) ?? '')) {
-    res.status(403).type('text/plain').send('Missing or wrong CSRF token.');
-    return;
-  }
-  next();
-};
 
 const asset =
   (type: string, body: string): RequestHandler =>
@@ -52,26 +29,6 @@ const asset =
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.type(type).send(body);
   };
-
-/** Makes one page's route: admin host, secure headers, and the session check when signed in. */
-type Page = (
-  method: Route['method'],
-  path: string,
-  access: 'public' | 'session',
-  summary: string,
-  ...handlers: RequestHandler[]
-) => Route;
-
-function pageMaker(session: RequestHandler): Page {
-  return (method, path, access, summary, ...handlers) => ({
-    method,
-    path,
-    hosts: ['admin'],
-    access,
-    summary,
-    handlers: [secureHeaders, ...(access === 'session' ? [session] : []), ...handlers],
-  });
-}
 
 /** Assets, sign-up, log-in and log-out. */
 function entryPages(deps: ApiDeps, page: Page): Route[] {
@@ -113,7 +70,7 @@ function entryPages(deps: ApiDeps, page: Page): Route[] {
       anonymousCsrfCheck,
       logIn(deps),
     ),
-    page('post', '/ui/logout', 'session', 'Log out (form: _csrf).', form, csrfCheck, logOut(deps)),
+    page('post', '/ui/logout', 'self', 'Log out (form: _csrf).', form, csrfCheck, logOut(deps)),
   ];
 }
 
@@ -123,7 +80,7 @@ function keyPages(deps: ApiDeps, page: Page): Route[] {
     page(
       'post',
       '/ui/account/keys',
-      'session',
+      'manage',
       'Create a device key or CI token (form: kind, name, apps, _csrf); 201 shows its secret once.',
       form,
       csrfCheck,
@@ -132,7 +89,7 @@ function keyPages(deps: ApiDeps, page: Page): Route[] {
     page(
       'post',
       '/ui/account/keys/:id/revoke',
-      'session',
+      'manage',
       'Revoke a device key or CI token (form: _csrf).',
       form,
       csrfCheck,
@@ -141,7 +98,7 @@ function keyPages(deps: ApiDeps, page: Page): Route[] {
     page(
       'post',
       '/ui/account/api-key-restriction',
-      'session',
+      'owner',
       'Restrict the account API key to the device routes, or lift it (form: deviceOnly, _csrf).',
       form,
       csrfCheck,
@@ -154,11 +111,11 @@ function keyPages(deps: ApiDeps, page: Page): Route[] {
 function accountAndAppsPages(deps: ApiDeps, page: Page): Route[] {
   const account = accountPages(deps);
   return [
-    page('get', '/ui/account', 'session', 'Account page: password, sessions (HTML).', account.page),
+    page('get', '/ui/account', 'read', 'Account page: password, sessions (HTML).', account.page),
     page(
       'post',
       '/ui/account/password',
-      'session',
+      'self',
       'Change the password (form: current, password, confirm, _csrf); ends the other sessions.',
       form,
       csrfCheck,
@@ -167,18 +124,18 @@ function accountAndAppsPages(deps: ApiDeps, page: Page): Route[] {
     page(
       'post',
       '/ui/account/sign-out-everywhere',
-      'session',
+      'self',
       'Sign out everywhere: end every session of the account (form: _csrf).',
       form,
       csrfCheck,
       account.signOutEverywhere,
     ),
     ...keyPages(deps, page),
-    page('get', '/ui/apps', 'session', 'Apps list (HTML).', showApps(deps)),
+    page('get', '/ui/apps', 'read', 'Apps list (HTML).', showApps(deps)),
     page(
       'post',
       '/ui/api-key',
-      'session',
+      'owner',
       'Regenerate the API key (form: confirm=yes, _csrf).',
       form,
       csrfCheck,
@@ -187,7 +144,7 @@ function accountAndAppsPages(deps: ApiDeps, page: Page): Route[] {
     page(
       'post',
       '/ui/apps/:package/installations/:deviceId/status',
-      'session',
+      'manage',
       'Enable (within the plan) or disable an installation (form: status, _csrf).',
       form,
       csrfCheck,
@@ -196,7 +153,7 @@ function accountAndAppsPages(deps: ApiDeps, page: Page): Route[] {
     page(
       'post',
       '/ui/apks',
-      'session',
+      'upload',
       'Upload an APK of any package (multipart with _csrf).',
       uploadApk(deps),
     ),
@@ -206,46 +163,46 @@ function accountAndAppsPages(deps: ApiDeps, page: Page): Route[] {
 /** One app's pages: its tabs, a report and its screenshot, and the forms that change it. */
 function appPages(deps: ApiDeps, page: Page): Route[] {
   return [
-    page('get', '/ui/apps/:package', 'session', 'App page, tab APKs (HTML).', showApks(deps)),
+    page('get', '/ui/apps/:package', 'read', 'App page, tab APKs (HTML).', showApks(deps)),
     page(
       'post',
       '/ui/apps/:package/apks',
-      'session',
+      'upload',
       'Upload an APK of this app (multipart with _csrf).',
       uploadApk(deps),
     ),
     page(
       'get',
       '/ui/apps/:package/installations',
-      'session',
+      'read',
       'App page, tab Installations (HTML).',
       showInstallations(deps),
     ),
     page(
       'get',
       '/ui/apps/:package/exceptions',
-      'session',
+      'read',
       'App page, tab Exceptions (HTML).',
       showExceptions(deps),
     ),
     page(
       'get',
       '/ui/apps/:package/exceptions/:id',
-      'session',
+      'read',
       'One exception report: stack trace, metadata, device log, screenshot (HTML).',
       showExceptionReport(deps),
     ),
     page(
       'get',
       '/ui/apps/:package/exceptions/:id/screenshot',
-      'session',
+      'read',
       "An exception report's screenshot (JPEG).",
       showScreenshot(deps),
     ),
     page(
       'post',
       '/ui/apps/:package/current',
-      'session',
+      'make-current',
       'Make an APK current (form: sha256, _csrf).',
       form,
       csrfCheck,
@@ -254,7 +211,7 @@ function appPages(deps: ApiDeps, page: Page): Route[] {
     page(
       'post',
       '/ui/apps/:package/download-links',
-      'session',
+      'manage',
       'Create a download link and show its QR code (form: sha256, _csrf).',
       form,
       csrfCheck,
@@ -269,14 +226,14 @@ function rolloutPages(deps: ApiDeps, page: Page): Route[] {
     page(
       'get',
       '/ui/apps/:package/rollouts',
-      'session',
+      'read',
       "App page, tab Rollouts: the rollout, its health numbers and decisions, the APK's funnel (HTML).",
       showRollouts(deps),
     ),
     page(
       'post',
       '/ui/apps/:package/rollouts',
-      'session',
+      'rollout',
       'Start a rollout (form: sha256, stages, metadataKey, metadataValues, deviceIds, _csrf).',
       form,
       csrfCheck,
@@ -285,7 +242,7 @@ function rolloutPages(deps: ApiDeps, page: Page): Route[] {
     page(
       'post',
       '/ui/apps/:package/rollouts/:action',
-      'session',
+      'rollout',
       'Pause, resume, advance, complete or halt the rollout (form: _csrf).',
       form,
       csrfCheck,
@@ -302,5 +259,7 @@ export function webRoutes(deps: ApiDeps): Route[] {
     ...appPages(deps, page),
     ...rolloutPages(deps, page),
     ...auditPages(deps, page, [form, csrfCheck]),
+    ...teamPages(deps, page),
+    ...totpRoutes(deps, page),
   ];
 }

@@ -95,6 +95,10 @@ export function keysSection(viewer: Viewer, state: KeysState): Html {
       limited to the apps they name.
     </p>
     ${table} ${createForm(viewer)}
-    <h2>Account API key</h2>
-    ${restrictionForm(viewer, state.deviceOnly)}`;
+    ${
+      viewer.apiKey === null
+        ? ''
+        : html`<h2>Account API key</h2>
+            ${restrictionForm(viewer, state.deviceOnly)}`
+    }`;
 }

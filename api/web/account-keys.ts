@@ -4,6 +4,7 @@
  * use-cases as the JSON API (deps.accounts.accessKeys, setApiKeyDeviceOnly).
  */
 import type { Request, Response } from 'express';
+import { totpEnabled, userKey } from '../../shared/accounts/totp-factors';
 import { AppError } from '../../shared/errors';
 import { auditContext } from '../audit-context';
 import type { ApiDeps } from '../deps';
@@ -32,7 +33,8 @@ export async function sendAccountPage(
 ): Promise<void> {
   const viewer = await viewerOfSession(deps, res);
   const keys = { ...(await keysStateOf(deps, viewer.account.id)), created: state.created ?? null };
-  sendPage(res, status, accountPage(viewer, { ...state, keys }));
+  const totp = await totpEnabled(deps.db, userKey(viewer.account.id, viewer.user.memberId));
+  sendPage(res, status, accountPage(viewer, { ...state, keys, totp }));
 }
 
 export async function createKeyForm(deps: ApiDeps, req: Request, res: Response): Promise<void> {

@@ -1,9 +1,11 @@
 /**
  * Handlers of the account page (mounted by api/routes/web.ts): the password change checks the
  * current password under the login throttle (a wrong one counts as a failed login), then renews
- * the caller's session and ends every other one; "sign out everywhere" ends them all.
+ * the caller's session and ends every other one of the same user; "sign out everywhere" ends every
+ * session of the user (the founding owner's, or one member's: docs/teams.md).
  */
 import type { Request, Response } from 'express';
+import { changeMemberPassword } from '../../shared/accounts/member-logins';
 import { passwordProblems } from '../../shared/accounts/service';
 import { clientAddress } from '../auth';
 import type { ApiDeps } from '../deps';
@@ -24,13 +26,17 @@ const field = (req: Request, name: string): string => {
   return typeof value === 'string' ? value : '';
 };
 
+const NOTICES: Readonly<Record<string, string>> = {
+  password: 'Password changed; every other session of yours was signed out.',
+  'totp-on': 'Two-factor authentication is on.',
+  'totp-off': 'Two-factor authentication is off.',
+};
+
 export function accountPages(deps: ApiDeps) {
   return {
     page: async (req: Request, res: Response): Promise<void> => {
-      const notice =
-        req.query.changed === 'password'
-          ? 'Password changed; every other session was signed out.'
-          : null;
+      const changed = req.query.changed;
+      const notice = typeof changed === 'string' ? (NOTICES[changed] ?? null) : null;
       await sendAccountPage(deps, res, 200, { notice });
     },
 
@@ -42,23 +48,25 @@ export function accountPages(deps: ApiDeps) {
       if (next !== field(req, 'confirm')) return refuse(400, 'The new passwords differ.');
       const problems = passwordProblems(next);
       if (problems.length > 0) return refuse(400, problems.join('; '));
-      const { email, id } = viewer.account;
+      const session = currentSession(res);
+      const { email, memberId } = session.user;
       const attempt = await deps.loginThrottle.attempt(
         email,
         clientAddress(req),
         deps.now().getTime(),
       );
       if (attempt.waitMs > 0) return refuse(429, throttledMessage(res, attempt.waitMs));
-      if (!(await deps.accounts.changePassword(id, current, next))) {
-        return refuse(401, 'The current password is wrong.');
-      }
+      const changed = memberId
+        ? await changeMemberPassword(deps.db, memberId, current, next)
+        : await deps.accounts.changePassword(session.account.id, current, next);
+      if (!changed) return refuse(401, 'The current password is wrong.');
       await attempt.succeeded();
-      await renewOnlySession(deps, res, viewer.account);
+      await renewOnlySession(deps, res, session);
       res.redirect(303, '/ui/account?changed=password');
     },
 
     signOutEverywhere: async (_req: Request, res: Response): Promise<void> => {
-      await endAllSessions(deps, res, currentSession(res).account.id);
+      await endAllSessions(deps, res, currentSession(res));
       res.redirect(303, '/ui/login');
     },
   };

@@ -1,9 +1,11 @@
 /**
- * The account page of the web administration: password change, "sign out everywhere", device keys
- * and CI tokens (account-keys-views.ts).
+ * The account page of the web administration: the signed-in user's password change, "sign out
+ * everywhere" and second factor (totp-views.ts); the account's device keys and CI tokens
+ * (account-keys-views.ts).
  */
 import { keysSection, type KeysState } from './account-keys-views';
 import { html } from './html';
+import { totpSection } from './totp-views';
 import { layout, type Viewer } from './views';
 
 export interface AccountPageState {
@@ -13,6 +15,8 @@ export interface AccountPageState {
   readonly notice?: string | null;
   /** Device keys, CI tokens and the account key's switch; absent: the section is left out. */
   readonly keys?: KeysState;
+  /** Whether the user's second factor is on; absent: the section is left out. */
+  readonly totp?: boolean;
 }
 
 function passwordForm(viewer: Viewer) {
@@ -43,14 +47,15 @@ export function accountPage(viewer: Viewer, state: AccountPageState = {}): strin
       ${state.notice ? html`<p class="notice" role="status">${state.notice}</p>` : ''}
       ${state.problem ? html`<p class="error" role="alert">${state.problem}</p>` : ''}
       <h2>Change the password</h2>
-      <p>Every other session of this account is signed out; this one stays.</p>
+      <p>Every other session of yours is signed out; this one stays.</p>
       ${passwordForm(viewer)}
       <h2>Sign out everywhere</h2>
-      <p>Ends every session of this account in every browser, this one included.</p>
+      <p>Ends every session of yours in every browser, this one included.</p>
       <form class="stack" method="post" action="/ui/account/sign-out-everywhere">
         <input type="hidden" name="_csrf" value="${viewer.csrf}" />
         <button type="submit">Sign out everywhere</button>
       </form>
+      ${state.totp === undefined ? '' : totpSection(viewer, state.totp)}
       ${state.keys ? keysSection(viewer, state.keys) : ''}`,
   );
 }

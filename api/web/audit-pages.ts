@@ -11,6 +11,7 @@ import { listEndpoints } from '../../shared/webhooks/endpoints';
 import { auditContext, emitDeps } from '../audit-context';
 import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
+import type { Page } from './page-maker';
 import { auditPage, webhooksPage } from './audit-views';
 import { sendPage, viewerOfSession, type PageHandler } from './pages';
 import { messagePage } from './views';
@@ -62,29 +63,21 @@ export function redeliverForm(deps: ApiDeps): PageHandler {
   };
 }
 
-type Page = (
-  method: Route['method'],
-  path: string,
-  access: 'session',
-  summary: string,
-  ...handlers: RequestHandler[]
-) => Route;
-
 /** The pages' routes, made by web.ts's page maker (session, CSRF on the form). */
 export function auditPages(deps: ApiDeps, page: Page, form: readonly RequestHandler[]): Route[] {
   return [
-    page('get', '/ui/audit', 'session', 'Audit log: filter and pages (HTML).', showAudit(deps)),
+    page('get', '/ui/audit', 'read', 'Audit log: filter and pages (HTML).', showAudit(deps)),
     page(
       'get',
       '/ui/webhooks',
-      'session',
+      'read',
       'Webhook endpoints and deliveries (HTML).',
       showWebhooks(deps),
     ),
     page(
       'post',
       '/ui/webhook-deliveries/:deliveryId/redeliver',
-      'session',
+      'manage',
       'Send a webhook delivery again (form: _csrf).',
       ...form,
       redeliverForm(deps),

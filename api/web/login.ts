@@ -1,11 +1,19 @@
-/** The login form, logging in (throttled) and logging out of the web administration. */
+/**
+ * The login form, logging in (throttled) and logging out of the web administration. The login
+ * takes the founding owner's email and password or a team member's (docs/teams.md); any failure
+ * is the same "Wrong email or password.".
+ */
 import type { RequestHandler } from 'express';
+import { memberByEmail, verifyMemberPassword } from '../../shared/accounts/member-logins';
+import { totpEnabled, userKey } from '../../shared/accounts/totp-factors';
+import type { Account } from '../../shared/accounts/types';
 import { clientAddress } from '../auth';
 import type { ApiDeps } from '../deps';
 import { throttledMessage } from './account-pages';
 import { sendPage, type PageHandler } from './pages';
-import { anonymousCsrf, endSession, startSession } from './sessions';
+import { anonymousCsrf, endSession, startSession, userOf, type WebUser } from './sessions';
 import { credentialFields } from './sign-up-form';
+import { askTotpCode } from './totp-pages';
 import { credentialsPage } from './views';
 
 export function loginForm(deps: ApiDeps): RequestHandler {
@@ -34,16 +42,35 @@ export function logIn(deps: ApiDeps): PageHandler {
       sendPage(res, 429, credentialsPage('login', csrf, problem, email, open));
       return;
     }
-    const account = await deps.accounts.verifyLogin(email, password);
-    if (!account) {
+    const found = await verifyUser(deps, email, password);
+    if (!found) {
       const problem = 'Wrong email or password.';
       sendPage(res, 401, credentialsPage('login', csrf, problem, email, open));
       return;
     }
+    const user = userKey(found.account.id, found.user.memberId);
+    // The second factor: the attempt stays counted until the code is right too.
+    if (await totpEnabled(deps.db, user)) return askTotpCode(deps, req, res, found);
     await attempt.succeeded();
-    await startSession(deps, res, account);
+    await startSession(deps, res, found.account, found.user);
     res.redirect(303, '/ui/apps');
   };
+}
+
+/** The account and user whose email and password these are (one password hashing either way). */
+export async function verifyUser(
+  deps: ApiDeps,
+  email: string,
+  password: string,
+): Promise<{ account: Account; user: WebUser } | null> {
+  const member = await memberByEmail(deps.db, email);
+  if (!member) {
+    const account = await deps.accounts.verifyLogin(email, password);
+    return account ? { account, user: userOf(account) } : null;
+  }
+  const verified = await verifyMemberPassword(deps.db, member, password);
+  const account = verified ? await deps.accounts.findById(verified.accountId) : null;
+  return account && verified ? { account, user: userOf(account, verified) } : null;
 }
 
 export function logOut(deps: ApiDeps): PageHandler {

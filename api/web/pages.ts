@@ -9,6 +9,7 @@ import { adoptionSeries } from '../../shared/adoption/samples';
 import { apksOf, findApp } from '../../shared/catalog/queries';
 import { funnelCountsByApk } from '../../shared/funnel/marks';
 import type { AppDoc } from '../../shared/catalog/types';
+import { audit } from '../audit-context';
 import type { ApiDeps } from '../deps';
 import { listInstallations } from '../devices/installations-list';
 import { exceptionLimit } from '../exceptions/intake';
@@ -26,10 +27,14 @@ export function sendPage(res: Response, status: number, body: string): void {
   res.status(status).type('text/html; charset=utf-8').send(body);
 }
 
-/** The signed-in viewer of a page: the session's account, CSRF token and API key. */
+/**
+ * The signed-in viewer of a page: the session's account, user, CSRF token and, for owners only,
+ * the account's API key (it can do everything, the owner's switches included: docs/teams.md).
+ */
 export async function viewerOfSession(deps: ApiDeps, res: Response): Promise<Viewer> {
-  const { account, csrf } = currentSession(res);
-  return { account, csrf, apiKey: await deps.accounts.revealApiKey(account.id) };
+  const { account, csrf, user } = currentSession(res);
+  const apiKey = user.role === 'owner' ? await deps.accounts.revealApiKey(account.id) : null;
+  return { account, user, csrf, apiKey };
 }
 
 /** The viewer's app named by the path; another account's (or no) app answers 404 (null). */
@@ -95,7 +100,13 @@ export function regenerateKey(deps: ApiDeps): PageHandler {
     if ((req.body as { confirm?: unknown }).confirm !== 'yes') {
       return sendPage(res, 400, messagePage(viewer, 'Not regenerated', 'Confirm first.'));
     }
-    await deps.accounts.regenerateApiKey(viewer.account.id);
+    const accountId = viewer.account.id;
+    await deps.accounts.regenerateApiKey(accountId);
+    await audit(deps, req, res, {
+      accountId,
+      action: 'account-key.regenerated',
+      resource: { kind: 'account-key', id: accountId },
+    });
     res.redirect(303, '/ui/apps');
   };
 }

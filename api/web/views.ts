@@ -1,10 +1,14 @@
 /** Page layout, sign-up / login pages and the apps list of the web administration. */
 import type { Account } from '../../shared/accounts/types';
 import { html, type Html } from './html';
+import type { WebUser } from './sessions';
 
 export interface Viewer {
   readonly account: Account;
-  readonly apiKey: string;
+  /** Who is signed in, with their role (docs/teams.md). */
+  readonly user: WebUser;
+  /** The account's API key: shown to owners only (it can do everything). */
+  readonly apiKey: string | null;
   readonly csrf: string;
 }
 
@@ -17,12 +21,17 @@ export function layout(
 ): string {
   const nav = viewer
     ? html`<a href="/ui/apps">Apps</a>
-        <a href="/ui/account">${viewer.account.email}</a>
-        <span class="key">
-          <label for="api-key">API key</label>
-          <input id="api-key" readonly value="${viewer.apiKey}" />
-          <button type="button" data-copy="api-key">Copy</button>
-        </span>
+        <a href="/ui/members">Members</a>
+        <a href="/ui/account">${viewer.user.email}</a>
+        ${
+          viewer.apiKey === null
+            ? html`<span class="role">${viewer.user.role}</span>`
+            : html`<span class="key">
+                <label for="api-key">API key</label>
+                <input id="api-key" readonly value="${viewer.apiKey}" />
+                <button type="button" data-copy="api-key">Copy</button>
+              </span>`
+        }
         <form class="inline" method="post" action="/ui/logout">
           <input type="hidden" name="_csrf" value="${viewer.csrf}" />
           <button type="submit">Log out</button>
@@ -153,15 +162,19 @@ export function appsPage(viewer: Viewer, apps: readonly AppRow[], exceptionLimit
       }
       <h2>Upload an APK</h2>
       ${uploadForm(viewer, '/ui/apks')}
-      <h2>Regenerate the API key</h2>
-      <form class="stack" method="post" action="/ui/api-key">
-        <input type="hidden" name="_csrf" value="${viewer.csrf}" />
-        <label
-          ><input name="confirm" type="checkbox" value="yes" required /> I understand that the
-          current key stops working at once</label
-        >
-        <button type="submit">Regenerate key</button>
-      </form>`,
+      ${
+        viewer.apiKey === null
+          ? ''
+          : html`<h2>Regenerate the API key</h2>
+              <form class="stack" method="post" action="/ui/api-key">
+                <input type="hidden" name="_csrf" value="${viewer.csrf}" />
+                <label
+                  ><input name="confirm" type="checkbox" value="yes" required /> I understand that
+                  the current key stops working at once</label
+                >
+                <button type="submit">Regenerate key</button>
+              </form>`
+      }`,
   );
 }
 

@@ -10,10 +10,11 @@ import { apiKeyLookup, generateApiKey, sealApiKey, unsealApiKey } from './api-ke
 import { createAccessKeys, type AccessKeys } from './access-keys';
 import { hashPassword, needsRehash, verifyPassword } from './passwords';
 import { keyAuthMethods, type Authenticated } from './key-auth';
+import { membersCollection, type MemberDoc } from './member-types';
 import { FREE_PLAN, toAccount, type Account, type AccountDoc, type Plan, type Role } from './types';
 
 export const ACCOUNTS_COLLECTION = 'accounts';
-const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
+export const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
 export const MIN_PASSWORD_LENGTH = 8;
 const MAX_PASSWORD_LENGTH = 1024;
 export const MAX_PLAN_INSTALLATIONS = 1_000_000;
@@ -42,6 +43,7 @@ export interface AccountsService {
   readonly accessKeys: AccessKeys;
   revealApiKey(accountId: string): Promise<string>;
   findByEmail(email: string): Promise<Account | null>;
+  findById(accountId: string): Promise<Account | null>;
   /** Replaces the account's API key (the old one stops working at once); returns the new one. */
   regenerateApiKey(accountId: string): Promise<string>;
   /**
@@ -147,6 +149,7 @@ function passwordMethods(
 /** Sign-up and the API key: created, checked, revealed and replaced. */
 function apiKeyMethods(
   accounts: Collection<AccountDoc>,
+  members: Collection<MemberDoc>,
   keys: KeyRing,
 ): Pick<AccountsService, 'create' | 'revealApiKey' | 'regenerateApiKey'> {
   return {
@@ -174,6 +177,12 @@ function apiKeyMethods(
           throw new AppError('ACCOUNT_EMAIL_TAKEN');
         }
         throw err;
+      }
+      // Emails are unique among every login: a team member's too. Inserted first, checked after
+      // (joining does the same the other way round), so of two racing one at least sees the other.
+      if (await members.findOne({ email })) {
+        await accounts.deleteOne({ _id });
+        throw new AppError('ACCOUNT_EMAIL_TAKEN');
       }
       return { account: toAccount(doc), apiKey };
     },
@@ -215,10 +224,16 @@ function foundByEmail(doc: AccountDoc | null, email: string): Account {
 /** An account found by email, and what the operator CLI changes by email (plan, roles). */
 function operatorMethods(
   accounts: Collection<AccountDoc>,
-): Pick<AccountsService, 'findByEmail' | 'setPlan' | 'setRole'> {
+): Pick<AccountsService, 'findByEmail' | 'findById' | 'setPlan' | 'setRole'> {
   return {
     async findByEmail(email) {
       const doc = await accounts.findOne({ email: normaliseEmail(email) });
+      return doc ? toAccount(doc) : null;
+    },
+
+    async findById(accountId) {
+      if (!ObjectId.isValid(accountId)) return null;
+      const doc = await accounts.findOne({ _id: new ObjectId(accountId) });
       return doc ? toAccount(doc) : null;
     },
 
@@ -252,7 +267,7 @@ export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
   return {
     accessKeys,
     ...passwordMethods(accounts),
-    ...apiKeyMethods(accounts, keys),
+    ...apiKeyMethods(accounts, membersCollection(db), keys),
     ...keyAuthMethods(db, accounts, keys, accessKeys),
     ...operatorMethods(accounts),
   };

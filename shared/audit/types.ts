@@ -8,8 +8,9 @@ import type { ObjectId } from 'mongodb';
 /**
  * Who acted. `kind` names the credential: the account key (JSON API, PushLink forms), a device
  * key or CI token (`device-key`, `ci-token`: id and name of the key), a web session of the
- * account's user, or `system` (the rollout health gate). Further kinds (team members) slot in with
- * their own `kind`; `id` is stable for the kind, `name` is what a person reads.
+ * account's founding owner (`session`: the account's id and email), a web session of a team member
+ * (`member`: the member's id and email), or `system` (the rollout health gate); `id` is stable for
+ * the kind, `name` is what a person reads.
  */
 export interface Actor {
   readonly kind: string;
@@ -50,6 +51,14 @@ export const AUDIT_ACTIONS = [
   'access-key.revoked',
   'account-key.restricted',
   'account-key.unrestricted',
+  'account-key.regenerated',
+  'member.invited',
+  'member.invitation-revoked',
+  'member.joined',
+  'member.role-changed',
+  'member.removed',
+  'member.totp-enabled',
+  'member.totp-disabled',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -57,7 +66,10 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export type DetailValue = string | number | boolean | null;
 
 export interface AuditResource {
-  /** `app`, `upload`, `rollout`, `installation`, `webhook`, `delivery`, `access-key`, `account-key`. */
+  /**
+   * `app`, `upload`, `rollout`, `installation`, `webhook`, `delivery`, `access-key`, `account-key`,
+   * `member` (a member's id; the founding owner: the account's id), `invitation`.
+   */
   readonly kind: string;
   readonly id: string;
 }

@@ -18,6 +18,7 @@ export type SubkeyPurpose =
   | 'data-key-wrap' // AES-256-GCM wrapping of per-APK data keys
   | 'pinned-key-seal' // AES-256-GCM of the pinned values below, in the database
   | 'webhook-secret-seal' // AES-256-GCM of webhook endpoints' signing secrets
+  | 'totp-seed-seal' // AES-256-GCM of users' TOTP seeds (docs/teams.md)
   | 'backup'; // per-archive keys of backup archives (HKDF with the archive's salt)
 
 export const PINNED_PURPOSES = ['download-link', 'push-signing'] as const;

@@ -7,6 +7,7 @@
  * - `access_keys`: device keys and CI tokens, as accounts (docs/keys.md).
  * - `apks`: the per-APK data key is unwrapped and wrapped again (the APK bytes stay as they are).
  * - `webhook_endpoints`: each endpoint's signing secret is re-sealed (it never changes).
+ * - `totp_factors`: each user's TOTP seed is re-sealed (it never changes; docs/teams.md).
  *
  * No transactions (the database may not have them): each value is one single-document update,
  * conditional on the old sealed value still being there (a concurrent change, such as a regenerated
@@ -16,6 +17,7 @@
 import type { Db } from 'mongodb';
 import { accessKeysCollection, sealAccessKey, unsealAccessKey } from '../accounts/access-keys';
 import { accountsCollection } from '../accounts/service';
+import { sealSeed, totpFactors, unsealSeed } from '../accounts/totp-factors';
 import { apiKeyLookup, sealApiKey, unsealApiKey } from '../accounts/api-keys';
 import { catalog } from '../catalog/collections';
 import { unwrapDataKey, wrapDataKey } from './data-keys';
@@ -34,6 +36,7 @@ export interface ResealReport {
     apks: number;
     pinned_keys: number;
     webhook_endpoints: number;
+    totp_factors: number;
   };
 }
 
@@ -115,6 +118,22 @@ async function resealWebhooks(db: Db, keys: KeyRing): Promise<number> {
   return n;
 }
 
+async function resealTotpSeeds(db: Db, keys: KeyRing): Promise<number> {
+  let n = 0;
+  for await (const doc of totpFactors(db).find({}, { projection: { seedSealed: 1 } })) {
+    const seed = unsealSeed(keys, doc);
+    if (sealedUnderCurrent(keys, doc.seedSealed)) continue;
+    const seedSealed = sealSeed(keys, doc._id, seed);
+    n += (
+      await totpFactors(db).updateOne(
+        { _id: doc._id, seedSealed: doc.seedSealed },
+        { $set: { seedSealed } },
+      )
+    ).modifiedCount;
+  }
+  return n;
+}
+
 /**
  * Reseals everything under the current key. Fails with MASTER_KEY_MISSING (naming the key id)
  * on the first value sealed under a key the ring lacks; what was done before stays done.
@@ -125,8 +144,9 @@ export async function resealAll(db: Db, keys: KeyRing): Promise<ResealReport> {
   const access_keys = await resealAccessKeys(db, keys);
   const apks = await resealApks(db, keys);
   const webhook_endpoints = await resealWebhooks(db, keys);
+  const totp_factors = await resealTotpSeeds(db, keys);
   return {
     keyId: keys.id,
-    resealed: { accounts, access_keys, apks, pinned_keys, webhook_endpoints },
+    resealed: { accounts, access_keys, apks, pinned_keys, webhook_endpoints, totp_factors },
   };
 }

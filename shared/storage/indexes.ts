@@ -1,6 +1,8 @@
 /** Indexes every process relies on; created idempotently at start-up. */
 import type { Db } from 'mongodb';
 import { ensureAccessKeyIndexes } from '../accounts/access-keys';
+import { ensureInvitationIndexes } from '../accounts/invitations';
+import { ensureMemberIndexes } from '../accounts/member-types';
 import { ACCOUNTS_COLLECTION } from '../accounts/service';
 import { ensureAdoptionIndexes } from '../adoption/samples';
 import { ensureAuditIndexes } from '../audit/record';
@@ -15,6 +17,8 @@ export async function ensureIndexes(db: Db): Promise<void> {
   await accounts.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });
   await accounts.createIndex({ apiKeyLookup: 1 }, { unique: true, name: 'api_key_lookup_unique' });
   await ensureAccessKeyIndexes(db);
+  await ensureMemberIndexes(db);
+  await ensureInvitationIndexes(db);
   await ensureCatalogIndexes(db);
   await ensureExceptionIndexes(db);
   await ensureInstallationIndexes(db);

@@ -253,6 +253,7 @@ test('keys reseal moves every stored value to K2; a second run changes nothing',
     apks: 1,
     pinned_keys: 2,
     webhook_endpoints: 0,
+    totp_factors: 0,
   });
   const again = JSON.parse((await cli(['keys', 'reseal', '--json'], rotated)).stdout.trim()) as {
     resealed: Record<string, number>;
@@ -263,6 +264,7 @@ test('keys reseal moves every stored value to K2; a second run changes nothing',
     apks: 0,
     pinned_keys: 0,
     webhook_endpoints: 0,
+    totp_factors: 0,
   });
   const values = async (collection: string, field: string) =>
     (await mongo.db.collection(collection).find().toArray()).map((d) => String(d[field]));

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { startApi, type ApiProcess } from '../../api/main';
 import type { SocketBounds } from '../../api/push/legacy/pushlink-socket';
 import { freePort } from '../../ops/services/child';
+import type { AuthFailureLimits } from '../../shared/accounts/auth-throttle';
 import type { Logger } from '../../shared/log';
 import type { RolloutSettings } from '../../shared/rollouts/health';
 import type { UploadLimits } from '../../shared/uploads/upload-limits';
@@ -75,6 +76,8 @@ export async function startStack(
      * files sign up many accounts from one loopback address; sign-up tests set their own limit.
      */
     signups?: { open?: boolean; perAddress?: number };
+    /** Failed API keys per client address and per key (AUTH_FAILURES_*). Default: the product's. */
+    authFailures?: AuthFailureLimits;
     /** Proxies believed about the client address (TRUST_PROXY). Default: none. */
     trustProxy?: false | readonly string[];
     /**
@@ -166,6 +169,7 @@ export async function startStack(
         perAddress: options.signups?.perAddress ?? 0,
       },
       ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
+      ...(options.authFailures ? { authFailureLimits: options.authFailures } : {}),
       ...(options.legacyPush
         ? { legacyPush: { port: await freePort(), ...options.legacyPush } }
         : {}),

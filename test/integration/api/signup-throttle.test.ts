@@ -4,11 +4,14 @@
  * Retry-After and the web form comes back with status 429 and a message; taken emails count,
  * invalid input does not; other addresses are not affected. The client address follows
  * TRUST_PROXY (X-Forwarded-For from loopback is believed here). The hour's arithmetic is checked
- * on the throttle itself with literal times.
+ * on the throttle itself with literal times. Joining by an invitation link is counted in the same
+ * window (issue 20).
  */
 import { SIGNUP_WINDOW_MS, redisSignupThrottle } from '../../../shared/accounts/signup-throttle';
 import { redisKeys } from '../../../shared/redis-keys';
 import { closeRedis, createWorkerRedis, type Redis } from '../../../shared/storage/redis';
+import { newAccount } from '../../helpers/accounts';
+import { Browser } from '../../helpers/browser';
 import { request, type Reply } from '../../helpers/http';
 import { track } from '../../helpers/resources';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -123,4 +126,40 @@ test('the window: an hour long, frees one attempt at a time, per IPv6 /64', asyn
   expect(await throttle.attempted('2001:db8:5:7::1', T + 3)).toBe(0);
   // 0: no limit, and no Redis call.
   expect(await redisSignupThrottle(redis, keys, 0).attempted('10.1.0.1', T + 3)).toBe(0);
+});
+
+test('joining by an invitation link counts in the same window as sign-up (docs/teams.md)', async () => {
+  const owner = await newAccount(stack);
+  const ownerBrowser = new Browser(stack, '192.0.2.70');
+  expect((await ownerBrowser.logIn(owner.email, 'password-123')).status).toBe(303);
+  const invited = await ownerBrowser.form(
+    '/ui/members/invitations',
+    { email: `joiner-${Date.now()}@example.com`, role: 'viewer' },
+    '/ui/members',
+  );
+  const path = new URL(/id="invite-link">([^<]+)</.exec(invited.text)![1]!).pathname;
+
+  const joiner = new Browser(stack, '192.0.2.77');
+  const csrf = await joiner.csrf(path);
+  const tries: number[] = [];
+  for (let i = 0; i < LIMIT; i++) {
+    tries.push(
+      (await joiner.post(path, { password: 'a-password', confirm: 'other', _csrf: csrf })).status,
+    );
+  }
+  const limited = await joiner.post(path, {
+    password: 'a-password',
+    confirm: 'a-password',
+    _csrf: csrf,
+  });
+  expect([...tries, limited.status]).toEqual([400, 400, 400, 429]);
+  expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+  // The link is still good from elsewhere.
+  const other = new Browser(stack, '192.0.2.78');
+  const joined = await other.post(path, {
+    password: 'a-password',
+    confirm: 'a-password',
+    _csrf: await other.csrf(path),
+  });
+  expect(joined.headers.location).toBe('/ui/apps');
 });

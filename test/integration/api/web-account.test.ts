@@ -5,6 +5,7 @@
  * current password is refused and counts against the login throttle; "sign out everywhere"
  * (`POST /ui/account/sign-out-everywhere`) ends every session of the account.
  */
+import { Browser } from '../../helpers/browser';
 import { request, type Reply } from '../../helpers/http';
 import { startStack, type TestStack } from '../../helpers/stack';
 
@@ -23,53 +24,10 @@ const RFC7914 =
   'scrypt$16384$8$1$U29kaXVtQ2hsb3JpZGU=$' +
   'cCO9yzr9c0hGHAbNgf046/2o+7qQT44+qbVD9lRdofLVQylVYT8Pz2LUlwUkKpr55h6F3A1lHkDfzwF7RVdYhw==';
 
-/** A browser: its cookies, updated from every reply, and the client address it comes from. */
-class Jar {
-  private readonly cookies = new Map<string, string>();
-  constructor(readonly address: string) {}
-
-  get cookie(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-
-  keep(reply: Reply): Reply {
-    for (const line of [reply.headers['set-cookie'] ?? []].flat()) {
-      const [pair = '', ...attributes] = line.split(';');
-      const eq = pair.indexOf('=');
-      const expired = attributes.some((a) => /^\s*expires=Thu, 01 Jan 1970/i.test(a));
-      if (expired || eq === pair.length - 1) this.cookies.delete(pair.slice(0, eq));
-      else this.cookies.set(pair.slice(0, eq), pair.slice(eq + 1));
-    }
-    return reply;
-  }
-
-  async get(path: string): Promise<Reply> {
-    const headers = { cookie: this.cookie, 'x-forwarded-for': this.address };
-    return this.keep(await request(`${stack.urls.admin}${path}`, { headers, ca: stack.ca }));
-  }
-
-  async post(path: string, fields: Record<string, string>): Promise<Reply> {
-    const reply = await request(`${stack.urls.admin}${path}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        cookie: this.cookie,
-        'x-forwarded-for': this.address,
-      },
-      body: new URLSearchParams(fields).toString(),
-      ca: stack.ca,
-    });
-    return this.keep(reply);
-  }
-
-  /** The `_csrf` of the form on `path` (the login form's before sign-in, the session's after). */
-  async csrf(path: string): Promise<string> {
-    const page = await this.get(path);
-    return /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
-  }
-
-  async logIn(email: string, password: string): Promise<Reply> {
-    return this.post('/ui/login', { email, password, _csrf: await this.csrf('/ui/login') });
+/** A browser (test/helpers/browser.ts) of this file's stack. */
+class Jar extends Browser {
+  constructor(address: string) {
+    super(stack, address);
   }
 }
 

@@ -3,7 +3,8 @@
  * concurrent first loads agree on one value; the values never change across a rotation and a
  * reseal; a reseal cut short (some values under the new key, some under the old, some v1) is
  * finished by running it again, and a second run changes nothing; a ring missing the old key
- * refuses naming it. Device keys, CI tokens and webhook secrets are resealed with the rest.
+ * refuses naming it. Device keys, CI tokens, webhook secrets and TOTP seeds are resealed with the
+ * rest.
  * Backups written under K1 open under K2 with K1 as previous.
  */
 import { createCipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
@@ -12,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ObjectId } from 'mongodb';
 import { createAccountsService } from '../../../shared/accounts/service';
+import { pendingSeed, startTotp, userKey } from '../../../shared/accounts/totp-factors';
 import { createBackup } from '../../../shared/backup/create-backup';
 import { verifyBackup } from '../../../shared/backup/read-archive';
 import { unwrapDataKey, wrapDataKey } from '../../../shared/crypto/data-keys';
@@ -89,10 +91,21 @@ test('a reseal cut short finishes on the next run; values never change', async (
     { url: 'https://hooks.example.com/a', events: ['apk.accepted'] },
   );
 
+  // The owner's TOTP seed, sealed under K1 (docs/teams.md).
+  const totpUser = userKey(account.id, null);
+  const seed = await startTotp(db, createKeyRing(K1), totpUser, account.id, new Date());
+
   const first = await resealAll(db, rotated);
   expect(first).toEqual({
     keyId: idOf(K2),
-    resealed: { accounts: 1, access_keys: 2, apks: 2, pinned_keys: 2, webhook_endpoints: 1 },
+    resealed: {
+      accounts: 1,
+      access_keys: 2,
+      apks: 2,
+      pinned_keys: 2,
+      webhook_endpoints: 1,
+      totp_factors: 1,
+    },
   });
   expect((await resealAll(db, rotated)).resealed).toEqual({
     accounts: 0,
@@ -100,7 +113,9 @@ test('a reseal cut short finishes on the next run; values never change', async (
     apks: 0,
     pinned_keys: 0,
     webhook_endpoints: 0,
+    totp_factors: 0,
   });
+  expect(await pendingSeed(db, createKeyRing(K2), totpUser)).toBe(seed);
 
   // K2 alone now opens everything, and every value is what it was.
   const k2 = await loadPinnedKeys(db, createKeyRing(K2));

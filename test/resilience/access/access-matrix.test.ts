@@ -1,7 +1,8 @@
 /**
  * Issue 11 and 24, access control: for every route of the route table and of the queue board, on
  * every host it is mounted on, every role (anonymous, a device of A, A's owner, B's owner, an
- * operator, a metrics scraper, a forged cross-site form), a real request to the real stack, read
+ * operator, a metrics scraper, a forged cross-site form, A's keys and tokens, A's admin, developer
+ * and viewer), a real request to the real stack, read
  * as allow or as a kind of denial and judged against matrix.tsv, which is written by hand: the
  * routes' declared `access` is never read. A reply is judged beyond its status: an allowed one
  * must carry what its row names, no reply may carry A's secrets to others, and a refused board
@@ -17,9 +18,10 @@ import { routeTable } from '../../helpers/route-table';
 import { recordFigures } from '../report';
 import { boardEntries, boardRoutes, boardState } from './board';
 import { EXPECTATIONS, type CaseContext, type Entry } from './expectations';
+import { TEAM_EXPECTATIONS } from './expectations-teams';
 import { WEBHOOK_EXPECTATIONS } from './expectations-webhooks';
 import { jsonJudge, send, type Verdict } from './judge';
-import { accountOf, ROLES, type Outcome, type Role } from './roles';
+import { accountOf, MEMBER_ROLES, ROLES, type Outcome, type Role } from './roles';
 import { readMatrix, type Row, type Shows } from './table';
 import { buildWorld, SCREENSHOT, type World } from './world';
 
@@ -29,6 +31,7 @@ const HOSTS: readonly Host[] = ['admin', 'web', 'push'];
 const ENTRIES: Readonly<Record<string, Entry>> = {
   ...EXPECTATIONS,
   ...WEBHOOK_EXPECTATIONS,
+  ...TEAM_EXPECTATIONS,
   ...boardEntries(),
 };
 const ROWS = readMatrix();
@@ -80,18 +83,25 @@ function cases(): Case[] {
 const label = (c: Case) =>
   `${c.row.key} @${c.host} as ${c.role}${c.cross ? ", A's resource under its own package" : ''}`;
 
+/** A's keys and tokens: its team members never see them either (docs/teams.md). */
+function keysOfA(w: World): Record<string, string> {
+  return {
+    'A’s API key': w.a.apiKey,
+    'A’s device key': w.a.deviceKey,
+    'A’s CI token': w.a.ciToken,
+    'A’s other CI token': w.a.ciOther,
+  };
+}
+
 /** Values only A's holders may ever see. */
 function secretsOfA(w: World): Record<string, string> {
   return {
-    'A’s API key': w.a.apiKey,
+    ...keysOfA(w),
     'A’s device id': w.a.deviceId,
     'A’s exception id': w.a.exceptionId,
     'A’s download link id': w.a.linkId,
     'A’s upload job id': w.a.jobId,
     'A’s APK sha256': w.a.sha256,
-    'A’s device key': w.a.deviceKey,
-    'A’s CI token': w.a.ciToken,
-    'A’s other CI token': w.a.ciOther,
   };
 }
 
@@ -105,7 +115,7 @@ function carries(shows: Shows, reply: Reply, w: World, role: Role): boolean {
     case 'own-email':
       return has(own.email);
     case 'own-apps':
-      return has(own.package) && (own === w.a || !has(w.a.package));
+      return has(own.package) && (own.package === w.a.package || !has(w.a.package));
     case 'a-job':
       return has(w.a.jobId);
     case 'a-link':
@@ -153,9 +163,11 @@ async function run(c: Case, w: World, board: { first?: string }): Promise<Judged
   const verdict = c.entry.judge(reply);
   const seesA =
     HOLDERS_OF_A.includes(c.role) || (c.row.aData === 'operator' && c.role === 'operator');
+  // A's members read A's data, never its keys; everyone else neither.
+  const secrets = MEMBER_ROLES.includes(c.role) ? keysOfA(w) : secretsOfA(w);
   const leaked = seesA
     ? undefined
-    : Object.entries(secretsOfA(w)).find(([, v]) => reply.text.includes(v));
+    : Object.entries(secrets).find(([, v]) => reply.text.includes(v));
   if (leaked) return { verdict: 'allow', note: `leaks ${leaked[0]}; ${note}` };
   if (before !== undefined && (await boardState(w)) !== before) {
     return { verdict: 'allow', note: `the queues changed; ${note}` };

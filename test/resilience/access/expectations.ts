@@ -27,7 +27,7 @@ import {
   type Call,
   type Judge,
 } from './judge';
-import { accountOf, keyOf, knowsCsrf, sessionOf, type Role } from './roles';
+import { accountOf, keyOf, knowsCsrf, MEMBER_ROLES, sessionOf, type Role } from './roles';
 import { csrfIn, PASSWORD, SCREENSHOT, signIn, type World } from './world';
 
 export interface CaseContext {
@@ -432,20 +432,19 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     judge: loginJudge,
     call: async (c) => {
       const { cookie: anon, csrf: token } = await anonymousForm(c, '/ui/login');
-      // The forged form carries the right password: only the missing token stops it.
+      // The forged form carries the right password: only the missing token stops it. A's team
+      // members log in with their own email and password (docs/teams.md).
+      const member = MEMBER_ROLES.includes(c.role) ? accountOf(c.w, c.role) : undefined;
       const password =
-        c.role === 'ownerA' || c.role === 'forgedForm' ? PASSWORD : `not-${PASSWORD}`;
+        c.role === 'ownerA' || c.role === 'forgedForm' || member ? PASSWORD : `not-${PASSWORD}`;
+      // Key holders guess at an email of their own: A's email meets the login throttle's 5
+      // attempts per email and address, which the other roles' wrong passwords already use.
+      const email = KEY_ROLES.includes(c.role) ? `${c.role}@example.com` : c.w.a.email;
       return {
         method: 'POST',
         path: '/ui/login',
         headers: { cookie: anon },
-        // Key holders guess at an email of their own: A's email meets the login throttle's 5
-        // attempts per email and address, which the other roles' wrong passwords already use.
-        form: {
-          email: KEY_ROLES.includes(c.role) ? `${c.role}@example.com` : c.w.a.email,
-          password,
-          _csrf: token,
-        },
+        form: { email: member?.email ?? email, password, _csrf: token },
       };
     },
   },

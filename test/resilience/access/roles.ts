@@ -1,8 +1,9 @@
 /**
- * The roles of the access matrix and what each one holds. What each role is expected to get from
+ * The roles of the access matrix and what each one holds (issue 20 adds A's team members: an
+ * admin, a developer and a viewer, each signed in with their own email). What each role is expected to get from
  * each route is written by hand in matrix.tsv, never derived from the route's declared `access`.
  */
-import { METRICS_TOKEN, type Principal, type WebSession, type World } from './world';
+import { METRICS_TOKEN, type Member, type Principal, type WebSession, type World } from './world';
 
 export const ROLES = [
   'anonymous',
@@ -15,8 +16,14 @@ export const ROLES = [
   'deviceKey',
   'ciToken',
   'ciOther',
+  'adminA',
+  'developerA',
+  'viewerA',
 ] as const;
 export type Role = (typeof ROLES)[number];
+
+/** Issue 20's team members of A: web sessions only, with their own email and password. */
+export const MEMBER_ROLES: readonly Role[] = ['adminA', 'developerA', 'viewerA'];
 
 /**
  * `allow`: the route did its work for the caller. The denials say how: `unauthenticated` (401, a
@@ -53,6 +60,11 @@ export function keyOf(w: World, role: Role): string | undefined {
       return w.a.ciToken;
     case 'ciOther':
       return w.a.ciOther;
+    // Team members sign in to the web administration; they hold no API key.
+    case 'adminA':
+    case 'developerA':
+    case 'viewerA':
+      return undefined;
   }
 }
 
@@ -61,11 +73,17 @@ export function knowsCsrf(role: Role): boolean {
   return role !== 'forgedForm';
 }
 
-/** The account a role signs in as (web session); devices and scrapers have none. */
-export function accountOf(w: World, role: Role): Principal | undefined {
+/**
+ * The user a role signs in as (web session); devices and scrapers have none. A's members sign in
+ * with their own email to A's account (their `package` is A's).
+ */
+export function accountOf(w: World, role: Role): Principal | Member | undefined {
   if (role === 'ownerA' || role === 'forgedForm') return w.a;
   if (role === 'ownerB') return w.b;
   if (role === 'operator') return w.operator;
+  if (role === 'adminA') return w.members.admin;
+  if (role === 'developerA') return w.members.developer;
+  if (role === 'viewerA') return w.members.viewer;
   return undefined;
 }
 

@@ -11,9 +11,23 @@ const withLocals = (locals: Record<string, unknown>) => ({ locals }) as unknown 
 
 test.each([
   [
-    'a web session: its user',
-    { session: { account: ACCOUNT }, account: ACCOUNT },
+    'a web session of the founding owner: its user',
+    {
+      session: { account: ACCOUNT, user: { memberId: null, email: ACCOUNT.email, role: 'owner' } },
+      account: ACCOUNT,
+    },
     { kind: 'session', id: ACCOUNT.id, name: 'owner@example.com' },
+  ],
+  [
+    'a web session of a team member: the member (docs/teams.md)',
+    {
+      session: {
+        account: ACCOUNT,
+        user: { memberId: '64b0000000000000000000aa', email: 'dev@example.com', role: 'viewer' },
+      },
+      account: ACCOUNT,
+    },
+    { kind: 'member', id: '64b0000000000000000000aa', name: 'dev@example.com' },
   ],
   [
     'the account key',

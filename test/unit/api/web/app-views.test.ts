@@ -6,6 +6,7 @@ import { installationsTab } from '../../../../api/web/app-views';
 
 const viewer = {
   account: { id: 'a1', email: 'o@example.com' } as Account,
+  user: { memberId: null, email: 'o@example.com', role: 'owner' as const },
   apiKey: 'ak',
   csrf: 'c',
 };

@@ -28,6 +28,7 @@ test('a digest shows a short prefix and keeps the whole value to copy', () => {
 test('the apps list links a package URL-encoded, then HTML-escaped', () => {
   const viewer: Viewer = {
     account: { id: 'a1', email: 'x@example.com', plan: { installations: 5 }, roles: ['owner'] },
+    user: { memberId: null, email: 'x@example.com', role: 'owner' },
     apiKey: 'ak_x',
     csrf: 'c',
   };
@@ -45,4 +46,21 @@ test('the apps list links a package URL-encoded, then HTML-escaped', () => {
   expect(evil).toContain(
     '<a href="/ui/apps/evil.pkg%3Bfilename*%3DUTF-8&#39;&#39;evil.html%3Bx%3D">',
   );
+});
+
+test('a member who is not an owner sees no API key and no form to regenerate it', () => {
+  const account = { id: 'a1', email: 'x@example.com', plan: { installations: 5 }, roles: [] };
+  const member: Viewer = {
+    account: { ...account, roles: ['owner'] },
+    user: { memberId: 'm1', email: 'dev@example.com', role: 'developer' },
+    apiKey: null,
+    csrf: 'c',
+  };
+  const page = appsPage(member, [], 100);
+  expect(page).toContain('dev@example.com');
+  expect(page).not.toContain('id="api-key"');
+  expect(page).not.toContain('action="/ui/api-key"');
+  const owner = appsPage({ ...member, apiKey: 'ak_secret' }, [], 100);
+  expect(owner).toContain('value="ak_secret"');
+  expect(owner).toContain('action="/ui/api-key"');
 });

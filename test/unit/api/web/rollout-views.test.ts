@@ -7,6 +7,7 @@ import { rolloutsTab } from '../../../../api/web/rollout-views';
 
 const viewer = {
   account: { id: 'a1', email: 'o@example.com' } as Account,
+  user: { memberId: null, email: 'o@example.com', role: 'owner' as const },
   apiKey: 'ak',
   csrf: 'csrf-token',
 };

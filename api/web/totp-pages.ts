@@ -1,0 +1,194 @@
+/**
+ * The second factor's forms (docs/teams.md). On the account page (any signed-in user, for
+ * themselves): set up (a new seed, shown with its QR code), confirm with a current code (then it
+ * is on), turn off with a current code. At login: after a right password, a user with the factor
+ * on gets a pending-login token (5 minutes, not a session; MongoDB keeps its SHA-256) and the code
+ * form; a wrong code counts against the login throttle, a code already used is refused.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Request, Response } from 'express';
+import QRCode from 'qrcode';
+import { totpUri } from '../../shared/accounts/totp';
+import {
+  pendingSeed,
+  startTotp,
+  switchTotp,
+  useTotpCode,
+  userKey,
+} from '../../shared/accounts/totp-factors';
+import type { Account } from '../../shared/accounts/types';
+import { audit } from '../audit-context';
+import { clientAddress } from '../auth';
+import type { ApiDeps } from '../deps';
+import type { Route } from '../route-table';
+import { throttledMessage } from './account-pages';
+import { sendAccountPage } from './account-keys';
+import { anonymousCsrfCheck, form, type Page } from './page-maker';
+import { sendPage, viewerOfSession, type PageHandler } from './pages';
+import { anonymousCsrf, csrfCheck, currentSession, startSession, type WebUser } from './sessions';
+import { totpEnrolPage, totpLoginPage } from './totp-views';
+
+const PENDING_MS = 5 * 60 * 1000;
+
+interface PendingLoginDoc {
+  _id: string;
+  accountId: string;
+  user: WebUser;
+  expiresAt: Date;
+}
+
+const pendingLogins = (deps: ApiDeps) => deps.db.collection<PendingLoginDoc>('web_pending_logins');
+const hash = (token: string) => createHash('sha256').update(token).digest('hex');
+const field = (req: Request, name: string): string => {
+  const value = ((req.body ?? {}) as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : '';
+};
+
+/** The password was right and the user has the factor on: the code form, with a pending token. */
+export async function askTotpCode(
+  deps: ApiDeps,
+  req: Request,
+  res: Response,
+  found: { readonly account: Account; readonly user: WebUser },
+): Promise<void> {
+  const token = randomBytes(32).toString('base64url');
+  const now = deps.now();
+  await pendingLogins(deps).deleteMany({ expiresAt: { $lte: now } });
+  await pendingLogins(deps).insertOne({
+    _id: hash(token),
+    accountId: found.account.id,
+    user: found.user,
+    expiresAt: new Date(now.getTime() + PENDING_MS),
+  });
+  sendPage(res, 200, totpLoginPage(anonymousCsrf(req, res), token, null));
+}
+
+/** The login's second step: the code of a pending login. */
+export function logInWithCode(deps: ApiDeps): PageHandler {
+  return async (req, res) => {
+    const token = field(req, 'pending');
+    const csrf = anonymousCsrf(req, res);
+    const doc = /^[A-Za-z0-9_-]{43}$/.test(token)
+      ? await pendingLogins(deps).findOne({ _id: hash(token), expiresAt: { $gt: deps.now() } })
+      : null;
+    const account = doc ? await deps.accounts.findById(doc.accountId) : null;
+    if (!doc || !account) {
+      return sendPage(res, 401, totpLoginPage(csrf, '', 'This login has expired; log in again.'));
+    }
+    const nowMs = deps.now().getTime();
+    const attempt = await deps.loginThrottle.attempt(doc.user.email, clientAddress(req), nowMs);
+    if (attempt.waitMs > 0) {
+      return sendPage(res, 429, totpLoginPage(csrf, token, throttledMessage(res, attempt.waitMs)));
+    }
+    const user = userKey(account.id, doc.user.memberId);
+    const enabled = true;
+    if (!(await useTotpCode(deps.db, deps.keys, user, field(req, 'code'), { enabled, nowMs }))) {
+      return sendPage(res, 401, totpLoginPage(csrf, token, 'Wrong or already used code.'));
+    }
+    await attempt.succeeded();
+    await pendingLogins(deps).deleteOne({ _id: doc._id });
+    await startSession(deps, res, account, doc.user);
+    res.redirect(303, '/ui/apps');
+  };
+}
+
+const sessionUser = (res: Response) => {
+  const { account, user } = currentSession(res);
+  return { account, user, key: userKey(account.id, user.memberId) };
+};
+
+async function sendEnrolPage(deps: ApiDeps, res: Response, status: number, problem: string | null) {
+  const { user, key } = sessionUser(res);
+  const seed = await pendingSeed(deps.db, deps.keys, key);
+  if (!seed)
+    return sendAccountPage(deps, res, 409, { problem: 'Set up two-factor authentication first.' });
+  const uri = totpUri(seed, user.email);
+  const qr = await QRCode.toDataURL(uri, { margin: 2, width: 200 });
+  sendPage(
+    res,
+    status,
+    totpEnrolPage(await viewerOfSession(deps, res), { base32: seed, uri, qr }, problem),
+  );
+}
+
+function totpAudit(deps: ApiDeps, req: Request, res: Response, on: boolean) {
+  const { account, user } = sessionUser(res);
+  return audit(deps, req, res, {
+    accountId: account.id,
+    action: on ? 'member.totp-enabled' : 'member.totp-disabled',
+    resource: { kind: 'member', id: user.memberId ?? account.id },
+    details: { email: user.email },
+  });
+}
+
+/** Turns the factor on (confirming the pending seed) or off, with a current code; audited. */
+function switchForm(deps: ApiDeps, on: boolean): PageHandler {
+  return async (req, res) => {
+    const request = { on, code: field(req, 'code'), nowMs: deps.now().getTime() };
+    if (!(await switchTotp(deps.db, deps.keys, sessionUser(res).key, request))) {
+      if (on) return sendEnrolPage(deps, res, 400, 'Wrong code: try the one your app shows now.');
+      return sendAccountPage(deps, res, 400, { problem: 'Wrong or already used code: still on.' });
+    }
+    await totpAudit(deps, req, res, on);
+    res.redirect(303, `/ui/account?changed=${on ? 'totp-on' : 'totp-off'}`);
+  };
+}
+
+export function totpForms(deps: ApiDeps) {
+  return {
+    start: (async (_req, res) => {
+      const { account, key } = sessionUser(res);
+      const seed = await startTotp(deps.db, deps.keys, key, account.id, deps.now());
+      if (!seed)
+        return sendAccountPage(deps, res, 409, {
+          problem: 'Two-factor authentication is on already.',
+        });
+      await sendEnrolPage(deps, res, 201, null);
+    }) as PageHandler,
+    confirm: switchForm(deps, true),
+    disable: switchForm(deps, false),
+  };
+}
+
+/** The second factor's routes, made by web.ts's page maker. */
+export function totpRoutes(deps: ApiDeps, page: Page): Route[] {
+  const forms = totpForms(deps);
+  return [
+    page(
+      'post',
+      '/ui/account/totp',
+      'self',
+      'Set up two-factor authentication: a new key and its QR code, shown once (form: _csrf); 201.',
+      form,
+      csrfCheck,
+      forms.start,
+    ),
+    page(
+      'post',
+      '/ui/account/totp/confirm',
+      'self',
+      'Turn two-factor authentication on with a current code (form: code, _csrf).',
+      form,
+      csrfCheck,
+      forms.confirm,
+    ),
+    page(
+      'post',
+      '/ui/account/totp/disable',
+      'self',
+      'Turn two-factor authentication off with a current code (form: code, _csrf).',
+      form,
+      csrfCheck,
+      forms.disable,
+    ),
+    page(
+      'post',
+      '/ui/login/totp',
+      'public',
+      "Log in, second step: the authenticator's code (form: pending, code, _csrf); throttled.",
+      form,
+      anonymousCsrfCheck,
+      logInWithCode(deps),
+    ),
+  ];
+}

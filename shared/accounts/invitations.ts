@@ -1,0 +1,113 @@
+/**
+ * Invitations by link (docs/teams.md): a random 256-bit token, shown once as /ui/join/<token> and
+ * stored only as its SHA-256; valid 7 days, single use (claimed in one atomic update), revocable.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { ObjectId, type Collection, type Db } from 'mongodb';
+import type { MemberRole } from './principal';
+
+export const INVITATIONS_COLLECTION = 'invitations';
+export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
+
+export interface InvitationDoc {
+  _id: ObjectId;
+  accountId: string;
+  tokenHash: string;
+  email: string;
+  role: MemberRole;
+  /** The inviter's name as the audit log shows it. */
+  invitedBy: string;
+  createdAt: Date;
+  expiresAt: Date;
+  usedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export type InvitationState = 'pending' | 'used' | 'expired' | 'revoked';
+
+function invitations(db: Db): Collection<InvitationDoc> {
+  return db.collection<InvitationDoc>(INVITATIONS_COLLECTION);
+}
+
+export async function ensureInvitationIndexes(db: Db): Promise<void> {
+  await invitations(db).createIndex({ tokenHash: 1 }, { unique: true, name: 'invitation_token' });
+  await invitations(db).createIndex({ accountId: 1, createdAt: 1 }, { name: 'invitations_of' });
+}
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+/** Tokens are 43 base64url characters; anything else is no invitation. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+export async function insertInvitation(
+  db: Db,
+  input: { accountId: string; email: string; role: MemberRole; invitedBy: string },
+  now: Date,
+): Promise<{ invitation: InvitationDoc; token: string }> {
+  const token = randomBytes(32).toString('base64url');
+  const invitation: InvitationDoc = {
+    _id: new ObjectId(),
+    ...input,
+    tokenHash: hashToken(token),
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+    usedAt: null,
+    revokedAt: null,
+  };
+  await invitations(db).insertOne(invitation);
+  return { invitation, token };
+}
+
+export function invitationState(doc: InvitationDoc, now: Date): InvitationState {
+  if (doc.revokedAt) return 'revoked';
+  if (doc.usedAt) return 'used';
+  return doc.expiresAt.getTime() <= now.getTime() ? 'expired' : 'pending';
+}
+
+/** The invitation of a link's token, whatever its state; null for no invitation. */
+export async function invitationOfToken(db: Db, token: string): Promise<InvitationDoc | null> {
+  if (!TOKEN.test(token)) return null;
+  return invitations(db).findOne({ tokenHash: hashToken(token) });
+}
+
+/** One invitation of the account, whatever its state. */
+export async function invitationOfAccount(db: Db, accountId: string, id: string) {
+  if (!ObjectId.isValid(id)) return null;
+  return invitations(db).findOne({ _id: new ObjectId(id), accountId });
+}
+
+/** The account's invitations still to be used, oldest first. */
+export async function pendingInvitations(db: Db, accountId: string, now: Date) {
+  return invitations(db)
+    .find({ accountId, usedAt: null, revokedAt: null, expiresAt: { $gt: now } })
+    .sort({ createdAt: 1 })
+    .toArray();
+}
+
+/** Revokes a pending invitation of the account; null when there is none by that id. */
+export async function revokePending(
+  db: Db,
+  accountId: string,
+  id: string,
+  now: Date,
+): Promise<InvitationDoc | null> {
+  if (!ObjectId.isValid(id)) return null;
+  return invitations(db).findOneAndUpdate(
+    { _id: new ObjectId(id), accountId, usedAt: null, revokedAt: null, expiresAt: { $gt: now } },
+    { $set: { revokedAt: now } },
+    { returnDocument: 'after' },
+  );
+}
+
+/** Uses a pending invitation up, atomically: of two joins with one link, one gets it. */
+export async function claimInvitation(db: Db, id: ObjectId, now: Date) {
+  return invitations(db).findOneAndUpdate(
+    { _id: id, usedAt: null, revokedAt: null, expiresAt: { $gt: now } },
+    { $set: { usedAt: now } },
+    { returnDocument: 'after' },
+  );
+}
+
+/** Gives a claimed invitation back (the join failed after claiming it). */
+export async function releaseInvitation(db: Db, id: ObjectId): Promise<void> {
+  await invitations(db).updateOne({ _id: id }, { $set: { usedAt: null } });
+}

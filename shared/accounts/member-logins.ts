@@ -1,0 +1,48 @@
+/**
+ * Team members' passwords (docs/teams.md): the web login and the password change, scrypt as for
+ * the founding owner (passwords.ts). The login hashes once whoever the email belongs to.
+ */
+import { ObjectId, type Db } from 'mongodb';
+import { AppError } from '../errors';
+import { membersCollection, toMember, type Member } from './member-types';
+import { hashPassword, verifyPassword } from './passwords';
+import { normaliseEmail, passwordProblems } from './service';
+
+/** The member of an email (any account), or null. */
+export async function memberByEmail(db: Db, email: string): Promise<Member | null> {
+  const doc = await membersCollection(db).findOne({ email: normaliseEmail(email) });
+  return doc ? toMember(doc) : null;
+}
+
+/** The member when `password` is theirs, else null. */
+export async function verifyMemberPassword(
+  db: Db,
+  member: Member,
+  password: string,
+): Promise<Member | null> {
+  const doc = await membersCollection(db).findOne({ _id: new ObjectId(member.id) });
+  if (!doc || !(await verifyPassword(password, doc.passwordHash))) return null;
+  return toMember(doc);
+}
+
+/**
+ * Sets `next` (checked like a sign-up's password: 400 VALIDATION_FAILED) when `current` is the
+ * member's password; false (nothing changed) when it is not.
+ */
+export async function changeMemberPassword(
+  db: Db,
+  memberId: string,
+  current: string,
+  next: string,
+): Promise<boolean> {
+  const problems = passwordProblems(next);
+  if (problems.length > 0) throw new AppError('VALIDATION_FAILED', { message: problems[0]! });
+  const doc = await membersCollection(db).findOne({ _id: new ObjectId(memberId) });
+  if (!doc) throw new AppError('NOT_FOUND', { message: 'member not found' });
+  if (!(await verifyPassword(current, doc.passwordHash))) return false;
+  const result = await membersCollection(db).updateOne(
+    { _id: doc._id, passwordHash: doc.passwordHash },
+    { $set: { passwordHash: await hashPassword(next), updatedAt: new Date() } },
+  );
+  return result.modifiedCount === 1;
+}

@@ -1,0 +1,117 @@
+/**
+ * Users' TOTP second factors (docs/teams.md), one document per user in `totp_factors`: the seed
+ * sealed with the master key (`totp-seed-seal`, the user's key as AAD; `apkrelay keys reseal`
+ * covers it), whether it is on, and the last step accepted (a code is never accepted twice). A
+ * user is the founding owner (`owner:<accountId>`) or a member (`member:<memberId>`).
+ */
+import type { Collection, Db } from 'mongodb';
+import type { KeyRing } from '../crypto/keys';
+import { seal, unseal } from '../crypto/seal';
+import { acceptedStep, newTotpSecret } from './totp';
+
+export const TOTP_FACTORS_COLLECTION = 'totp_factors';
+
+export interface TotpFactorDoc {
+  /** `owner:<accountId>` or `member:<memberId>`. */
+  _id: string;
+  accountId: string;
+  seedSealed: string;
+  enabled: boolean;
+  lastStep: number | null;
+  createdAt: Date;
+}
+
+export function totpFactors(db: Db): Collection<TotpFactorDoc> {
+  return db.collection<TotpFactorDoc>(TOTP_FACTORS_COLLECTION);
+}
+
+/** The factor's key of a user. */
+export function userKey(accountId: string, memberId: string | null): string {
+  return memberId ? `member:${memberId}` : `owner:${accountId}`;
+}
+
+export const sealSeed = (keys: KeyRing, user: string, seed: string) =>
+  seal(keys, 'totp-seed-seal', Buffer.from(seed), user);
+export const unsealSeed = (keys: KeyRing, doc: Pick<TotpFactorDoc, '_id' | 'seedSealed'>) =>
+  unseal(keys, 'totp-seed-seal', doc.seedSealed, doc._id).toString();
+
+export async function totpEnabled(db: Db, user: string): Promise<boolean> {
+  return (await totpFactors(db).countDocuments({ _id: user, enabled: true })) > 0;
+}
+
+/** Which of `users` have the factor on. */
+export async function totpEnabledAmong(db: Db, users: readonly string[]): Promise<Set<string>> {
+  const docs = await totpFactors(db)
+    .find({ _id: { $in: [...users] }, enabled: true }, { projection: { _id: 1 } })
+    .toArray();
+  return new Set(docs.map((d) => d._id));
+}
+
+/**
+ * A new seed for a user whose factor is off (replacing an unconfirmed one); null when it is on.
+ * It is not on until `confirmTotp` sees a current code of it.
+ */
+export async function startTotp(
+  db: Db,
+  keys: KeyRing,
+  user: string,
+  accountId: string,
+  now: Date,
+): Promise<string | null> {
+  const seed = newTotpSecret();
+  const doc = { accountId, seedSealed: sealSeed(keys, user, seed), enabled: false, lastStep: null };
+  await totpFactors(db).deleteOne({ _id: user, enabled: false });
+  try {
+    await totpFactors(db).insertOne({ _id: user, ...doc, createdAt: now });
+  } catch {
+    return null; // on already (duplicate _id)
+  }
+  return seed;
+}
+
+/** The seed of a user's unconfirmed factor; null when none is pending. */
+export async function pendingSeed(db: Db, keys: KeyRing, user: string): Promise<string | null> {
+  const doc = await totpFactors(db).findOne({ _id: user, enabled: false });
+  return doc ? unsealSeed(keys, doc) : null;
+}
+
+/**
+ * Checks `code` against the user's factor (`enabled`: on, or pending confirmation) and records
+ * its step as the last one accepted, in one conditional update: of two uses of a code, one wins.
+ */
+export async function useTotpCode(
+  db: Db,
+  keys: KeyRing,
+  user: string,
+  code: string,
+  state: { readonly enabled: boolean; readonly nowMs: number },
+): Promise<boolean> {
+  const doc = await totpFactors(db).findOne({ _id: user, enabled: state.enabled });
+  if (!doc) return false;
+  const step = acceptedStep(unsealSeed(keys, doc), code, state.nowMs, doc.lastStep);
+  if (step === null) return false;
+  const result = await totpFactors(db).updateOne(
+    { _id: user, enabled: state.enabled, seedSealed: doc.seedSealed, lastStep: doc.lastStep },
+    { $set: { lastStep: step } },
+  );
+  return result.modifiedCount === 1;
+}
+
+/**
+ * Turns a pending factor on (`on`), or the factor off, when `code` is current; false (nothing
+ * changed) when it is not.
+ */
+export async function switchTotp(
+  db: Db,
+  keys: KeyRing,
+  user: string,
+  request: { readonly on: boolean; readonly code: string; readonly nowMs: number },
+): Promise<boolean> {
+  const { on, code, nowMs } = request;
+  if (!(await useTotpCode(db, keys, user, code, { enabled: !on, nowMs }))) return false;
+  const factors = totpFactors(db);
+  const result = on
+    ? await factors.updateOne({ _id: user, enabled: false }, { $set: { enabled: true } })
+    : await factors.deleteOne({ _id: user, enabled: true });
+  return ('modifiedCount' in result ? result.modifiedCount : result.deletedCount) === 1;
+}
