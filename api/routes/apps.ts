@@ -1,14 +1,12 @@
 /** JSON API over apps and APKs: list, show, and set the current APK (the spec's "give up"). */
-import { setCurrentApk } from '../../shared/catalog/current-apk';
 import { presentApk } from '../../shared/catalog/present';
 import { apksOf, appsOf, currentApkOf } from '../../shared/catalog/queries';
 import { pickApk } from '../../shared/catalog/pick-apk';
 import type { AppDoc } from '../../shared/catalog/types';
 import { appNeed, bearerAuth, currentAccount } from '../auth';
-import { audit, auditContext, currentChange } from '../audit-context';
 import type { ApiDeps } from '../deps';
 import { appOf } from '../owned-app';
-import { rolloutChanges } from '../rollout-view';
+import { makeCurrentAs } from '../rollout-view';
 import type { Route } from '../route-table';
 
 export function appRoutes(deps: ApiDeps): Route[] {
@@ -78,14 +76,7 @@ export function appRoutes(deps: ApiDeps): Route[] {
             await apksOf(deps.db, app),
             (req.body ?? {}) as Record<string, unknown>,
           );
-          const updated = await setCurrentApk(
-            deps.db,
-            deps.notices,
-            apk,
-            deps.now(),
-            rolloutChanges(deps, auditContext(req, res)),
-          );
-          await audit(deps, req, res, currentChange(app, apk));
+          const updated = await makeCurrentAs(deps, req, res, app, apk);
           res.json({ ...(await summary(updated)), current: presentApk(apk) });
         },
       ],

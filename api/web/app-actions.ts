@@ -2,14 +2,13 @@
  * The web forms that change an app: make an APK current, create a download link, enable or
  * disable an installation. Each one asks the same use-case as the JSON API.
  */
-import { setCurrentApk } from '../../shared/catalog/current-apk';
 import { insertDownloadLink, linkToken } from '../../shared/catalog/download-links';
 import { pickApk } from '../../shared/catalog/pick-apk';
 import { apksOf } from '../../shared/catalog/queries';
 import { AppError } from '../../shared/errors';
-import { audit, auditContext, currentChange, statusChange } from '../audit-context';
+import { audit, statusChange } from '../audit-context';
 import type { ApiDeps } from '../deps';
-import { rolloutChanges } from '../rollout-view';
+import { makeCurrentAs } from '../rollout-view';
 import { changeInstallationStatus } from '../../shared/devices/store';
 import { linkPage } from './app-views';
 import { sendPage, viewerAndApp, type PageHandler } from './pages';
@@ -46,14 +45,7 @@ export function makeCurrent(deps: ApiDeps): PageHandler {
     if (!found) return;
     const { app } = found;
     const apk = pickApk(await apksOf(deps.db, app), sha256Of(req.body));
-    await setCurrentApk(
-      deps.db,
-      deps.notices,
-      apk,
-      deps.now(),
-      rolloutChanges(deps, auditContext(req, res)),
-    );
-    await audit(deps, req, res, currentChange(app, apk));
+    await makeCurrentAs(deps, req, res, app, apk);
     res.redirect(303, `/ui/apps/${encodeURIComponent(app.package)}`);
   };
 }
