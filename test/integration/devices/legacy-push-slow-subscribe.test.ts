@@ -5,13 +5,17 @@
  * database is dropped in a loop. The database is made slow on cue by a proxy that holds what the
  * API sends it (test/helpers/tcp-proxy.ts); everything else is the real stack.
  */
-import { PushlinkReplay, type PushlinkDevice } from '../../../device-client/node/pushlink-replay';
+import {
+  type PushlinkReplay,
+  type PushlinkDevice,
+} from '../../../device-client/node/pushlink-replay';
 import { newAccount } from '../../helpers/accounts';
 import { barrier as pushlinkBarrier } from '../../helpers/pushlink-barrier';
 import { serviceUrls } from '../../helpers/services';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { startTcpProxy, type TcpProxy } from '../../helpers/tcp-proxy';
 import { uploadFixture } from '../../helpers/uploads';
+import { openLegacySocket } from '../../helpers/legacy-socket';
 
 jest.setTimeout(240_000);
 const SAMPLE = 'dev.apkrelay.sample';
@@ -42,15 +46,7 @@ afterAll(async () => {
   await proxy.close();
 });
 
-async function open(): Promise<PushlinkReplay> {
-  const s = await PushlinkReplay.connect({
-    host: '127.0.0.1',
-    port: stack.legacyPushPort!,
-    ca: stack.ca,
-  });
-  sockets.push(s);
-  return s;
-}
+const open = () => openLegacySocket(stack, sockets);
 
 test('a subscribe whose registration outlasts the subscribe timeout is served; a silent socket is not', async () => {
   const { apiKey, id } = await newAccount(stack);

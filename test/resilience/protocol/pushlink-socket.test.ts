@@ -6,12 +6,13 @@
  * object with `mt` and `msg` (issue 18, must-hold 5).
  */
 import { connect } from 'node:net';
-import { PushlinkReplay, type ServerLine } from '../../../device-client/node/pushlink-replay';
+import { type PushlinkReplay, type ServerLine } from '../../../device-client/node/pushlink-replay';
 import { MAX_LINE_BYTES } from '../../../shared/devices/pushlink-protocol';
 import { newAccount } from '../../helpers/accounts';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { uploadFixture } from '../../helpers/uploads';
 import { abuseCounter, probeEachTest } from './abuse-kit';
+import { openLegacySocket } from '../../helpers/legacy-socket';
 
 const SAMPLE = 'dev.apkrelay.sample';
 /** How long an answer may take on a loaded 2-core machine (unloaded: milliseconds). */
@@ -45,15 +46,7 @@ function expectServerLine(line: ServerLine): void {
   expect(typeof line.msg).toBe('string');
 }
 
-async function open(): Promise<PushlinkReplay> {
-  const s = await PushlinkReplay.connect({
-    host: '127.0.0.1',
-    port: stack.legacyPushPort!,
-    ca: stack.ca,
-  });
-  sockets.push(s);
-  return s;
-}
+const open = () => openLegacySocket(stack, sockets);
 
 /** Sends `input` on a new socket; returns the first answer and whether the socket stayed open. */
 async function answer(input: string | Buffer): Promise<{ msg: unknown; open: boolean }> {
