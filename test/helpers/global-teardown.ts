@@ -4,8 +4,20 @@ import { stopRecordedServices, type Services } from '../../ops/services/embedded
 import { isAlive } from '../../ops/services/child';
 import { TEST_SERVICES_DIR, usersDir } from './global-setup';
 import type { RedisCluster } from './redis-cluster';
+import { armExitWatchdog } from './exit-watchdog';
+
+/** How long jest's process may outlive its run before the watchdog names what holds it. */
+const EXIT_GRACE_MS = 30_000;
 
 export default async function globalTeardown(): Promise<void> {
+  try {
+    await stopWhatThisRunStarted();
+  } finally {
+    armExitWatchdog(EXIT_GRACE_MS);
+  }
+}
+
+async function stopWhatThisRunStarted(): Promise<void> {
   await (globalThis as { __apkrelayCluster?: RedisCluster }).__apkrelayCluster?.close();
   await rm(path.join(usersDir(), String(process.pid)), { force: true });
   const others = (await readdir(usersDir()).catch(() => []))
