@@ -4,8 +4,8 @@
  */
 import { ObjectId, type Db } from 'mongodb';
 import { AppError } from '../errors';
-import { membersCollection, toMember, type Member } from './member-types';
-import { hashPassword, verifyPassword } from './passwords';
+import { membersCollection, toMember, type Member, type MemberDoc } from './member-types';
+import { hashPassword, needsRehash, verifyPassword } from './passwords';
 import { normaliseEmail, passwordProblems } from './service';
 
 /** The member of an email (any account), or null. */
@@ -14,7 +14,19 @@ export async function memberByEmail(db: Db, email: string): Promise<Member | nul
   return doc ? toMember(doc) : null;
 }
 
-/** The member when `password` is theirs, else null. */
+/** Stores a hash of `password` unless the stored hash changed meanwhile (one update). */
+async function storeHash(db: Db, doc: MemberDoc, password: string): Promise<boolean> {
+  const result = await membersCollection(db).updateOne(
+    { _id: doc._id, passwordHash: doc.passwordHash },
+    { $set: { passwordHash: await hashPassword(password), updatedAt: new Date() } },
+  );
+  return result.modifiedCount === 1;
+}
+
+/**
+ * The member when `password` is theirs, else null. A match whose stored hash has older scrypt
+ * parameters is rehashed with the current ones, as the founding owner's is.
+ */
 export async function verifyMemberPassword(
   db: Db,
   member: Member,
@@ -22,6 +34,7 @@ export async function verifyMemberPassword(
 ): Promise<Member | null> {
   const doc = await membersCollection(db).findOne({ _id: new ObjectId(member.id) });
   if (!doc || !(await verifyPassword(password, doc.passwordHash))) return null;
+  if (needsRehash(doc.passwordHash)) await storeHash(db, doc, password);
   return toMember(doc);
 }
 
@@ -40,9 +53,6 @@ export async function changeMemberPassword(
   const doc = await membersCollection(db).findOne({ _id: new ObjectId(memberId) });
   if (!doc) throw new AppError('NOT_FOUND', { message: 'member not found' });
   if (!(await verifyPassword(current, doc.passwordHash))) return false;
-  const result = await membersCollection(db).updateOne(
-    { _id: doc._id, passwordHash: doc.passwordHash },
-    { $set: { passwordHash: await hashPassword(next), updatedAt: new Date() } },
-  );
-  return result.modifiedCount === 1;
+  // A concurrent change between the check and the update wins; this one is then refused.
+  return storeHash(db, doc, next);
 }

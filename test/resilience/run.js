@@ -19,6 +19,11 @@ const reportFile = path.join(reportDir, `figures-${process.pid}.jsonl`);
 mkdirSync(reportDir, { recursive: true });
 rmSync(reportFile, { force: true });
 
+// The whole suite takes about 12 minutes on 2 cores. A jest that outlives its run is ended by the
+// global teardown's watchdog (test/helpers/exit-watchdog.ts); this deadline is for anything else
+// that would hold CI until its own, so the report below is still printed. Jest stopped that way
+// skips its global teardown: the test services stay up for the next run to reuse or stop.
+const DEADLINE_MS = Number(process.env.APKRELAY_RESILIENCE_DEADLINE_MS ?? 40 * 60_000);
 const jest = spawnSync(
   process.execPath,
   [require.resolve('jest/bin/jest'), '--config', 'test/resilience/jest.config.js', ...jestArgs],
@@ -26,8 +31,12 @@ const jest = spawnSync(
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, APKRELAY_RESILIENCE_REPORT: reportFile },
+    timeout: DEADLINE_MS,
+    killSignal: 'SIGTERM',
   },
 );
+if (jest.error?.code === 'ETIMEDOUT')
+  console.error(`resilience suite: jest still running after ${DEADLINE_MS / 60_000} min; stopped`);
 let status = jest.status ?? 1;
 
 if (report) {

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { AuditEntry } from '../../helpers/audit-log';
 import { Browser } from '../../helpers/browser';
-import { newAccount } from '../../helpers/accounts';
+import { CURRENT_HASH, newAccount, RFC7914_HASH, RFC7914_PASSWORD } from '../../helpers/accounts';
 import { request } from '../../helpers/http';
 import { startStack, type TestStack } from '../../helpers/stack';
 
@@ -141,6 +141,26 @@ test('invite, join, log in, role limits, demotion at once, removal ends the sess
     address: '198.51.100.10',
     resource: { kind: 'member', id },
   });
+});
+
+test("a member's login with an older-parameter hash rehashes it, as the owner's does", async () => {
+  const email = freshEmail('old-hash');
+  await joinAs(await invite(ownerBrowser, email, 'viewer'), '198.51.100.30');
+  const members = stack.mongo.db.collection<{ email: string; passwordHash: string }>('members');
+  await members.updateOne({ email }, { $set: { passwordHash: RFC7914_HASH } });
+  expect((await new Browser(stack, '198.51.100.30').logIn(email, PASSWORD)).status).toBe(401);
+  expect((await members.findOne({ email }))?.passwordHash).toBe(RFC7914_HASH);
+
+  expect((await new Browser(stack, '198.51.100.30').logIn(email, RFC7914_PASSWORD)).status).toBe(
+    303,
+  );
+  const stored = (await members.findOne({ email }))?.passwordHash ?? '';
+  expect(stored).toMatch(CURRENT_HASH);
+  // Of the same password: the next login works and leaves it alone.
+  expect((await new Browser(stack, '198.51.100.30').logIn(email, RFC7914_PASSWORD)).status).toBe(
+    303,
+  );
+  expect((await members.findOne({ email }))?.passwordHash).toBe(stored);
 });
 
 test('admins cannot add, change or remove owners; their changes name them', async () => {
