@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer, connect, type Server } from 'node:net';
 import { once } from 'node:events';
-import { describeHandle } from '../../helpers/exit-watchdog';
+import { describeHandle } from '../../../helpers/exit-watchdog';
 
 describe('describeHandle names what keeps a process alive', () => {
   let server: Server;
