@@ -5,7 +5,7 @@
  */
 import type { AccessKeyView } from '../../shared/accounts/access-keys';
 import { html, type Html } from './html';
-import type { Viewer } from './views';
+import { may, type Viewer } from './views';
 
 export interface KeysState {
   readonly keys: readonly AccessKeyView[];
@@ -17,13 +17,18 @@ export interface KeysState {
 const KIND_LABEL = { 'device-key': 'Device key', 'ci-token': 'CI token' } as const;
 const when = (iso: string | null) => (iso ? html`<time datetime="${iso}">${iso}</time>` : '—');
 
+/** Revoked when, or the form revoking it (for whoever may manage keys). */
+function revokeCell(viewer: Viewer, key: AccessKeyView): Html | string {
+  if (key.revokedAt) return html`revoked ${when(key.revokedAt)}`;
+  if (!may(viewer, 'manage')) return '';
+  return html`<form method="post" action="/ui/account/keys/${key.id}/revoke">
+    <input type="hidden" name="_csrf" value="${viewer.csrf}" />
+    <button type="submit">Revoke</button>
+  </form>`;
+}
+
 function keyRow(viewer: Viewer, key: AccessKeyView): Html {
-  const revoke = key.revokedAt
-    ? html`revoked ${when(key.revokedAt)}`
-    : html`<form method="post" action="/ui/account/keys/${key.id}/revoke">
-        <input type="hidden" name="_csrf" value="${viewer.csrf}" />
-        <button type="submit">Revoke</button>
-      </form>`;
+  const revoke = revokeCell(viewer, key);
   return html`<tr>
     <td>${key.name}</td>
     <td>${KIND_LABEL[key.kind]}</td>
@@ -94,7 +99,7 @@ export function keysSection(viewer: Viewer, state: KeysState): Html {
       Device keys go in apps in place of the account key; CI tokens in build pipelines. Both are
       limited to the apps they name.
     </p>
-    ${table} ${createForm(viewer)}
+    ${table} ${may(viewer, 'manage') ? createForm(viewer) : ''}
     ${
       viewer.apiKey === null
         ? ''

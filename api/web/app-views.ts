@@ -8,7 +8,7 @@ import type { FunnelCounts } from '../../shared/funnel/marks';
 import type { listInstallations } from '../devices/installations-list';
 import { adoptionChart } from './adoption-chart';
 import { digest, html, type Html } from './html';
-import { layout, uploadForm, type Viewer } from './views';
+import { layout, may, uploadForm, type Viewer } from './views';
 
 export type Tab = 'apks' | 'installations' | 'exceptions' | 'rollouts';
 type InstallationPage = Awaited<ReturnType<typeof listInstallations>>;
@@ -66,6 +66,41 @@ export interface ApksInsights {
   readonly adoption: readonly AdoptionPoint[];
 }
 
+/**
+ * An APK's buttons, those the viewer's role may use: make it current (unless it is), with a
+ * warning when it is older than the current one; a download link.
+ */
+function apkActions(
+  viewer: Viewer,
+  base: string,
+  apk: ApkDoc,
+  { current, back }: { current: boolean; back: boolean },
+): Html {
+  return html`${
+    current || !may(viewer, 'make-current')
+      ? ''
+      : html`<form class="inline" method="post" action="${base}/current">
+          ${hidden(viewer, apk)}
+          ${
+            back
+              ? html`<p class="notice">
+                  Earlier than the current version: devices on a newer one give the update up.
+                </p>`
+              : ''
+          }
+          <button type="submit">Make current</button>
+        </form>`
+  }
+  ${
+    may(viewer, 'manage')
+      ? html`<form class="inline" method="post" action="${base}/download-links">
+          ${hidden(viewer, apk)}
+          <button type="submit">Download link</button>
+        </form>`
+      : ''
+  }`;
+}
+
 export function apksTab(
   viewer: Viewer,
   app: AppDoc,
@@ -87,27 +122,7 @@ export function apksTab(
       <td>${time(apk.uploadedAt)}</td>
       <td>${apk.whatsnew ?? ''}</td>
       <td>${funnelCell(insights.funnels.get(apk.md5))}</td>
-      <td>
-        ${
-          current
-            ? ''
-            : html`<form class="inline" method="post" action="${base}/current">
-                ${hidden(viewer, apk)}
-                ${
-                  back
-                    ? html`<p class="notice">
-                        Earlier than the current version: devices on a newer one give the update up.
-                      </p>`
-                    : ''
-                }
-                <button type="submit">Make current</button>
-              </form>`
-        }
-        <form class="inline" method="post" action="${base}/download-links">
-          ${hidden(viewer, apk)}
-          <button type="submit">Download link</button>
-        </form>
-      </td>
+      <td>${apkActions(viewer, base, apk, { current, back })}</td>
     </tr>`;
   });
   return appLayout(
@@ -136,8 +151,12 @@ export function apksTab(
           ${rows}
         </tbody>
       </table>
-      <h2>Upload a new version</h2>
-      ${uploadForm(viewer, `${base}/apks`)}`,
+      ${
+        may(viewer, 'upload')
+          ? html`<h2>Upload a new version</h2>
+              ${uploadForm(viewer, `${base}/apks`)}`
+          : ''
+      }`,
   );
 }
 
@@ -191,8 +210,14 @@ function installationRow(
         <td>${[i.device.brand, i.device.model, i.device.osVersion].filter(Boolean).join(' ')}</td>
         <td>${i.metadata.map((m) => `${m.key}=${m.value}`).join(', ')}</td>
         <td>${i.location ? `${i.location.lat}, ${i.location.lon}` : '—'}</td>
-        <td>
-          <form
+        <td>${may(viewer, 'manage') ? statusForm(viewer, base, i) : ''}</td>
+      </tr>`;
+}
+
+/** The form that disables an enabled installation or enables a disabled one. */
+function statusForm(viewer: Viewer, base: string, i: InstallationRow): Html {
+  // prettier-ignore
+  return html`<form
             class="inline"
             method="post"
             action="${base}/${encodeURIComponent(i.deviceId)}/status"
@@ -209,9 +234,7 @@ function installationRow(
             >
               ${i.status === 'enabled' ? 'Disable' : 'Enable'}
             </button>
-          </form>
-        </td>
-      </tr>`;
+          </form>`;
 }
 
 export function installationsTab(

@@ -11,7 +11,7 @@ import type { PresentedRollout } from '../../shared/rollouts/present';
 import { allowedActions } from '../../shared/rollouts/rollout';
 import { appLayout, time } from './app-views';
 import { html, type Html } from './html';
-import type { Viewer } from './views';
+import { may, type Viewer } from './views';
 
 type Funnel = Awaited<ReturnType<typeof apkFunnel>>;
 type Apk = PresentedRollout['apk'];
@@ -86,7 +86,7 @@ function summary(r: PresentedRollout): Html {
 }
 
 function actions(viewer: Viewer, base: string, r: PresentedRollout): Html {
-  const allowed = allowedActions(r);
+  const allowed = may(viewer, 'rollout') ? allowedActions(r) : [];
   if (allowed.length === 0) return html``;
   return html`<div class="rollout-actions">
     ${allowed.map(
@@ -242,7 +242,7 @@ export function rolloutsTab(viewer: Viewer, app: AppDoc, page: RolloutsPage): st
           : html`<p>No rollout yet.</p>`
       }
       ${
-        active
+        active || !may(viewer, 'rollout')
           ? ''
           : html`<h2>Start a rollout</h2>
               ${r ? html`<p>A new rollout replaces this one.</p>` : ''}

@@ -7,7 +7,7 @@ import type { InvitationDoc, InvitationState } from '../../shared/accounts/invit
 import type { Member } from '../../shared/accounts/member-types';
 import { MEMBER_ROLES, type MemberRole } from '../../shared/accounts/principal';
 import { html, type Html } from './html';
-import { layout, type Viewer } from './views';
+import { layout, may, type Viewer } from './views';
 
 export interface TeamState {
   readonly members: readonly (Member & { readonly totp: boolean })[];
@@ -22,19 +22,22 @@ const when = (d: Date) => html`<time datetime="${d.toISOString()}">${d.toISOStri
 const hidden = (viewer: Viewer) =>
   html`<input type="hidden" name="_csrf" value="${viewer.csrf}" />`;
 
-function roleSelect(id: string, selected: MemberRole): Html {
+/** The roles the viewer may give: owners any, admins all but owner (docs/teams.md). */
+function roleSelect(viewer: Viewer, id: string, selected: MemberRole): Html {
+  const roles = may(viewer, 'owner') ? MEMBER_ROLES : MEMBER_ROLES.filter((r) => r !== 'owner');
   return html`<select id="${id}" name="role">
-    ${MEMBER_ROLES.map(
+    ${roles.map(
       (r) => html`<option value="${r}" ${r === selected ? html`selected` : ''}>${r}</option>`,
     )}
   </select>`;
 }
 
 /** Whether the viewer's role may change the team (owners and admins: the `members` scope). */
-const manages = (viewer: Viewer) => viewer.user.role === 'owner' || viewer.user.role === 'admin';
+const manages = (viewer: Viewer) => may(viewer, 'members');
 
 function memberRow(viewer: Viewer, m: TeamState['members'][number]): Html {
-  if (!manages(viewer)) {
+  // Owners are changed by owners only: an admin sees them as a viewer does.
+  if (!manages(viewer) || (m.role === 'owner' && !may(viewer, 'owner'))) {
     return html`<tr>
       <td>${m.email}</td>
       <td>${m.role}</td>
@@ -47,7 +50,7 @@ function memberRow(viewer: Viewer, m: TeamState['members'][number]): Html {
     <td>${m.email}</td>
     <td>
       <form class="inline" method="post" action="/ui/members/${m.id}/role">
-        ${hidden(viewer)} ${roleSelect(`role-${m.id}`, m.role)}
+        ${hidden(viewer)} ${roleSelect(viewer, `role-${m.id}`, m.role)}
         <button type="submit">Change</button>
       </form>
     </td>
@@ -91,7 +94,7 @@ function inviteForm(viewer: Viewer): Html {
     <label for="invite-email">Email</label>
     <input id="invite-email" name="email" type="email" required />
     <label for="invite-role">Role</label>
-    ${roleSelect('invite-role', 'developer')}
+    ${roleSelect(viewer, 'invite-role', 'developer')}
     <button type="submit">Invite</button>
   </form>`;
 }

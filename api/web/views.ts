@@ -1,4 +1,5 @@
 /** Page layout, sign-up / login pages and the apps list of the web administration. */
+import { scopesOf, type Scope } from '../../shared/accounts/principal';
 import type { Account } from '../../shared/accounts/types';
 import { html, type Html } from './html';
 import type { WebUser } from './sessions';
@@ -10,6 +11,14 @@ export interface Viewer {
   /** The account's API key: shown to owners only (it can do everything). */
   readonly apiKey: string | null;
   readonly csrf: string;
+}
+
+/**
+ * Whether the signed-in user's role holds `scope` (shared/accounts/principal.ts): a page shows
+ * only the forms its user may send. The routes' guard (page-maker.ts) decides all the same.
+ */
+export function may(viewer: Viewer, scope: Scope): boolean {
+  return scopesOf('session', { role: viewer.user.role }).includes(scope);
 }
 
 /** `signUpLink`: whether the anonymous header offers sign-up (false when SIGNUP=closed). */
@@ -145,7 +154,7 @@ export function appsPage(viewer: Viewer, apps: readonly AppRow[], exceptionLimit
     html`<h1>Apps</h1>
       ${
         apps.length === 0
-          ? html`<p>No apps yet: upload a first APK below.</p>`
+          ? html`<p>No apps yet${may(viewer, 'upload') ? ': upload a first APK below' : ''}.</p>`
           : html`<table>
               <thead>
                 <tr>
@@ -160,8 +169,12 @@ export function appsPage(viewer: Viewer, apps: readonly AppRow[], exceptionLimit
               </tbody>
             </table>`
       }
-      <h2>Upload an APK</h2>
-      ${uploadForm(viewer, '/ui/apks')}
+      ${
+        may(viewer, 'upload')
+          ? html`<h2>Upload an APK</h2>
+              ${uploadForm(viewer, '/ui/apks')}`
+          : ''
+      }
       ${
         viewer.apiKey === null
           ? ''

@@ -1,16 +1,11 @@
 /** The Rollouts tab's rendering: the numbers as written, the buttons per state, escaping. */
 import { ObjectId } from 'mongodb';
-import type { Account } from '../../../../shared/accounts/types';
 import type { AppDoc } from '../../../../shared/catalog/types';
 import type { PresentedRollout } from '../../../../shared/rollouts/present';
 import { rolloutsTab } from '../../../../api/web/rollout-views';
+import { viewerAs } from '../../../helpers/web-views';
 
-const viewer = {
-  account: { id: 'a1', email: 'o@example.com' } as Account,
-  user: { memberId: null, email: 'o@example.com', role: 'owner' as const },
-  apiKey: 'ak',
-  csrf: 'csrf-token',
-};
+const viewer = viewerAs('owner', 'csrf-token');
 const app = { _id: new ObjectId(), accountId: 'a1', package: 'dev.apkrelay.sample' } as AppDoc;
 const T = '2026-11-25T12:00:00.000Z';
 const apk = { versionName: '2.0', versionCode: 2, md5: 'b'.repeat(32) } as PresentedRollout['apk'];

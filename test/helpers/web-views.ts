@@ -1,0 +1,44 @@
+/** Literal inputs of the web administration's views, for their unit tests. */
+import type { MemberRole } from '../../shared/accounts/principal';
+import type { Account } from '../../shared/accounts/types';
+import type { Viewer } from '../../api/web/views';
+
+/** A signed-in user of account `a1`: the founding owner (who sees the API key), or a member. */
+export function viewerAs(role: MemberRole = 'owner', csrf = 'c'): Viewer {
+  const founder = role === 'owner';
+  return {
+    account: { id: 'a1', email: 'o@example.com', plan: { installations: 5 } } as Account,
+    user: {
+      memberId: founder ? null : 'm1',
+      email: founder ? 'o@example.com' : `${role}@example.com`,
+      role,
+    },
+    apiKey: founder ? 'ak' : null,
+    csrf,
+  };
+}
+
+/** A row of the installations tab: enabled, online, nothing installed. */
+export function installationRow(
+  deviceId: string,
+  channel: 'sse' | 'pushlink' = 'sse',
+  plVersion: string | null = null,
+) {
+  return {
+    deviceId,
+    status: 'enabled' as const,
+    online: true,
+    installedMd5: null,
+    lastDownloadedMd5: null,
+    pendingApkId: null,
+    strategy: null,
+    channel,
+    plVersion,
+    device: { brand: null, model: null, osVersion: null, sdkInt: null },
+    metadata: [],
+    location: null,
+    lastInstall: null,
+    registeredAt: '2026-11-25T12:00:00.000Z',
+    lastSeenAt: '2026-11-25T12:00:00.000Z',
+  };
+}
