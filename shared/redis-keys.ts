@@ -40,8 +40,12 @@ export function redisKeys(prefix: string) {
     exceptionStored: (reportId: string) => `${prefix}:exceptions:stored:${reportId}`,
     /** Set once a group's `exception.group.new` webhook event was emitted (docs/webhooks.md). */
     webhookGroupSeen: (groupId: string) => `${prefix}:webhooks:group-seen:${groupId}`,
-    /** Reports of an app admitted in one UTC hour (hours since the epoch), for spikes. */
-    exceptionHour: (appId: string, hour: number) => `${prefix}:webhooks:reports:${appId}:${hour}`,
+    /**
+     * The ids of an app's reports admitted in one UTC hour (hours since the epoch), for spikes: a
+     * set, so a report whose job runs twice counts once.
+     */
+    exceptionHour: (appId: string, hour: number) =>
+      `${prefix}:webhooks:report-ids:${appId}:${hour}`,
     /** Set once an app's `exception.spike` event of that hour was emitted. */
     spikeFired: (appId: string, hour: number) => `${prefix}:webhooks:spike:${appId}:${hour}`,
     /**

@@ -31,6 +31,7 @@ export interface ExceptionEventDeps {
 }
 
 export interface CountedReport {
+  readonly reportId: string;
   readonly accountId: string;
   readonly appId: string;
   readonly package: string;
@@ -53,13 +54,27 @@ async function newGroup(deps: ExceptionEventDeps, r: CountedReport): Promise<voi
   await deps.redis.set(marker, '1', 'EX', MARKER_KEEP_S);
 }
 
-async function spike(deps: ExceptionEventDeps, r: CountedReport): Promise<void> {
-  const keys = redisKeys(deps.prefix);
+/**
+ * Counts a report in its app's UTC hour, once however often its job runs (a set of report ids,
+ * kept three hours): the hour, its count and the previous hour's.
+ */
+export async function countInHour(
+  redis: Redis,
+  prefix: string,
+  r: Pick<CountedReport, 'appId' | 'reportId' | 'receivedAt'>,
+): Promise<{ hour: number; count: number; previous: number }> {
+  const keys = redisKeys(prefix);
   const hour = Math.floor(r.receivedAt.getTime() / HOUR_MS);
   const key = keys.exceptionHour(r.appId, hour);
-  const count = await deps.redis.incr(key);
-  if (count === 1) await deps.redis.expire(key, 3 * 3600);
-  const previous = Number((await deps.redis.get(keys.exceptionHour(r.appId, hour - 1))) ?? 0);
+  if ((await redis.sadd(key, r.reportId)) === 1) await redis.expire(key, 3 * 3600);
+  const count = await redis.scard(key);
+  const previous = await redis.scard(keys.exceptionHour(r.appId, hour - 1));
+  return { hour, count, previous };
+}
+
+async function spike(deps: ExceptionEventDeps, r: CountedReport): Promise<void> {
+  const keys = redisKeys(deps.prefix);
+  const { hour, count, previous } = await countInHour(deps.redis, deps.prefix, r);
   const threshold = Math.max(deps.spike.min, deps.spike.factor * previous);
   if (count < threshold) return;
   const fired = keys.spikeFired(r.appId, hour);

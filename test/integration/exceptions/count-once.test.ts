@@ -4,13 +4,15 @@
  * through a TCP proxy that cuts the network when one write is sent (that write never arrives): the
  * report insert, after the group was counted; or the Redis marker, after the report was stored.
  * A second run on direct connections, as a restarted worker does it, finishes the job. The issue's
- * count must then equal the number of distinct reports stored.
+ * count, and the app's hourly count that makes a spike webhook (docs/webhooks.md), must then equal
+ * the number of distinct reports stored.
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { ExceptionIngestPayload } from '../../../shared/queues/exception-ingest';
 import { connectMongo } from '../../../shared/storage/mongo';
 import { closeRedis } from '../../../shared/storage/redis';
+import { redisKeys } from '../../../shared/redis-keys';
 import { exceptionIngestProcessor } from '../../../workers/processors/exception-ingest';
 import { jobContext } from '../../helpers/job-context';
 import { track } from '../../helpers/resources';
@@ -75,6 +77,29 @@ function payload(accountId: string, app: SeededApp, deviceId: string): Exception
   };
 }
 
+/** Webhook events on, with no endpoint to deliver to and a spike threshold never reached. */
+const events = () => ({
+  events: {
+    db: isolated.mongo.db,
+    deliveries: {
+      enqueue: () => Promise.reject(new Error('no webhook endpoint exists in this test')),
+    },
+    now: () => new Date(),
+  },
+  spike: { min: 1_000_000, factor: 3 },
+});
+
+/** The reports of `jobs`' app counted towards a spike, over the hours they were admitted in. */
+async function hourlyCount(jobs: ExceptionIngestPayload[]): Promise<number> {
+  const redis = redisAt(serviceUrls().redisUrl);
+  const keys = new Set(
+    jobs.map((j) => redisKeys(prefix).exceptionHour(j.appId, Math.floor(j.admittedAt / 3_600_000))),
+  );
+  let n = 0;
+  for (const key of keys) n += await redis.scard(key);
+  return n;
+}
+
 async function stateOf(groupId: string, accountId: string) {
   const db = isolated.mongo.db;
   const group = await db.collection<{ _id: string; count: number }>('exception_groups').findOne({
@@ -94,20 +119,26 @@ async function failOnceThenRetry(cut: 'mongo' | 'redis', when: (chunk: Buffer) =
   const accountId = `account-${randomBytes(4).toString('hex')}`;
   const app = await seedApp(isolated, accountId);
   const job = payload(accountId, app, 'device-1');
-  const first = exceptionIngestProcessor({ ...(await connections(cut, when)), prefix });
+  const first = exceptionIngestProcessor({
+    ...(await connections(cut, when)),
+    prefix,
+    events: events(),
+  });
   await expect(first(job, ctx)).rejects.toThrow();
 
   const worker = exceptionIngestProcessor({
     db: isolated.mongo.db,
     redis: redisAt(serviceUrls().redisUrl),
     prefix,
+    events: events(),
   });
   const other = payload(accountId, app, 'device-2');
   const groupId = (await worker(other, ctx)).groupId;
   const afterFault = await stateOf(groupId, accountId);
   await expect(worker(job, jobContext(2, 12))).resolves.toEqual({ stored: true, groupId });
   await expect(worker(job, jobContext(3, 12))).resolves.toEqual({ stored: false, groupId });
-  return { afterFault, final: await stateOf(groupId, accountId) };
+  const final = { ...(await stateOf(groupId, accountId)), hourly: await hourlyCount([job, other]) };
+  return { afterFault, final };
 }
 
 /** ioredis sends command names in lower case. */
@@ -119,7 +150,7 @@ test('the network to MongoDB is cut when the report insert is sent: the retry st
   );
   // The fault hit the window: the first run counted its report but did not store it.
   expect(afterFault).toEqual({ count: 2, stored: 1 });
-  expect(final).toEqual({ count: 2, stored: 2 });
+  expect(final).toEqual({ count: 2, stored: 2, hourly: 2 });
 });
 
 test('the network to Redis is cut when the stored marker is sent: the retry counts nothing more', async () => {
@@ -128,5 +159,5 @@ test('the network to Redis is cut when the stored marker is sent: the retry coun
   );
   // The first run counted and stored its report; only its marker (and the job's success) was lost.
   expect(afterFault).toEqual({ count: 2, stored: 2 });
-  expect(final).toEqual({ count: 2, stored: 2 });
+  expect(final).toEqual({ count: 2, stored: 2, hourly: 2 });
 });
