@@ -12,6 +12,7 @@ import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { catalog } from '../../shared/catalog/collections';
 import { targetApk } from '../../shared/rollouts/targets';
 import { recordOffers } from '../../shared/funnel/marks';
+import { latestNoticeId } from '../../shared/notices/append-notice';
 import type { AppScope, InstallationCard, LiveState, OfferState } from '../../shared/devices/store';
 import type { PushKeys } from '../../shared/devices/push-signing';
 import type { PushChannelKind } from '../../shared/devices/registration-input';
@@ -21,6 +22,7 @@ import { closeRedis, createWorkerRedis, type Redis } from '../../shared/storage/
 import { TtlCache } from '../../shared/ttl-cache';
 import { AppTargetsCache, loadAppTargets } from './app-targets';
 import { SignedOnce } from './events';
+import { kickMessage, parseRelayMessage } from './relay-message';
 import { tellStream } from './stream-decision';
 import { StreamRegistry, type DeviceChannel, type Stream } from './stream-registry';
 
@@ -116,7 +118,7 @@ export class PushHub {
       this.live.seen(scope, [key], this.o.now()),
       this.o.redis.publish(
         redisKeys(this.o.prefix).noticeChannel(),
-        JSON.stringify({ kind: 'kick', installationId: key, processId: this.processId }),
+        kickMessage(key, this.processId),
       ),
     ]);
     if (!conn.isConnected) {
@@ -145,17 +147,10 @@ export class PushHub {
 
   private async onMessage(message: string): Promise<void> {
     try {
-      const m = JSON.parse(message) as {
-        kind?: string;
-        appId?: string;
-        installationId?: string;
-        processId?: string;
-      };
-      if (m.kind === 'kick') {
-        if (m.processId !== this.processId && m.installationId) {
-          this.streams.drop(m.installationId);
-        }
-      } else if (m.appId) {
+      const m = parseRelayMessage(message);
+      if (m?.kind === 'kick') {
+        if (m.processId !== this.processId) this.streams.drop(m.installationId);
+      } else if (m?.kind === 'notice') {
         const app = this.streams.app(m.appId);
         if (app) await this.sync(m.appId, [...app.streams.keys()], false);
       }
@@ -190,22 +185,15 @@ export class PushHub {
     this.resyncTimer.unref();
   }
 
-  private async latestNoticeId(appId: string): Promise<string> {
-    const last = await this.o.redis.xrevrange(
-      redisKeys(this.o.prefix).noticeStream(appId),
-      '+',
-      '-',
-      'COUNT',
-      1,
-    );
-    return last[0]?.[0] ?? '0-0';
+  private latestNoticeId(appId: string): Promise<string> {
+    return latestNoticeId(this.o.redis, this.o.prefix, appId);
   }
 
   /** Drops the stream of an installation in every process (the owner changed its status). */
   async kick(installationId: string): Promise<void> {
     await this.o.redis.publish(
       redisKeys(this.o.prefix).noticeChannel(),
-      JSON.stringify({ kind: 'kick', installationId, processId: 'owner' }),
+      kickMessage(installationId, 'owner'),
     );
   }
 

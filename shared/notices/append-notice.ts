@@ -51,3 +51,9 @@ export async function appendNotice(redis: Redis, prefix: string, notice: Notice)
   }
   return entryId;
 }
+
+/** The id of an app's latest notice, `0-0` when it has none (the SSE streams' event ids). */
+export async function latestNoticeId(redis: Redis, prefix: string, appId: string): Promise<string> {
+  const last = await redis.xrevrange(redisKeys(prefix).noticeStream(appId), '+', '-', 'COUNT', 1);
+  return last[0]?.[0] ?? '0-0';
+}
