@@ -6,12 +6,17 @@
  * handle still open, then ends the process with the status jest chose for the run.
  */
 
+import { pendingTimerOrigins } from './timer-origins';
+
 /** A field of a handle as text: strings and numbers as they are, anything else as `?`. */
 function field(value: unknown): string {
   return typeof value === 'string' || typeof value === 'number' ? String(value) : '?';
 }
 
-/** One line per handle, with what identifies it: addresses, a pid, a timer's callback. */
+/**
+ * One line per handle, with what identifies it: addresses, a pid. (Timers are not handles to
+ * Node: timer-origins.js says where they were made.)
+ */
 export function describeHandle(handle: unknown): string {
   if (handle === null || typeof handle !== 'object') return String(handle);
   const kind = handle.constructor?.name ?? 'object';
@@ -30,10 +35,6 @@ export function describeHandle(handle: unknown): string {
     const address = (h.address as () => unknown).call(handle);
     return `${kind} listening on ${JSON.stringify(address)}`;
   }
-  if (typeof h._onTimeout === 'function') {
-    const source = String(h._onTimeout).replace(/\s+/g, ' ').slice(0, 160);
-    return `${kind} (${field(h._idleTimeout)} ms): ${source}`;
-  }
   return kind;
 }
 
@@ -47,10 +48,12 @@ export function armExitWatchdog(
     const handles = (process as unknown as HandleSource)._getActiveHandles?.() ?? [];
     const ours = new Set<unknown>([timer, process.stdin, process.stdout, process.stderr]);
     const lines = handles.filter((h) => !ours.has(h)).map(describeHandle);
+    const timers = pendingTimerOrigins();
     log(
       `jest's process was still running ${graceMs / 1000} s after the run ended; ` +
         `handles left open:\n  ${lines.join('\n  ') || '(none listed)'}\n` +
-        `resources: ${process.getActiveResourcesInfo().join(', ')}`,
+        `resources: ${process.getActiveResourcesInfo().join(', ')}\n` +
+        `timers pending (${timers.length}), where each was made:\n  ${timers.join('\n  ') || '(none recorded)'}`,
     );
     process.exit();
   }, graceMs);
