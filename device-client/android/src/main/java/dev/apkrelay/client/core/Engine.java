@@ -65,6 +65,7 @@ public final class Engine {
   private final UpdateDriver updates;
   private volatile boolean stopped;
   private volatile String status;
+  private volatile Thread pushThread;
 
   /** @param registration the body of POST /api/v2/installations, read afresh for each use */
   public Engine(Config config, HttpTransport transport, Storage storage, Clock clock, Logger logger,
@@ -114,6 +115,7 @@ public final class Engine {
       }
       Thread t = new Thread(this::pushLoop, "apkrelay-push");
       t.setDaemon(true);
+      pushThread = t;
       t.start();
       scheduleHeartbeat();
     });
@@ -125,6 +127,22 @@ public final class Engine {
     updates.stop();
     push.stop();
     executor.shutdownNow();
+    Thread t = pushThread;
+    if (t != null) t.interrupt(); // out of its reconnect wait
+  }
+
+  /**
+   * After {@link #stop}: waits up to {@code timeoutMs} for the executor's tasks and the push thread
+   * to end, so nothing writes the engine's files any more (an app need not wait; a test deleting
+   * them must). True when everything ended.
+   */
+  public boolean awaitStopped(long timeoutMs) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    if (!executor.awaitTermination(timeoutMs, TimeUnit.MILLISECONDS)) return false;
+    Thread t = pushThread;
+    if (t == null) return true;
+    t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+    return !t.isAlive();
   }
 
   private void pushLoop() {

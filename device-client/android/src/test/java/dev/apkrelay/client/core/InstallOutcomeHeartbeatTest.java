@@ -63,8 +63,12 @@ class InstallOutcomeHeartbeatTest {
   }
 
   @AfterEach
-  void stop() {
-    if (engine != null) engine.stop();
+  void stop() throws InterruptedException {
+    if (engine != null) {
+      engine.stop();
+      // Its threads may still be writing into the @TempDir that JUnit deletes next.
+      engine.awaitStopped(5_000);
+    }
     server.stop(0);
   }
 
