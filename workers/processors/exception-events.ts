@@ -58,7 +58,7 @@ async function newGroup(deps: ExceptionEventDeps, r: CountedReport): Promise<voi
  * Counts a report in its app's UTC hour, once however often its job runs (a set of report ids,
  * kept three hours): the hour, its count and the previous hour's.
  */
-export async function countInHour(
+async function countInHour(
   redis: Redis,
   prefix: string,
   r: Pick<CountedReport, 'appId' | 'reportId' | 'receivedAt'>,
