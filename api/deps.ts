@@ -14,6 +14,7 @@ import type { Logger } from '../shared/log';
 import type { BlobStore } from '../shared/storage/blob-store';
 import type { IngestClient } from './upload/ingest-client';
 import type { UploadSlots } from './upload/upload-slots';
+import type { SpoolBudget } from './upload/pre-auth-hold';
 import type { ApiMetrics } from './metrics/api-metrics';
 import type { UploadLimits } from '../shared/uploads/upload-limits';
 import type { NoticeSink } from '../shared/catalog/current-apk';
@@ -54,6 +55,8 @@ export interface ApiDeps {
   readonly ingest: IngestClient;
   /** Uploads received at once, per client address and in all (UPLOADS_PER_ADDRESS, UPLOADS_TOTAL). */
   readonly uploadSlots: UploadSlots;
+  /** Upload files that came before their key: their private folder and shared disk budget. */
+  readonly uploadSpool: { readonly dir: string; readonly budget: SpoolBudget };
   readonly readiness: ReadinessChecks;
   readonly publicUrls: { readonly base: string; readonly web: string; readonly push: string };
   readonly push: PushHub;

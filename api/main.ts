@@ -4,6 +4,8 @@
  * finish in-flight requests until the deadline, then close queues, Redis and Mongo.
  */
 import { setMaxListeners } from 'node:events';
+import os from 'node:os';
+import path from 'node:path';
 import { redisAuthThrottle, type AuthFailureLimits } from '../shared/accounts/auth-throttle';
 import { createAccountsService } from '../shared/accounts/service';
 import { redisLoginThrottle } from '../shared/accounts/login-throttle';
@@ -40,6 +42,7 @@ import { liveState, deviceLookups } from '../shared/devices/store';
 import type { Host } from './route-table';
 import { createIngestClient } from './upload/ingest-client';
 import { uploadSlots } from './upload/upload-slots';
+import { spoolBudget, sweepSpool } from './upload/pre-auth-hold';
 import { createApiMetrics } from './metrics/api-metrics';
 import { exceptionIntake } from './exceptions/wiring';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from '../shared/uploads/upload-limits';
@@ -72,6 +75,11 @@ export interface ApiOptions extends ConnectOptions {
   readonly signups?: { readonly open?: boolean; readonly perAddress?: number };
   /** LEGACY_PUSH_PORT / LEGACY_PUSH_TLS_MIN: the PushLink SDK's push listener; unset: off. */
   readonly legacyPush?: Omit<LegacyPushOptions, 'host' | 'tls'>;
+  /**
+   * Where an upload's file that came before its API key is spooled (DATA_DIR/spool/uploads);
+   * unset: a folder under the OS temporary directory.
+   */
+  readonly uploadSpoolDir?: string;
   /** DOWNLOAD_CACHE_MB: downloads read APK ciphertext through a local file cache; unset: off. */
   readonly downloadCache?: { readonly dir: string; readonly maxBytes: number };
 }
@@ -122,6 +130,8 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   };
   try {
     await ensureIndexes(mongo.db);
+    const swept = await sweepSpool(spoolDirOf(options));
+    if (swept > 0) log.warn({ swept }, 'removed upload spool files left by a crash');
     // Give the producer connection a moment, so the first requests find it ready; start anyway
     // when Redis is down (those requests then get a retryable 503).
     await redisReady(redis, 3_000).catch(() => log.warn('starting while Redis is unavailable'));
@@ -194,6 +204,10 @@ async function listenAll(
   }
 }
 
+function spoolDirOf(options: ApiOptions): string {
+  return options.uploadSpoolDir ?? path.join(os.tmpdir(), 'apkrelay-upload-spool');
+}
+
 /** What startApi made before the dependencies: the push hub and the settled options. */
 interface Made {
   readonly pushHub: PushHub;
@@ -253,6 +267,7 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
       stopping: made.stopping,
     }),
     uploadSlots: uploadSlots(limits.uploads),
+    uploadSpool: { dir: spoolDirOf(options), budget: spoolBudget(limits.uploads.spoolBytes) },
     notices: queueNoticeSink(producers.get(versionNoticeQueue.name)),
     deliveries,
     overPlan: overPlanEvents({ db: mongo.db, now, deliveries }, log),

@@ -52,6 +52,7 @@ export function uploadLimits(r: Reader): UploadLimits {
   const d = DEFAULT_UPLOAD_LIMITS;
   return Object.freeze({
     preAuthBytes: r.integer('UPLOAD_PREAUTH_BYTES', d.preAuthBytes, 0, 16 * 1024 ** 2),
+    spoolBytes: r.integer('UPLOAD_SPOOL_BYTES', d.spoolBytes, 0, 1024 ** 4),
     progressBytes: r.integer('UPLOAD_PROGRESS_BYTES', d.progressBytes, 1, 64 * 1024 ** 2),
     progressWindowMs: r.integer('UPLOAD_PROGRESS_WINDOW_MS', d.progressWindowMs, 100, 3_600_000),
     perAddress: r.integer('UPLOADS_PER_ADDRESS', d.perAddress, 1, 100_000),

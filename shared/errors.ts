@@ -58,6 +58,11 @@ export const ERRORS = {
     status: 503,
     message: 'Too many uploads at once; retry after Retry-After.',
   },
+  UPLOAD_SPOOL_FULL: {
+    status: 503,
+    message:
+      'Too many upload bytes are waiting for their API key (UPLOAD_SPOOL_BYTES); retry after Retry-After, or send the key before the file.',
+  },
   UPLOAD_TOO_SLOW: {
     status: 408,
     message: 'The upload body arrived too slowly and was cut; retry.',

@@ -99,7 +99,7 @@ export const uploadPaths = {
         },
         '400': text('Not a multipart form, malformed, or several apk files.'),
         '401': text(
-          'deploy fails, Invalid Api Key (also: no key, or the apiKey field after a file larger than UPLOAD_PREAUTH_BYTES)',
+          'deploy fails, Invalid Api Key (also: no key). The apiKey field may come before or after the apk file.',
         ),
         '408': text(
           'The body brought fewer than UPLOAD_PROGRESS_BYTES in UPLOAD_PROGRESS_WINDOW_MS.',

@@ -29,6 +29,8 @@ function refusalError(refusal: Refusal): unknown {
       return new AppError('APK_TOO_LARGE', { message: refusal.detail });
     case 'unavailable':
       return new AppError('DEPENDENCY_UNAVAILABLE');
+    case 'spool-full':
+      return new AppError('UPLOAD_SPOOL_FULL');
     default:
       return new AppError('VALIDATION_FAILED', { message: refusal.detail });
   }

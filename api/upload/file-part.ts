@@ -1,7 +1,7 @@
 /**
- * The two things the receiver does with a form's `apk` part: store it (encrypted on the fly with
- * a fresh data key, into GridFS under a new upload id) once the key is accepted, or hold it in
- * memory, up to a bound, while the key is not known yet.
+ * What the receiver does with a form's `apk` part once its key is accepted: store it, encrypted on
+ * the fly with a fresh data key, into GridFS under a new upload id. (A part that came before its
+ * key waits in pre-auth-hold.ts first.)
  */
 import { ObjectId } from 'mongodb';
 import type { Readable } from 'node:stream';
@@ -9,11 +9,6 @@ import { newDataKey } from '../../shared/crypto/data-keys';
 import { SegmentEncryptor, newNoncePrefix } from '../../shared/crypto/segmented-aead';
 import type { BlobStore } from '../../shared/storage/blob-store';
 import type { ReceivedFile } from './received';
-
-/** An apk part received before the key was known, held in memory until the key is checked. */
-export interface HeldFile {
-  readonly held: readonly Buffer[];
-}
 
 /**
  * Encrypts `source` on the fly into GridFS under a new upload id. Null: the form was refused
@@ -50,32 +45,4 @@ export function storeEncrypted(
       throw err;
     },
   );
-}
-
-/**
- * Holds `stream` in memory up to `maxBytes`. Past them what was held is dropped and `onOutgrown`
- * is called (once): the caller refuses the upload, which ends the form; the result is then null.
- */
-export function holdInMemory(
-  stream: Readable,
-  maxBytes: number,
-  onOutgrown: () => void,
-): Promise<HeldFile | null> {
-  const held: Buffer[] = [];
-  let size = 0;
-  let outgrown = false;
-  return new Promise((resolve, reject) => {
-    stream.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= maxBytes) {
-        held.push(chunk);
-      } else if (!outgrown) {
-        outgrown = true;
-        held.length = 0;
-        onOutgrown();
-      }
-    });
-    stream.on('end', () => resolve(outgrown ? null : { held }));
-    stream.on('error', reject);
-  });
 }

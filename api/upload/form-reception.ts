@@ -5,25 +5,27 @@
  * - `form`: `receiving` (the body flows into the parser, waits paused for the key check, or is
  *   discarded after a halt) → `settling` (the parser closed, failed or was halted, or the client
  *   aborted: the apk part and the key check are awaited, then the outcome is resolved once).
- * - `key`: `unasked` → `asked` (with the first key field, an apk part outgrowing the memory
- *   bound, or the form's end; the check's promise never rejects: a refusal sets `failure`). A
- *   request the caller authenticated already starts `asked`, settled.
- * - `apk`: `none` → `held` (in memory, the key not asked yet) → `outgrown` (past the bound:
- *   refused as a missing key), or `none` → `storing` (once the key is accepted).
+ * - `key`: `unasked` → `asked` (with the first key field, or the form's end; the check's promise
+ *   never rejects: a refusal sets `failure`). A request the caller authenticated already starts
+ *   `asked`, settled.
+ * - `apk`: `none` → `held` (the key not asked yet: in memory, then in a private spool file,
+ *   pre-auth-hold.ts; stored once the key is accepted, discarded at once otherwise), or `none` →
+ *   `storing` (after the key check).
  * - `failure`: the first reason to refuse the form; once set, nothing more is stored and what
  *   was stored is deleted.
  */
 import { isUtf8 } from 'node:buffer';
 import type busboy from 'busboy';
 import type { Request } from 'express';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { BlobStore } from '../../shared/storage/blob-store';
 import { closeAfterReply } from '../close-after-reply';
 import { isDependencyOutage } from '../http-errors';
 import { watchBodyProgress } from './body-progress';
-import { holdInMemory, storeEncrypted, type HeldFile } from './file-part';
+import { storeEncrypted } from './file-part';
+import { holdBeforeKey, type HeldFile } from './pre-auth-hold';
 import type { ReceiveOptions, Received, ReceivedFile, Refusal } from './received';
-import { coerceError } from '../../shared/errors';
+import { AppError, coerceError } from '../../shared/errors';
 
 export const FIELD_LIMITS = { fields: 32, fieldSize: 64 * 1024, parts: 40, headerPairs: 64 };
 
@@ -38,11 +40,11 @@ type KeyCheck =
 
 type ApkPart =
   | { readonly state: 'none' }
-  | { readonly state: 'held' | 'outgrown'; readonly part: Promise<HeldFile | null> }
+  | { readonly state: 'held'; readonly part: Promise<HeldFile> }
   | { readonly state: 'storing'; readonly part: Promise<ReceivedFile | null> };
 
 /** Reasons the receiver itself refuses a form for, at once. */
-type AbortReason = 'malformed' | 'too-large' | 'repeated-file' | 'too-slow';
+type AbortReason = 'malformed' | 'too-large' | 'repeated-file' | 'too-slow' | 'spool-full';
 
 /**
  * Busboy decodes text as latin1 (the default for parameters; set for values too), so the bytes
@@ -133,7 +135,7 @@ export class FormReception {
       this.abort('repeated-file', 'the form carries more than one apk file');
       return;
     }
-    const { maxApkBytes, preAuthBytes = 0 } = this.options;
+    const { maxApkBytes, authenticate } = this.options;
     stream.on('limit', () =>
       this.abort('too-large', `the APK is larger than ${maxApkBytes} bytes`),
     );
@@ -143,10 +145,11 @@ export class FormReception {
         part: this.key.settled.then(() => this.storeAfterKey(stream)),
       };
     } else {
-      const part = holdInMemory(stream, preAuthBytes, () => {
-        // Stops reading; the refusal (counted as a missing key) then ends the form.
-        this.apk = { state: 'outgrown', part };
-        void this.checkKey(undefined);
+      // The key is unasked only when there is one to ask (the constructor).
+      const part = holdBeforeKey(stream, authenticate!.hold).catch((err: unknown) => {
+        if (err instanceof AppError && err.code === 'UPLOAD_SPOOL_FULL')
+          this.abort('spool-full', err.message);
+        throw err;
       });
       this.apk = { state: 'held', part };
     }
@@ -210,19 +213,13 @@ export class FormReception {
       req.unpipe(parser);
       req.pause();
     }
-    const settled = this.options.authenticate!(presented)
+    const settled = this.options
+      .authenticate!.check(presented)
       .then(() => {
-        if (this.apk.state === 'outgrown') throw new Error('no API key came before the file');
         if (receiving && !this.failure) req.pipe(parser);
       })
       .catch((error: unknown) => {
-        this.failure ??= {
-          ok: false,
-          reason: 'refused',
-          error,
-          keyAfterFile: this.apk.state === 'outgrown',
-          detail: 'the API key was refused',
-        };
+        this.failure ??= { ok: false, reason: 'refused', error, detail: 'the API key was refused' };
         this.halt();
       });
     this.key = { state: 'asked', settled };
@@ -244,17 +241,25 @@ export class FormReception {
     // A form that ended without a key is refused like a wrong key (and counted as one).
     if (!this.failure && storeError === undefined) await this.checkKey(undefined);
     else await (this.key.state === 'asked' ? this.key.settled : null);
-    let kept: ReceivedFile | null = null;
-    if (stored && 'held' in stored) {
-      if (!this.failure)
-        kept = await this.store(Readable.from(stored.held)).catch((err: unknown) => {
-          storeError = err;
-          return null;
-        });
+    let kept: ReceivedFile | null;
+    if (stored && 'discard' in stored) {
+      kept = await this.storeHeld(stored).catch((err: unknown) => {
+        storeError = err;
+        return null;
+      });
     } else {
       kept = stored;
     }
     this.resolve(await this.outcome(kept, storeError));
+  }
+
+  /** A held file: stored once its key was accepted; its memory and spool freed in every case. */
+  private async storeHeld(held: HeldFile): Promise<ReceivedFile | null> {
+    try {
+      return this.failure ? null : await this.store(held.open());
+    } finally {
+      await held.discard();
+    }
   }
 
   private async outcome(kept: ReceivedFile | null, storeError: unknown): Promise<Received> {

@@ -36,6 +36,8 @@ function refusalText(
       ];
     case 'unavailable':
       return [503, 'deploy fails, storage unavailable; retry later'];
+    case 'spool-full':
+      return [503, SPOOL_FULL_TEXT];
     case 'too-slow':
       return [408, `deploy fails, ${r.detail}; retry`];
     case 'not-multipart':
@@ -46,20 +48,19 @@ function refusalText(
 }
 
 /** The legacy reply to a refused key (wrong, missing, or past the failed-auth throttle). */
-function keyRefusalText(error: unknown, keyAfterFile: boolean): [number, string] {
+function keyRefusalText(error: unknown): [number, string] {
   if (isAuthRateLimited(error))
     return [429, 'deploy fails, too many failed API key attempts; retry later'];
   if (isKeyRefused(error)) return [403, `deploy fails, ${error.message}`];
   if (!(error instanceof AppError && error.code === 'UNAUTHENTICATED')) throw error;
-  if (keyAfterFile) return [401, KEY_AFTER_FILE_TEXT];
   return [401, LEGACY_TEXT.INVALID_API_KEY];
 }
 
+const SPOOL_FULL_TEXT =
+  'deploy fails, too many uploads are waiting for their apiKey at once; retry later, or send apiKey before the apk file';
+
 const SEVERAL_APPS =
   'this CI token names several apps, and the form names none: use a token of one app, or POST /api/v2/apps/{package}/apks';
-
-const KEY_AFTER_FILE_TEXT =
-  'deploy fails, the apiKey field must come before the apk file (or send an Authorization: Bearer header)';
 
 function wantsAsync(req: Request, fields: ReadonlyMap<string, string>): boolean {
   return fields.get('async') === 'true' || /\brespond-async\b/i.test(req.header('prefer') ?? '');
@@ -96,7 +97,8 @@ interface LegacyForm {
 /**
  * The form of a legacy upload whose key was accepted, or null once the refusal is sent. The key
  * is checked before anything of the file is stored: from the Authorization header before the body
- * is read, else from the form's apiKey field as soon as it is parsed.
+ * is read, else from the form's apiKey field as soon as it is parsed; a file that came before it
+ * is held outside the store meanwhile (pre-auth-hold.ts) and judged when the key arrives.
  */
 async function receiveLegacyForm(
   deps: ApiDeps,
@@ -121,19 +123,29 @@ async function receiveLegacyForm(
     try {
       await authenticate(header);
     } catch (err) {
-      sendText(res, ...keyRefusalText(err, false));
+      sendText(res, ...keyRefusalText(err));
       return null;
     }
   }
   const received = await receiveUpload(req, deps.blobs, {
     maxApkBytes,
-    preAuthBytes: deps.limits.uploads.preAuthBytes,
     progress: uploadProgressBounds(deps.limits.uploads),
-    ...(header === undefined ? { authenticate } : {}),
+    ...(header === undefined
+      ? {
+          authenticate: {
+            check: authenticate,
+            hold: {
+              memoryBytes: deps.limits.uploads.preAuthBytes,
+              spoolDir: deps.uploadSpool.dir,
+              budget: deps.uploadSpool.budget,
+            },
+          },
+        }
+      : {}),
   });
   if (!received.ok) {
     if (received.reason === 'refused') {
-      sendText(res, ...keyRefusalText(received.error, received.keyAfterFile));
+      sendText(res, ...keyRefusalText(received.error));
       return null;
     }
     const [status, text] = refusalText(received, maxApkBytes);

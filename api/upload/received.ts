@@ -3,6 +3,7 @@
  * the receiver's parts (form-reception.ts, file-part.ts) share the types without an import cycle.
  */
 import type { ProgressBounds } from './body-progress';
+import type { HoldOptions } from './pre-auth-hold';
 
 export interface ReceivedFile {
   readonly uploadId: string;
@@ -26,7 +27,9 @@ export type Received =
         | 'repeated-file'
         | 'unavailable'
         /** The body-progress deadline cut it (`progress`). */
-        | 'too-slow';
+        | 'too-slow'
+        /** A file before its key would pass the spool's bound (UPLOAD_SPOOL_BYTES). */
+        | 'spool-full';
       readonly detail: string;
     }
   | {
@@ -34,8 +37,6 @@ export type Received =
       readonly ok: false;
       readonly reason: 'refused';
       readonly error: unknown;
-      /** No key came before the file outgrew `preAuthBytes`. */
-      readonly keyAfterFile: boolean;
       readonly detail: string;
     };
 
@@ -45,13 +46,17 @@ export interface ReceiveOptions {
   readonly maxApkBytes: number;
   /**
    * Checks the form's API key when the caller has not authenticated the request already: called
-   * once, with the first `apiKey` (or `api_key`) field, or with undefined when the form ends, or
-   * its file outgrows `preAuthBytes`, without one. It rejects to refuse the upload. Until it has
-   * resolved nothing of the file is stored: the file waits in memory (at most `preAuthBytes`) or,
-   * while the check runs, unread in the socket.
+   * once, with the first `apiKey` (or `api_key`) field, or with undefined when the form ends
+   * without one. It rejects to refuse the upload. Until it has resolved nothing of the file is
+   * stored: a file that came first is held (pre-auth-hold.ts: `hold.memoryBytes` in memory, the
+   * rest in a private spool file under `hold.spoolDir`); one that follows waits unread in the
+   * socket.
    */
-  readonly authenticate?: (presented: string | undefined) => Promise<void>;
-  readonly preAuthBytes?: number;
+  readonly authenticate?: {
+    readonly check: (presented: string | undefined) => Promise<void>;
+    /** How a file that came before its key is held: bytes in memory, then where it spools. */
+    readonly hold: HoldOptions;
+  };
   /** The body-progress deadline (UPLOAD_PROGRESS_*); unset: none. */
   readonly progress?: ProgressBounds;
 }

@@ -7,10 +7,16 @@
 export interface UploadLimits {
   /**
    * Bytes of a form's apk part held in memory while its API key is not known yet (the key field
-   * comes after the file). Beyond them the upload is refused before anything is stored: clients
-   * send the key first (PushLink's form order) or in an `Authorization: Bearer` header.
+   * comes after the file, as react-native-push-link sends it). The rest of the file waits in a
+   * private spool file under DATA_DIR; nothing is stored before the key is accepted.
    */
   readonly preAuthBytes: number;
+  /**
+   * Bytes of such files this API process spools to disk at once, in all (past `preAuthBytes`
+   * each). An upload that would pass it is refused (503) and its held bytes deleted: it bounds
+   * the disk that clients who have not shown a key yet can take.
+   */
+  readonly spoolBytes: number;
   /**
    * The body-progress deadline: an upload whose body brings fewer than `progressBytes` bytes in
    * any `progressWindowMs` is cut (408), whatever is staged of it removed. Time the server itself
@@ -29,6 +35,7 @@ export interface UploadLimits {
 
 export const DEFAULT_UPLOAD_LIMITS: UploadLimits = Object.freeze({
   preAuthBytes: 256 * 1024,
+  spoolBytes: 4 * 1024 ** 3,
   progressBytes: 32 * 1024,
   progressWindowMs: 30_000,
   perAddress: 64,

@@ -173,6 +173,7 @@ export async function startStack(
       ...(options.legacyPush
         ? { legacyPush: { port: await freePort(), ...options.legacyPush } }
         : {}),
+      uploadSpoolDir: path.join(dataDir, 'spool', 'uploads'),
       ...((options.downloadCache ?? true)
         ? { downloadCache: { dir: path.join(dataDir, 'cache', 'apks'), maxBytes: 256 * 1024 ** 2 } }
         : {}),

@@ -122,6 +122,7 @@ async function runApi(config: Config, common: RoleCommon): Promise<() => Promise
     ...(config.legacyPushPort
       ? { legacyPush: { port: config.legacyPushPort, tlsMin: config.legacyPushTlsMin } }
       : {}),
+    uploadSpoolDir: path.join(config.dataDir, 'spool', 'uploads'),
     ...(config.downloadCacheMiB > 0
       ? {
           downloadCache: {

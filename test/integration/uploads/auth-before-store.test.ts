@@ -5,7 +5,7 @@
  * wrong one does. Measured over real HTTPS on a raw socket, against the real MongoDB-protocol
  * server and its files on disk.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -108,23 +108,55 @@ test.each([
   },
 );
 
-test('the key field after a 50 MB file: refused before the file is stored, counted', async () => {
+/** Descriptors of this process (the API runs in it) open on a file under `dir`. */
+async function openUnder(dir: string): Promise<string[]> {
+  const fds = await readdir('/proc/self/fd');
+  const targets = await Promise.all(
+    fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+  );
+  return targets.filter((t) => t.startsWith(`${dir}/`));
+}
+
+test('a 50 MB file before a wrong key: 401, counted, no byte stored, its spool gone at once', async () => {
+  const spoolDir = path.join(stack.dataDir, 'spool', 'uploads');
   const failuresBefore = await addressFailures();
-  const { apiKey } = await newAccount(stack);
-  const { result, gridFsPeak, diskGrowth } = await measured(() =>
-    sendForm(stack.urls.admin, stack.ca, {
+  const after = Buffer.concat([fileEnd, formField('apiKey', `ak_${'W'.repeat(32)}`), formEnd]);
+  const { result, gridFsPeak, diskGrowth, chunksLeft } = await measured(async () => {
+    const sent = await sendForm(stack.urls.admin, stack.ca, {
       before: fileHead(),
       fileBytes: FILE_BYTES,
-      after: Buffer.concat([fileEnd, formField('apiKey', apiKey), formEnd]),
-    }),
-  );
-  await result.connection.close();
-  expect(result.response.status).toBe(401);
-  expect(result.response.text).toMatch(/^deploy fails, .*apiKey/);
-  expect(result.sent).toBeLessThan(FILE_BYTES);
-  expect(gridFsPeak).toBeLessThan(ONE_MB);
+      after,
+    });
+    // At the reply, not later: the spooled bytes are deleted before the refusal is sent.
+    return { sent, openAtReply: await openUnder(spoolDir), listed: await readdir(spoolDir) };
+  });
+  await result.sent.connection.close();
+  expect(result.sent.response.status).toBe(401);
+  expect(result.sent.response.text).toBe('deploy fails, Invalid Api Key');
+  // The whole file was read (spooled), then judged by its key.
+  expect(result.sent.sent).toBe(fileHead().length + FILE_BYTES + after.length);
+  expect(result.openAtReply).toEqual([]);
+  expect(result.listed).toEqual([]);
+  expect(chunksLeft).toBe(0);
+  expect(gridFsPeak).toBe(0);
   expect(diskGrowth).toBeLessThan(ONE_MB);
   expect(await addressFailures()).toBe(failuresBefore + 1);
+});
+
+test('a 50 MB file before its right key: judged as a key-first upload would be', async () => {
+  const { apiKey } = await newAccount(stack);
+  const result = await sendForm(stack.urls.admin, stack.ca, {
+    before: fileHead(),
+    fileBytes: FILE_BYTES,
+    after: Buffer.concat([fileEnd, formField('apiKey', apiKey), formEnd]),
+  });
+  await result.connection.close();
+  // The filler is no APK: the verdict a key-first upload of it gets.
+  expect({ status: result.response.status, text: result.response.text }).toEqual({
+    status: 422,
+    text: 'deploy fails, Invalid APK file',
+  });
+  expect(await openUnder(path.join(stack.dataDir, 'spool', 'uploads'))).toEqual([]);
 });
 
 test('a wrong key in the Authorization header: 401 before the body is read', async () => {
@@ -143,7 +175,7 @@ test('a wrong key in the Authorization header: 401 before the body is read', asy
   expect(gridFsPeak).toBe(0);
 });
 
-test('a small form with its key after the file is still accepted (held in memory, then stored)', async () => {
+test('a small form with its key after the file is accepted (held in memory, then stored)', async () => {
   const { apiKey } = await newAccount(stack);
   const apk = await readFile(path.resolve(__dirname, '../../fixtures/apks/version-1.apk'));
   const result = await sendForm(stack.urls.admin, stack.ca, {

@@ -87,7 +87,7 @@ test('a package stored before the rule is RFC 6266-encoded in Content-Dispositio
   const got = await request(created.json<{ url: string }>().url, { ca: stack.ca });
   expect(got.status).toBe(200);
   expect(got.headers['content-disposition']).toBe(
-    'attachment; filename="evil.pkg_filename__UTF-8__evil.html_x_.apk"; ' +
+    'attachment;filename=evil.pkg_filename__UTF-8__evil.html_x_.apk; ' +
       "filename*=UTF-8''evil.pkg%3Bfilename%2A%3DUTF-8%27%27evil.html%3Bx%3D.apk",
   );
 });
