@@ -52,7 +52,7 @@ export class OffThreadHash implements StreamHash {
       else this.inFlight--;
       this.wake?.();
     });
-    this.worker.on('error', (err) => {
+    this.worker.on('error', (err: Error) => {
       this.failure = err;
       this.wake?.();
     });

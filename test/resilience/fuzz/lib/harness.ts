@@ -166,7 +166,7 @@ function runSlot(
           onFailure({ kind: m.kind, index: m.index, how: m.how, message: m.message, file: m.file });
         }
       });
-      worker.on('error', (err) => {
+      worker.on('error', (err: Error) => {
         if (settled) return;
         const state = Atomics.load(control, 0);
         const index = Atomics.load(control, 1);
