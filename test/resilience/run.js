@@ -2,7 +2,7 @@
 // `npm run test:resilience [-- --report] [-- jest arguments]`: runs the resilience suite with
 // jest; with --report, sums the figures every test recorded (test/resilience/report.ts), prints
 // them, and fails when a promise of the suite is broken (fewer than 100,000 inputs fuzzed, any
-// crash, hang, acknowledged item lost or unexpected allow).
+// crash, hang, wrong verdict, acknowledged item lost or unexpected allow).
 'use strict';
 const { spawnSync } = require('node:child_process');
 const { mkdirSync, readFileSync, rmSync, existsSync } = require('node:fs');
@@ -55,6 +55,7 @@ if (report) {
     ['inputs fuzzed', 'inputsFuzzed'],
     ['crashes', 'crashes'],
     ['hangs', 'hangs'],
+    ['wrong verdicts', 'wrongVerdicts'],
     ['hostile requests sent', 'abuseCases'],
     ['faults injected', 'faultsInjected'],
     ['acknowledged items', 'acknowledgedItems'],
@@ -79,6 +80,7 @@ if (report) {
   for (const key of [
     'crashes',
     'hangs',
+    'wrongVerdicts',
     'acknowledgedLost',
     'unexpectedAllows',
     'unexpectedDenies',
