@@ -20,13 +20,6 @@ jest.setTimeout(180_000);
  * notice, fan-out through Redis); ten times that, for a loaded 2-core machine.
  */
 const EVENT_MS = 20_000;
-/**
- * Windows in which something must NOT arrive. Each starts only after a positive event proving the
- * system handled the same or later work (the enabled streams got the notice, the reconnected
- * stream got its status), so it covers only bytes in flight; a longer window could only catch
- * more, never fail a correct server.
- */
-const QUIET_MS = 500;
 let stack: TestStack;
 let second: { urls: TestStack['urls'] };
 const clients: SseClient[] = [];
@@ -68,6 +61,32 @@ function stream(host: string, apiKey: string, deviceId: string, lastEventId?: st
   );
   clients.push(client);
   return client;
+}
+
+/**
+ * The end of a window in which nothing more may arrive on `s`: the owner sets the installation's
+ * status (unchanged), which ends its stream wherever it is held (a kick on the notice channel,
+ * after the notices before it). The stream's end comes after every event the server wrote to it
+ * before; returns the names of the events it got.
+ */
+async function endedByOwner(
+  apiKey: string,
+  deviceId: string,
+  status: 'enabled' | 'disabled',
+  s: SseClient,
+): Promise<string[]> {
+  const put = await request(
+    `${stack.urls.admin}/api/v2/apps/${SAMPLE}/installations/${encodeURIComponent(deviceId)}`,
+    {
+      method: 'PUT',
+      json: { status },
+      headers: { authorization: `Bearer ${apiKey}` },
+      ca: stack.ca,
+    },
+  );
+  expect(put.status).toBe(200);
+  await eventually(`${deviceId}'s stream to end`, () => s.ended, { timeoutMs: EVENT_MS });
+  return s.events.map((e) => e.event);
 }
 
 async function md5Of(accountId: string, versionCode: number): Promise<string> {
@@ -145,9 +164,10 @@ test('plan of 5: 7 devices registering at once through two API processes → exa
     >;
     expect(event).toMatchObject({ type: 'version', package: SAMPLE, versionCode: 2 });
   }
-  // Every enabled stream, on both processes, has the notice: a disabled one would have it now.
-  await sleep(QUIET_MS);
-  for (const d of disabled) expect(streams.get(d)!.events.map((e) => e.event)).toEqual(['status']);
+  // Every enabled stream, on both processes, has the notice; then each disabled one is ended.
+  for (const d of disabled) {
+    expect(await endedByOwner(apiKey, d, 'disabled', streams.get(d)!)).toEqual(['status']);
+  }
   const refused = await request(
     `${stack.urls.web}/download?package=${SAMPLE}&api_key=${apiKey}&deviceId=${disabled[0]}`,
     { ca: stack.ca },
@@ -202,19 +222,16 @@ test('version events reach only that app’s devices; they are signed; giving up
   await a2.next('giveup', EVENT_MS, before[1]);
   expect(g1).toMatchObject({ type: 'giveup', package: SAMPLE, md5: await md5Of(a.id, 2) });
   expect(verifyEvent(key, g1)).toBe(true);
-  // Both streams have their giveup: a second one would follow it in the same fan-out.
-  await sleep(QUIET_MS);
-  expect(a1.events.slice(before[0]).map((e) => e.event)).toEqual(['giveup']);
-  expect(a2.events.slice(before[1]).map((e) => e.event)).toEqual(['giveup']);
-  expect(b1.events.map((e) => e.event)).toEqual(['status']);
+  // Both streams have their giveup: a second one would come before their end.
+  expect((await endedByOwner(a.apiKey, 'a1', 'enabled', a1)).slice(before[0])).toEqual(['giveup']);
+  expect((await endedByOwner(a.apiKey, 'a2', 'enabled', a2)).slice(before[1])).toEqual(['giveup']);
+  expect(await endedByOwner(b.apiKey, 'b1', 'enabled', b1)).toEqual(['status']);
 
   // A device that reconnects later does not get it again.
-  await a1.close();
   const again = stream(second.urls.push, a.apiKey, 'a1', a1.lastEventId);
   await again.next('status');
-  // A replayed giveup would come right after the status that opens the stream.
-  await sleep(QUIET_MS);
-  expect(again.events.map((e) => e.event)).toEqual(['status']);
+  // A replayed giveup would come right after the status that opens the stream, before its end.
+  expect(await endedByOwner(a.apiKey, 'a1', 'enabled', again)).toEqual(['status']);
 });
 
 test('a device offline during a change gets the right version on reconnect, with or without Last-Event-ID', async () => {
@@ -237,9 +254,8 @@ test('a device offline during a change gets the right version on reconnect, with
   // Up to date (Last-Event-ID is the latest notice): the offer is not repeated.
   const upToDate = stream(stack.urls.push, apiKey, 'late-2', withoutId.lastEventId);
   await upToDate.next('status');
-  // The offer would be sent with the status that opens the stream.
-  await sleep(QUIET_MS);
-  expect(upToDate.events.map((e) => e.event)).toEqual(['status']);
+  // The offer would be sent with the status that opens the stream, before its end.
+  expect(await endedByOwner(apiKey, 'late-2', 'enabled', upToDate)).toEqual(['status']);
 });
 
 test('notices are bound to account and device: two accounts with the same package, over real SSE', async () => {
@@ -342,6 +358,5 @@ test('disabling a connected installation drops its stream; it reconnects disable
   expect(JSON.parse((await again.next('status')).data)).toMatchObject({ status: 'disabled' });
   await uploadFixture(stack, apiKey, 'version-2.apk');
   await witness.next('version', EVENT_MS);
-  await sleep(QUIET_MS);
-  expect(again.events.map((e) => e.event)).toEqual(['status']);
+  expect(await endedByOwner(apiKey, 'kicked', 'disabled', again)).toEqual(['status']);
 });
