@@ -11,6 +11,7 @@ import { newAccount } from '../../helpers/accounts';
 import { eventually } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
 import { connectSse, type SseClient } from '../../helpers/sse';
+import { endedByOwner as endSse } from '../../helpers/sse-stream-end';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { uploadFixture } from '../../helpers/uploads';
 
@@ -63,31 +64,13 @@ function stream(host: string, apiKey: string, deviceId: string, lastEventId?: st
   return client;
 }
 
-/**
- * The end of a window in which nothing more may arrive on `s`: the owner sets the installation's
- * status (unchanged), which ends its stream wherever it is held (a kick on the notice channel,
- * after the notices before it). The stream's end comes after every event the server wrote to it
- * before; returns the names of the events it got.
- */
-async function endedByOwner(
+/** The owner ends the stream of `deviceId` (test/helpers/sse-stream-end.ts). */
+const endedByOwner = (
   apiKey: string,
   deviceId: string,
   status: 'enabled' | 'disabled',
   s: SseClient,
-): Promise<string[]> {
-  const put = await request(
-    `${stack.urls.admin}/api/v2/apps/${SAMPLE}/installations/${encodeURIComponent(deviceId)}`,
-    {
-      method: 'PUT',
-      json: { status },
-      headers: { authorization: `Bearer ${apiKey}` },
-      ca: stack.ca,
-    },
-  );
-  expect(put.status).toBe(200);
-  await eventually(`${deviceId}'s stream to end`, () => s.ended, { timeoutMs: EVENT_MS });
-  return s.events.map((e) => e.event);
-}
+): Promise<string[]> => endSse(stack, { apiKey, package: SAMPLE, deviceId }, status, s, EVENT_MS);
 
 async function md5Of(accountId: string, versionCode: number): Promise<string> {
   const apk = await stack.mongo.db
