@@ -133,10 +133,19 @@ export class PushlinkReplay {
     this.send('\n');
   }
 
-  /** Waits until `count` server lines have arrived, or the socket closed, or `timeoutMs`. */
+  /**
+   * Waits until `count` server lines have arrived or the socket closed (the caller checks how
+   * many came); throws after `timeoutMs` with neither, naming what it waited for.
+   */
   async waitForLines(count: number, timeoutMs: number): Promise<ServerLine[]> {
     const deadline = Date.now() + timeoutMs;
-    while (this.lines.length < count && !this.socket.destroyed && Date.now() < deadline) {
+    while (this.lines.length < count && !this.socket.destroyed) {
+      if (Date.now() >= deadline) {
+        throw new Error(
+          `waited ${timeoutMs} ms for ${count} server line(s) or the socket's close; ` +
+            `${this.lines.length} came: ${JSON.stringify(this.lines).slice(0, 300)}`,
+        );
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, deadline - Date.now());
         this.waiters.push(() => {

@@ -13,6 +13,8 @@ export interface ResilienceFigures {
   crashes?: number;
   /** Inputs that outlived the per-input time bound. */
   hangs?: number;
+  /** Inputs a fuzz oracle says must be refused that the parser accepted (must be 0). */
+  wrongVerdicts?: number;
   /** Hostile requests sent (malformed multipart, slow senders, oversized forms, ...). */
   abuseCases?: number;
   /** Redis restarts, Mongo stops, full disks. */

@@ -16,9 +16,9 @@ export function goldenFiles(): string[] {
 }
 
 /** expected.tsv: file -> whole-APK verdict of `apksigner verify`. */
-export function expectedVerdicts(): Map<string, 'ACCEPT' | 'REJECT'> {
+export function expectedVerdicts(dir = GOLDEN_DIR): Map<string, 'ACCEPT' | 'REJECT'> {
   const out = new Map<string, 'ACCEPT' | 'REJECT'>();
-  for (const line of readFileSync(path.join(GOLDEN_DIR, 'expected.tsv'), 'utf8').split('\n')) {
+  for (const line of readFileSync(path.join(dir, 'expected.tsv'), 'utf8').split('\n')) {
     const [file, verdict] = line.trim().split('\t');
     if (file && (verdict === 'ACCEPT' || verdict === 'REJECT')) out.set(file, verdict);
   }

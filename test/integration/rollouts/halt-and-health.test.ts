@@ -11,6 +11,7 @@ import { request } from '../../helpers/http';
 import { ownerApi } from '../../helpers/owner-api';
 import { evaluateRolloutsOnce, sendCrashes } from '../../helpers/rollouts';
 import { connectSse, type SseClient } from '../../helpers/sse';
+import { endedByOwner } from '../../helpers/sse-stream-end';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { uploadFixture } from '../../helpers/uploads';
 
@@ -18,8 +19,6 @@ jest.setTimeout(240_000);
 const SAMPLE = 'dev.apkrelay.sample';
 /** Events reach a stream in well under 2 s unloaded; ten times that. */
 const EVENT_MS = 20_000;
-/** A window for what must not arrive, opened after a positive event (docs/testing.md). */
-const QUIET_MS = 500;
 let stack: TestStack;
 const clients: SseClient[] = [];
 
@@ -117,12 +116,21 @@ test('halt: offered-not-installed devices get one giveup and the previous APK; i
   ]);
   await eventually('the previous APK offered again', () => named(fresh, 'version').length === 3);
   expect(JSON.parse(named(fresh, 'version')[2]!.data)).toMatchObject({ md5: v1.md5 });
-  // The same sync reached the installer's and the outside device's streams: nothing for them.
-  await new Promise((r) => setTimeout(r, QUIET_MS));
-  expect(named(installer, 'version')).toHaveLength(0);
-  expect(named(installer, 'giveup')).toHaveLength(0);
-  expect(named(outside, 'version')).toHaveLength(0);
-  expect(named(outside, 'giveup')).toHaveLength(0);
+  // The same sync reached the installer's and the outside device's streams: nothing for them
+  // up to their end, which the owner causes after it (test/helpers/sse-stream-end.ts).
+  for (const [deviceId, s] of [
+    ['installer', installer],
+    ['outside', outside],
+  ] as const) {
+    const got = await endedByOwner(
+      stack,
+      { apiKey, package: SAMPLE, deviceId },
+      'enabled',
+      s,
+      EVENT_MS,
+    );
+    expect({ deviceId, got: got.filter((e) => e !== 'status') }).toEqual({ deviceId, got: [] });
+  }
   // Reconnecting is decided again: the previous APK, and no second giveup.
   await fresh.close();
   const back = stream(apiKey, 'fresh');

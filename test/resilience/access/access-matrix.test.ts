@@ -144,6 +144,8 @@ function carries(shows: Shows, reply: Reply, w: World, role: Role): boolean {
 interface Judged {
   readonly verdict: Verdict;
   readonly note: string;
+  /** What the reply did that no cell allows (a leak of A's secrets, a board change). */
+  readonly breach?: string;
 }
 
 /** The case's request, and its reply read: status, content, leaks, and what a refusal left. */
@@ -155,6 +157,7 @@ async function run(c: Case, w: World, board: { first?: string }): Promise<Judged
     host: c.host,
     pkg: c.cross && own ? own.package : w.a.package,
   };
+  // Writes the board refuses, and the retries it allows, leave the checked state as it was.
   const writesBoard = c.row.refusedLeaves === 'board-unchanged';
   const before = writesBoard ? await boardState(w) : undefined;
   board.first ??= before;
@@ -168,9 +171,10 @@ async function run(c: Case, w: World, board: { first?: string }): Promise<Judged
   const leaked = seesA
     ? undefined
     : Object.entries(secrets).find(([, v]) => reply.text.includes(v));
-  if (leaked) return { verdict: 'allow', note: `leaks ${leaked[0]}; ${note}` };
+  // A leak or a board change fails the case whatever its cell expects (allowed cells included).
+  if (leaked) return { verdict, note, breach: `leaks ${leaked[0]}` };
   if (before !== undefined && (await boardState(w)) !== before) {
-    return { verdict: 'allow', note: `the queues changed; ${note}` };
+    return { verdict, note, breach: 'the queues changed' };
   }
   if (verdict === 'allow' && !c.cross && !carries(c.row.shows, reply, w, c.role)) {
     return { verdict: 'unclassified', note: `allowed, but without ${c.row.shows}; ${note}` };
@@ -231,12 +235,16 @@ describe('against the real stack', () => {
     ) as Tally;
     const rows: string[] = ['route\thost\trole\tvariant\texpected\tgot\treply'];
     const board: { first?: string } = {};
+    const breaches: string[] = [];
     for (const c of cases()) {
-      const { verdict, note } = await run(c, w, board);
+      const { verdict, note, breach } = await run(c, w, board);
       const variant = c.cross ? 'own package' : 'A';
-      rows.push([c.row.key, c.host, c.role, variant, c.expected, verdict, note].join('\t'));
+      const got = breach ? `${verdict}, ${breach}` : verdict;
+      rows.push([c.row.key, c.host, c.role, variant, c.expected, got, note].join('\t'));
       if (verdict !== 'unclassified') tally[c.role][verdict] += 1;
-      if (verdict !== c.expected) {
+      if (breach) {
+        breaches.push(`${label(c)} (matrix.tsv:${c.row.line}): ${breach} (${verdict}; ${note})`);
+      } else if (verdict !== c.expected) {
         failures.push(
           `${label(c)} (matrix.tsv:${c.row.line}): expected ${c.expected}, got ${verdict} (${note})`,
         );
@@ -261,10 +269,11 @@ describe('against the real stack', () => {
     writeFileSync(path.join(out, 'access-matrix.tsv'), `${rows.join('\n')}\n`);
     recordFigures('access', {
       accessChecks: rows.length - 1,
-      unexpectedAllows: failures.filter((f) => /got allow/.test(f)).length,
+      // A leak or a board change gave a caller what its cell does not: an unexpected allow.
+      unexpectedAllows: failures.filter((f) => /got allow/.test(f)).length + breaches.length,
       unexpectedDenies: failures.filter((f) => /expected allow/.test(f)).length,
     });
-    expect(failures).toEqual([]);
+    expect({ breaches, failures }).toEqual({ breaches: [], failures: [] });
     // The board's state check had something to lose: A's job was there before the writes.
     expect(board.first).toMatch(/"jobOfA":\{"data"/);
     expectTallyMeaningful(tally);

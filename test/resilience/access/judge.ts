@@ -94,10 +94,22 @@ export const rolloutJudge: Judge = (r) => {
 };
 
 /**
- * The Rollouts tab's forms: as any form, and a 409 page (a rollout is active, or its state does
- * not allow the action) is an allowed caller reaching A's rollout, as for rolloutJudge.
+ * The 409 texts of the rollout state machine that a Rollouts form shows: ROLLOUT_ACTIVE
+ * (shared/errors.ts) and ROLLOUT_STATE_CONFLICT as `transition` words it
+ * (shared/rollouts/rollout.ts).
  */
-export const webRolloutJudge: Judge = (r) => (r.status === 409 ? 'allow' : formJudge(r));
+const ROLLOUT_REFUSALS = [
+  /A rollout of this app is running or paused: halt or complete it first\./,
+  /cannot (pause|resume|advance|complete|halt) a (running|paused|halted|completed) rollout/,
+];
+
+/**
+ * The Rollouts tab's forms: as any form, and a 409 "Refused" page of the rollout state machine
+ * (a rollout is active, or its state does not allow the action) is an allowed caller reaching
+ * A's rollout, as for rolloutJudge. Any other 409 is unclassified.
+ */
+export const webRolloutJudge: Judge = (r) =>
+  r.status === 409 && ROLLOUT_REFUSALS.some((t) => t.test(r.text)) ? 'allow' : formJudge(r);
 
 /** The queue board: as the JSON API, and 405 is its refusal of a write (api/ops-board.ts). */
 export const boardJudge: Judge = (r) => (r.status === 405 ? 'methodNotAllowed' : jsonJudge(r));

@@ -117,6 +117,7 @@ test('a flood of lines is answered once and dropped', async () => {
 test('seeded random bytes: each input answered or dropped, never a non-JSON line', async () => {
   let seed = 0x5eed;
   const random = () => (seed = (seed * 1_103_515_245 + 12_345) >>> 0) / 2 ** 32;
+  const outcomes: Record<string, number> = {};
   for (let i = 0; i < 100; i++) {
     const bytes = Buffer.from(
       Array.from({ length: 1 + Math.floor(random() * 400) }, () => Math.floor(random() * 256)),
@@ -124,9 +125,20 @@ test('seeded random bytes: each input answered or dropped, never a non-JSON line
     counter.add();
     const s = await open();
     s.send(Buffer.concat([bytes, Buffer.from('\n')]));
-    await Promise.race([s.closed, s.waitForLines(1, ANSWER_MS)]);
+    // Returns on the first line or the server's close; throws, naming the wait, on neither.
+    const lines = await s.waitForLines(1, ANSWER_MS).catch((err: Error) => {
+      throw new Error(`input ${i} (${bytes.toString('hex').slice(0, 40)}…): ${err.message}`);
+    });
+    // Random bytes are never a subscribe: any answer is a refusal (mt 1).
+    const outcome =
+      lines.length > 0 ? `answered mt ${lines.map((l) => l.mt).join(',')}` : 'dropped';
+    outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
     s.close();
   }
+  expect(Object.keys(outcomes).filter((o) => !/^(answered mt 1(,1)*|dropped)$/.test(o))).toEqual(
+    [],
+  );
+  expect(Object.values(outcomes).reduce((a, b) => a + b, 0)).toBe(100);
   await expectServed();
 });
 

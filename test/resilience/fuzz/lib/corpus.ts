@@ -4,10 +4,11 @@
  * data can be signed again).
  */
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import forge from 'node-forge';
+import { expectedVerdicts } from '../../../helpers/apk/golden-apks';
 import { GOLDEN_DIR, goldenPresent, goldenSkipReason } from '../../../helpers/golden-corpus';
 import { zipLayout, type ZipLayout } from './zip-layout';
 
@@ -22,6 +23,8 @@ export interface Seed {
   readonly layout: ZipLayout | null;
   /** Uncompressed AndroidManifest.xml, when there is one. */
   readonly manifest: Buffer | null;
+  /** `apksigner verify`'s verdict on the seed (its folder's expected.tsv), when recorded. */
+  readonly apksigner?: 'ACCEPT' | 'REJECT';
 }
 
 export interface Corpus {
@@ -80,11 +83,27 @@ export function loadCorpus(opts: { keys: boolean }): Corpus {
     ...apkFiles(path.join(FIXTURE_DIR, 'bulk')).slice(0, 2),
     ...apkFiles(GOLDEN_DIR),
   ];
-  const seeds = files.map((file) => {
+  const verdicts = new Map<string, Map<string, 'ACCEPT' | 'REJECT'>>();
+  const verdictOf = (file: string) => {
+    const dir = path.dirname(file);
+    if (!verdicts.has(dir)) {
+      const known = existsSync(path.join(dir, 'expected.tsv'));
+      verdicts.set(dir, known ? expectedVerdicts(dir) : new Map<string, 'ACCEPT' | 'REJECT'>());
+    }
+    return verdicts.get(dir)?.get(path.basename(file));
+  };
+  const seeds = files.map((file): Seed => {
     const bytes = readFileSync(file);
     const layout = zipLayout(bytes);
     const name = `${file.startsWith(GOLDEN_DIR) ? 'golden' : 'fixtures'}/${path.basename(file)}`;
-    return { name, bytes, layout, manifest: manifestOf(bytes, layout) };
+    const apksigner = verdictOf(file);
+    return {
+      name,
+      bytes,
+      layout,
+      manifest: manifestOf(bytes, layout),
+      ...(apksigner && { apksigner }),
+    };
   });
   const distinct = new Map<string, Buffer>();
   for (const s of seeds) if (s.manifest) distinct.set(s.manifest.toString('base64'), s.manifest);

@@ -1,7 +1,7 @@
 /**
  * The body shared by the fuzz test files: run one target, print the summary, record the figures
- * for the resilience report, and fail on any crash, hang or broken memory bound, naming each
- * failing input and the file it was saved to.
+ * for the resilience report, and fail on any crash, hang, broken memory bound or wrong verdict,
+ * naming each failing input and the file it was saved to.
  */
 import { recordFigures } from '../../report';
 import { fuzzDefaults, runFuzz, type FuzzResult } from './harness';
@@ -28,6 +28,7 @@ export async function fuzzTarget(
     inputsFuzzed: result.inputsFuzzed,
     crashes: result.crashes,
     hangs: result.hangs,
+    wrongVerdicts: result.undeserved,
   });
   return result;
 }

@@ -48,7 +48,7 @@ export const STATE_GENERATING = 2;
 
 export interface FailureReport {
   readonly type: 'failure';
-  readonly kind: 'crash' | 'memory';
+  readonly kind: 'crash' | 'memory' | 'undeserved';
   readonly index: number;
   readonly how: string;
   readonly message: string;
@@ -64,6 +64,8 @@ export interface DoneReport {
   readonly maxGrowth: number;
   readonly maxAllocation: number;
   readonly verdicts: Record<string, number>;
+  /** Inputs the target's oracle said must be refused. */
+  readonly refusalsRequired: number;
 }
 
 export function failurePath(dir: string, target: string, seed: number, index: number): string {
@@ -109,6 +111,7 @@ async function main(cfg: WorkerConfig): Promise<void> {
   let slowest: DoneReport['slowest'] = null;
   let maxGrowth = 0;
   let maxAllocation = 0;
+  let refusalsRequired = 0;
   for (let i = cfg.start; i < cfg.end; i += cfg.step) {
     Atomics.store(control, 0, STATE_GENERATING);
     const input = target.generate(Rng.forInput(cfg.seed, cfg.target, i), corpus, i);
@@ -121,7 +124,7 @@ async function main(cfg: WorkerConfig): Promise<void> {
     allocations.reset();
     clock[0] = performance.timeOrigin + performance.now();
     Atomics.store(control, 0, STATE_RUNNING);
-    const outcome = await target.run(input.bytes);
+    const outcome = await target.run(input.bytes, input);
     const ms = performance.timeOrigin + performance.now() - (clock[0] ?? 0);
     Atomics.store(control, 0, STATE_IDLE);
     Atomics.add(control, 3, 1);
@@ -136,6 +139,7 @@ async function main(cfg: WorkerConfig): Promise<void> {
     maxGrowth = Math.max(maxGrowth, growth);
     maxAllocation = Math.max(maxAllocation, allocated);
     verdicts[outcome.verdict] = (verdicts[outcome.verdict] ?? 0) + 1;
+    if (outcome.mustRefuse) refusalsRequired++;
     let kind: FailureReport['kind'] | null = null;
     let message = '';
     if (outcome.crash) {
@@ -144,6 +148,9 @@ async function main(cfg: WorkerConfig): Promise<void> {
     } else if (allocated > cfg.allocationBound || growth > cfg.growthBound) {
       kind = 'memory';
       message = `allocated ${allocated} bytes at once, memory grew by ${growth} bytes`;
+    } else if (outcome.undeserved) {
+      kind = 'undeserved';
+      message = outcome.undeserved;
     }
     if (kind !== null) {
       const file = saveFailure(
@@ -179,6 +186,7 @@ async function main(cfg: WorkerConfig): Promise<void> {
     maxGrowth,
     maxAllocation,
     verdicts,
+    refusalsRequired,
   };
   parentPort?.postMessage(done);
 }

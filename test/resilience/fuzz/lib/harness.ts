@@ -37,7 +37,8 @@ export interface FuzzOptions {
 }
 
 export interface Failure {
-  readonly kind: 'crash' | 'hang' | 'memory';
+  /** `undeserved`: a verdict of `ok` for an input that must be refused (lib/signed-bytes.ts). */
+  readonly kind: 'crash' | 'hang' | 'memory' | 'undeserved';
   readonly index: number;
   readonly how: string;
   readonly message: string;
@@ -52,6 +53,9 @@ export interface FuzzResult {
   readonly failures: Failure[];
   readonly crashes: number;
   readonly hangs: number;
+  /** Inputs the target's oracle said must be refused, and of those, how many were accepted. */
+  readonly refusalsRequired: number;
+  readonly undeserved: number;
   readonly wallMs: number;
   readonly maxInputMs: number;
   readonly meanInputMs: number;
@@ -228,8 +232,9 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzResult> {
   } finally {
     clearInterval(sampler);
   }
-  const crashes = failures.filter((f) => f.kind !== 'hang').length;
+  const crashes = failures.filter((f) => f.kind === 'crash' || f.kind === 'memory').length;
   const hangs = failures.filter((f) => f.kind === 'hang').length;
+  const undeserved = failures.filter((f) => f.kind === 'undeserved').length;
   const done = reports.reduce((n, r) => n + r.inputs, 0);
   const verdicts: Record<string, number> = {};
   for (const r of reports)
@@ -246,6 +251,8 @@ export async function runFuzz(opts: FuzzOptions): Promise<FuzzResult> {
     failures,
     crashes,
     hangs,
+    refusalsRequired: reports.reduce((n, r) => n + r.refusalsRequired, 0),
+    undeserved,
     wallMs: Date.now() - began,
     maxInputMs: slowestReport?.maxMs ?? 0,
     meanInputMs: reports.reduce((n, r) => n + r.totalMs, 0) / Math.max(1, done),

@@ -49,7 +49,10 @@ export function describeResult(r: FuzzResult, file: string): string {
     .join(' ');
   const lines = [
     `fuzz ${r.target}: seed ${r.seed}, ${r.inputsFuzzed} inputs in ${(r.wallMs / 1000).toFixed(1)} s, ` +
-      `${r.crashes} crashes, ${r.hangs} hangs`,
+      `${r.crashes} crashes, ${r.hangs} hangs` +
+      (r.refusalsRequired > 0
+        ? `, ${r.undeserved} of ${r.refusalsRequired} inputs that must be refused accepted`
+        : ''),
     `  per input: mean ${r.meanInputMs.toFixed(2)} ms, max ${r.maxInputMs.toFixed(0)} ms` +
       (r.slowest ? ` (#${r.slowest.index} ${r.slowest.how})` : ''),
     `  memory: largest single allocation ${mib(r.maxAllocation)}, largest growth during one input ` +

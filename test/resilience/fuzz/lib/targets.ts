@@ -17,6 +17,7 @@ import type { Rng } from './random';
 import { mutateSigning } from './signing-mutators';
 import { mutateZip } from './zip-mutators';
 import { CANARY } from './canary-target';
+import { changedOutsideBlock, signedBase } from './signed-bytes';
 
 export type TargetName = 'zip' | 'axml' | 'verify' | 'canary';
 
@@ -24,6 +25,8 @@ export interface FuzzInput {
   readonly bytes: Buffer;
   /** Seed file and mutators that made it. */
   readonly how: string;
+  /** The one seed it was made from (not for splices of two). */
+  readonly base?: Seed;
 }
 
 export interface Outcome {
@@ -31,6 +34,10 @@ export interface Outcome {
   readonly verdict: string;
   /** Set when the parser failed in a way it should not: an untyped exception, an internal error. */
   readonly crash?: { readonly message: string; readonly stack?: string };
+  /** The input changed signed bytes of its base (lib/signed-bytes.ts): it must be refused. */
+  readonly mustRefuse?: boolean;
+  /** Set when a verdict was wrong: `ok` for an input that must be refused. */
+  readonly undeserved?: string;
 }
 
 /**
@@ -86,7 +93,7 @@ function byteLevel(rng: Rng, corpus: Corpus): FuzzInput {
     };
   }
   const s = rng.pick(corpus.seeds);
-  return { bytes: havoc(rng, s.bytes, hotRanges(s)), how: `${s.name}:havoc` };
+  return { bytes: havoc(rng, s.bytes, hotRanges(s)), how: `${s.name}:havoc`, base: s };
 }
 
 function zipInput(rng: Rng, corpus: Corpus): FuzzInput {
@@ -123,17 +130,17 @@ function verifyInput(rng: Rng, corpus: Corpus): FuzzInput {
   if (choice < 0.45 && corpus.signed.length > 0) {
     const s = rng.pick(corpus.signed);
     const m = mutateSigning(rng, s.bytes, s.layout!, corpus.keys);
-    if (m !== null) return { bytes: m.bytes, how: `${s.name}:${m.how}` };
+    if (m !== null) return { bytes: m.bytes, how: `${s.name}:${m.how}`, base: s };
   }
   if (choice < 0.65) {
     const s = pickZip(rng, corpus);
     const m = mutateEntries(rng, s.bytes, rng.pick(corpus.manifests));
-    if (m !== null) return { bytes: m.bytes, how: `${s.name}:${m.how}` };
+    if (m !== null) return { bytes: m.bytes, how: `${s.name}:${m.how}`, base: s };
   }
   if (choice < 0.82) {
     const s = pickZip(rng, corpus);
     const m = mutateZip(rng, s.bytes, s.layout!);
-    return { bytes: m.bytes, how: `${s.name}:${m.how}` };
+    return { bytes: m.bytes, how: `${s.name}:${m.how}`, base: s };
   }
   return byteLevel(rng, corpus);
 }
@@ -174,7 +181,15 @@ function runAxml(bytes: Buffer): Promise<Outcome> {
   }
 }
 
-async function runVerify(bytes: Buffer): Promise<Outcome> {
+/** Whether `input` must be refused (it changed signed bytes of its base), and where. */
+function signedChange(input: FuzzInput | undefined): string | null {
+  const base = input?.base && signedBase(input.base);
+  if (!input || !base) return null;
+  const at = changedOutsideBlock(input.bytes, base);
+  return at === null ? null : `byte ${at} changed outside the signing block of ${base.name}`;
+}
+
+async function runVerify(bytes: Buffer, input?: FuzzInput): Promise<Outcome> {
   let v;
   try {
     v = await verifyApk(bufferSource(bytes));
@@ -201,14 +216,22 @@ async function runVerify(bytes: Buffer): Promise<Outcome> {
       crash: { message: `verified=${v.verified} with ${v.errors.length} errors` },
     };
   }
-  return { verdict: v.verified ? 'ok' : (v.errors[0]?.code ?? 'no-code') };
+  const verdict = v.verified ? 'ok' : (v.errors[0]?.code ?? 'no-code');
+  const change = signedChange(input);
+  if (change === null) return { verdict };
+  return {
+    verdict,
+    mustRefuse: true,
+    ...(v.verified && { undeserved: `verified, but ${change}` }),
+  };
 }
 
 export interface Target {
   readonly name: TargetName;
   /** Input `index` of the run, built with its own generator `rng`. */
   generate(rng: Rng, corpus: Corpus, index: number): FuzzInput;
-  run(bytes: Buffer): Promise<Outcome>;
+  /** `input` (with its base seed) lets a target judge the verdict, not only its form. */
+  run(bytes: Buffer, input?: FuzzInput): Promise<Outcome>;
   /** Whether the corpus needs the signers' private keys. */
   readonly needsKeys: boolean;
 }
