@@ -20,6 +20,7 @@ import type { NoticeSink } from '../shared/catalog/current-apk';
 import type { ScreenshotStore } from '../shared/exceptions/screenshots';
 import type { IntakeDeps } from './exceptions/intake';
 import type { DeliverySink } from '../shared/webhooks/deliveries';
+import type { RedeliveryThrottle } from '../shared/webhooks/redelivery-throttle';
 
 /** Liveness of what the API depends on, for /readyz. Each check answers quickly. */
 export interface ReadinessChecks {
@@ -64,6 +65,8 @@ export interface ApiDeps {
   readonly notices: NoticeSink;
   /** Where webhook deliveries are queued (the webhook-delivery queue). */
   readonly deliveries: DeliverySink;
+  /** Redeliveries by hand per account (WEBHOOK_REDELIVERIES_PER_MINUTE). */
+  readonly redeliveries: RedeliveryThrottle;
   /** Told when a new installation registers past its plan (the installation.over_plan event). */
   readonly overPlan: OverPlanHook;
   /** Unhandled exceptions per APK, for the rollouts' health windows. */

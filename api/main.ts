@@ -20,6 +20,7 @@ import type { TlsMaterial } from '../shared/crypto/tls';
 import { withDeadline } from '../shared/queues/producers';
 import { queueDeliverySink } from '../shared/queues/delivery-sink';
 import { overPlanEvents } from '../shared/webhooks/over-plan';
+import { redisRedeliveryThrottle } from '../shared/webhooks/redelivery-throttle';
 import { webhookDeliveryQueue } from '../shared/queues/webhook-delivery';
 import { ensureIndexes } from '../shared/storage/indexes';
 import { mongoReachable } from '../shared/storage/mongo';
@@ -70,6 +71,8 @@ export interface ApiOptions extends ConnectOptions {
   readonly trustProxy?: false | number | readonly string[];
   /** SIGNUP / SIGNUPS_PER_ADDRESS; unset: open, 10 per client address per hour (0: no limit). */
   readonly signups?: { readonly open?: boolean; readonly perAddress?: number };
+  /** WEBHOOK_REDELIVERIES_PER_MINUTE (docs/webhooks.md); default 30. */
+  readonly webhookLimits?: { readonly redeliveriesPerMinute?: number };
   /** LEGACY_PUSH_PORT / LEGACY_PUSH_TLS_MIN: the PushLink SDK's push listener; unset: off. */
   readonly legacyPush?: Omit<LegacyPushOptions, 'host' | 'tls'>;
   /** DOWNLOAD_CACHE_MB: downloads read APK ciphertext through a local file cache; unset: off. */
@@ -255,6 +258,11 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
     uploadSlots: uploadSlots(limits.uploads),
     notices: queueNoticeSink(producers.get(versionNoticeQueue.name)),
     deliveries,
+    redeliveries: redisRedeliveryThrottle(
+      redis,
+      redisKeys(options.queuePrefix).webhookRedeliveries,
+      options.webhookLimits?.redeliveriesPerMinute,
+    ),
     overPlan: overPlanEvents({ db: mongo.db, now, deliveries }, log),
     crashes: crashCounter(redis, options.queuePrefix),
     deviceLookups: deviceLookups({ db: mongo.db, accounts }),

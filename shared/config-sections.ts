@@ -105,6 +105,8 @@ export function webhookSettings(r: Reader) {
       allowPrivate: r.oneOf('WEBHOOK_ALLOW_PRIVATE', ['on', 'off'], 'off') === 'on',
       disableAfterDays: r.integer('WEBHOOK_DISABLE_AFTER_DAYS', 3, 1, 365),
       timeoutMs: r.integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      accountConcurrency: r.integer('WEBHOOK_ACCOUNT_CONCURRENCY', 2, 1, 64),
+      redeliveriesPerMinute: r.integer('WEBHOOK_REDELIVERIES_PER_MINUTE', 30, 1, 10_000),
     },
     exceptionSpike: {
       min: r.integer('EXCEPTION_SPIKE_MIN', 50, 1, 1_000_000),

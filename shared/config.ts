@@ -112,12 +112,16 @@ export interface Config {
   /**
    * Webhook delivery (docs/webhooks.md): WEBHOOK_ALLOW_PRIVATE (deliver to loopback, private,
    * link-local and multicast addresses too; default off), WEBHOOK_DISABLE_AFTER_DAYS (an
-   * endpoint failing without a success for this long is disabled), WEBHOOK_TIMEOUT_MS.
+   * endpoint failing without a success for this long is disabled), WEBHOOK_TIMEOUT_MS (one
+   * deadline over an attempt), WEBHOOK_ACCOUNT_CONCURRENCY (one account's attempts under way at
+   * once), WEBHOOK_REDELIVERIES_PER_MINUTE (redeliveries by hand per account).
    */
   readonly webhooks: {
     readonly allowPrivate: boolean;
     readonly disableAfterDays: number;
     readonly timeoutMs: number;
+    readonly accountConcurrency: number;
+    readonly redeliveriesPerMinute: number;
   };
   /** EXCEPTION_SPIKE_MIN / _FACTOR: when an hour's reports are a spike (docs/webhooks.md). */
   readonly exceptionSpike: { readonly min: number; readonly factor: number };

@@ -106,6 +106,10 @@ export const ERRORS = {
     status: 429,
     message: 'Too many sign-ups from this client; retry later.',
   },
+  WEBHOOK_REDELIVERY_RATE_LIMITED: {
+    status: 429,
+    message: 'Too many redeliveries by hand for this account; retry after Retry-After.',
+  },
   SIGNUP_CLOSED: {
     status: 403,
     message: 'Sign-up is closed: accounts are created by the operator.',

@@ -46,6 +46,10 @@ export function redisKeys(prefix: string) {
      */
     exceptionHour: (appId: string, hour: number) =>
       `${prefix}:webhooks:report-ids:${appId}:${hour}`,
+    /** Per account: webhook delivery attempts under way (sorted set, score = lease end, ms). */
+    webhookSlots: (accountId: string) => `${prefix}:webhooks:slots:${accountId}`,
+    /** Per account: redeliveries by hand in the last minute (sliding window, attempt-windows). */
+    webhookRedeliveries: (accountId: string) => `${prefix}:webhooks:redeliveries:${accountId}`,
     /** Set once an app's `exception.spike` event of that hour was emitted. */
     spikeFired: (appId: string, hour: number) => `${prefix}:webhooks:spike:${appId}:${hour}`,
     /**

@@ -104,6 +104,8 @@ export async function startStack(
     webhooks?: WebhookSettings;
     /** EXCEPTION_SPIKE_*. Default: the product's. */
     spike?: SpikeSettings;
+    /** WEBHOOK_REDELIVERIES_PER_MINUTE. Default: the product's. */
+    webhookLimits?: { redeliveriesPerMinute?: number };
   } = {},
 ): Promise<TestStack> {
   const shared = options.redisUrl && options.mongoUrl ? undefined : serviceUrls();
@@ -170,6 +172,7 @@ export async function startStack(
       },
       ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
       ...(options.authFailures ? { authFailureLimits: options.authFailures } : {}),
+      ...(options.webhookLimits ? { webhookLimits: options.webhookLimits } : {}),
       ...(options.legacyPush
         ? { legacyPush: { port: await freePort(), ...options.legacyPush } }
         : {}),

@@ -119,6 +119,7 @@ async function runApi(config: Config, common: RoleCommon): Promise<() => Promise
       perKey: config.authFailuresPerKey,
     },
     signups: { open: config.signup === 'open', perAddress: config.signupsPerAddress },
+    webhookLimits: { redeliveriesPerMinute: config.webhooks.redeliveriesPerMinute },
     ...(config.legacyPushPort
       ? { legacyPush: { port: config.legacyPushPort, tlsMin: config.legacyPushTlsMin } }
       : {}),
