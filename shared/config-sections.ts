@@ -72,7 +72,12 @@ export function legacyPush(r: Reader, taken: readonly number[]) {
   if (!legacyPushTlsMin) {
     r.problems.push(`LEGACY_PUSH_TLS_MIN must be one of ${TLS_VERSIONS.join(', ')} (got "${min}")`);
   }
-  return { legacyPushPort, legacyPushTlsMin: legacyPushTlsMin ?? 'TLSv1.2' };
+  const legacyPushBounds = {
+    maxConnections: r.integer('LEGACY_PUSH_MAX_CONNECTIONS', 20_000, 1, 1_000_000),
+    maxPendingPerAddress: r.integer('LEGACY_PUSH_MAX_PENDING_PER_ADDRESS', 32, 0, 1_000_000),
+    maxHeartbeatSeconds: r.integer('LEGACY_PUSH_MAX_HEARTBEAT_SECONDS', 300, 30, 86_400),
+  };
+  return { legacyPushPort, legacyPushTlsMin: legacyPushTlsMin ?? 'TLSv1.2', legacyPushBounds };
 }
 
 /** One Redis (`redis:`, `rediss:`) or a cluster (`redis+cluster:`, storage/redis-url.ts). */

@@ -129,6 +129,16 @@ export interface Config {
   readonly legacyPushPort: number | undefined;
   /** LEGACY_PUSH_TLS_MIN: lowest TLS version that listener admits (TLSv1 for Android < 5). */
   readonly legacyPushTlsMin: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  /**
+   * LEGACY_PUSH_MAX_CONNECTIONS (sockets open in total), LEGACY_PUSH_MAX_PENDING_PER_ADDRESS (not
+   * yet subscribed, per client address; 0: not limited), LEGACY_PUSH_MAX_HEARTBEAT_SECONDS (the
+   * longest heartbeat a device may ask for; longer ones are clamped).
+   */
+  readonly legacyPushBounds: {
+    readonly maxConnections: number;
+    readonly maxPendingPerAddress: number;
+    readonly maxHeartbeatSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {

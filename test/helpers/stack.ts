@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startApi, type ApiProcess } from '../../api/main';
-import type { SocketBounds } from '../../api/push/legacy/pushlink-socket';
+import type { LegacyPushBounds } from '../../api/push/legacy/listener';
 import { freePort } from '../../ops/services/child';
 import type { AuthFailureLimits } from '../../shared/accounts/auth-throttle';
 import type { Logger } from '../../shared/log';
@@ -96,7 +96,7 @@ export async function startStack(
     legacyPush?: {
       tlsMin?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2';
       /** The per-socket bounds (api/push/legacy/pushlink-socket.ts). Default: the product's. */
-      bounds?: Partial<SocketBounds>;
+      bounds?: Partial<LegacyPushBounds>;
     };
     /** The workers' rollout health gate settings (ROLLOUT_*). Default: the product's. */
     rollouts?: RolloutSettings;

@@ -121,7 +121,13 @@ async function runApi(config: Config, common: RoleCommon): Promise<() => Promise
     signups: { open: config.signup === 'open', perAddress: config.signupsPerAddress },
     webhookLimits: { redeliveriesPerMinute: config.webhooks.redeliveriesPerMinute },
     ...(config.legacyPushPort
-      ? { legacyPush: { port: config.legacyPushPort, tlsMin: config.legacyPushTlsMin } }
+      ? {
+          legacyPush: {
+            port: config.legacyPushPort,
+            tlsMin: config.legacyPushTlsMin,
+            bounds: config.legacyPushBounds,
+          },
+        }
       : {}),
     ...(config.downloadCacheMiB > 0
       ? {
