@@ -112,6 +112,11 @@ export function webhookSettings(r: Reader) {
       timeoutMs: r.integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       accountConcurrency: r.integer('WEBHOOK_ACCOUNT_CONCURRENCY', 2, 1, 64),
       redeliveriesPerMinute: r.integer('WEBHOOK_REDELIVERIES_PER_MINUTE', 30, 1, 10_000),
+      overPlanWindowMs: r.integer('WEBHOOK_OVER_PLAN_WINDOW_SECONDS', 3600, 60, 86_400) * 1000,
+    },
+    registrationLimits: {
+      perKey: r.integer('DEVICE_NEW_REGISTRATIONS_PER_KEY', 60, 1, 1_000_000),
+      perApp: r.integer('DEVICE_NEW_REGISTRATIONS_PER_APP', 300, 1, 1_000_000),
     },
     exceptionSpike: {
       min: r.integer('EXCEPTION_SPIKE_MIN', 50, 1, 1_000_000),

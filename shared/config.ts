@@ -122,7 +122,14 @@ export interface Config {
     readonly timeoutMs: number;
     readonly accountConcurrency: number;
     readonly redeliveriesPerMinute: number;
+    /** WEBHOOK_OVER_PLAN_WINDOW_SECONDS, as ms: one installation.over_plan per app per window. */
+    readonly overPlanWindowMs: number;
   };
+  /**
+   * DEVICE_NEW_REGISTRATIONS_PER_KEY / _PER_APP: new installations per minute per presented key
+   * and per app (docs/push.md#new-registrations).
+   */
+  readonly registrationLimits: { readonly perKey: number; readonly perApp: number };
   /** EXCEPTION_SPIKE_MIN / _FACTOR: when an hour's reports are a spike (docs/webhooks.md). */
   readonly exceptionSpike: { readonly min: number; readonly factor: number };
   /** LEGACY_PUSH_PORT: the PushLink SDK's push listener (docs/pushlink-sdk.md); unset: off. */

@@ -106,6 +106,10 @@ export const ERRORS = {
     status: 429,
     message: 'Too many sign-ups from this client; retry later.',
   },
+  DEVICE_REGISTRATIONS_RATE_LIMITED: {
+    status: 429,
+    message: 'Too many new devices for this key or app; retry after Retry-After.',
+  },
   WEBHOOK_REDELIVERY_RATE_LIMITED: {
     status: 429,
     message: 'Too many redeliveries by hand for this account; retry after Retry-After.',

@@ -104,8 +104,10 @@ export async function startStack(
     webhooks?: WebhookSettings;
     /** EXCEPTION_SPIKE_*. Default: the product's. */
     spike?: SpikeSettings;
-    /** WEBHOOK_REDELIVERIES_PER_MINUTE. Default: the product's. */
-    webhookLimits?: { redeliveriesPerMinute?: number };
+    /** WEBHOOK_REDELIVERIES_PER_MINUTE, WEBHOOK_OVER_PLAN_WINDOW_SECONDS. Default: the product's. */
+    webhookLimits?: { redeliveriesPerMinute?: number; overPlanWindowMs?: number };
+    /** DEVICE_NEW_REGISTRATIONS_PER_KEY / _PER_APP. Default: the product's. */
+    registrationLimits?: { perKey: number; perApp: number };
   } = {},
 ): Promise<TestStack> {
   const shared = options.redisUrl && options.mongoUrl ? undefined : serviceUrls();
@@ -173,6 +175,7 @@ export async function startStack(
       ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
       ...(options.authFailures ? { authFailureLimits: options.authFailures } : {}),
       ...(options.webhookLimits ? { webhookLimits: options.webhookLimits } : {}),
+      ...(options.registrationLimits ? { registrationLimits: options.registrationLimits } : {}),
       ...(options.legacyPush
         ? { legacyPush: { port: await freePort(), ...options.legacyPush } }
         : {}),

@@ -31,6 +31,7 @@ import {
 } from '../../../shared/devices/pushlink-protocol';
 import { apiKeyAccount, isAuthRateLimited, isKeyRefused } from '../../auth';
 import type { ApiDeps } from '../../deps';
+import { AppError } from '../../../shared/errors';
 import type { Delivery, DeviceChannel } from '../stream-registry';
 
 /** Socket limits (legacy-listener.ts sets them from the settings). */
@@ -66,6 +67,7 @@ const OTHER_INSTALLATION =
   'Device register failed: This connection already serves another installation; reconnect to subscribe it.';
 const RATE_LIMITED = 'Device register failed: Too many failed API key attempts; retry later.';
 const SERVER_ERROR = 'Device register failed: Server unavailable; reconnect later.';
+const TOO_MANY_NEW = 'Device register failed: Too many new devices for this app; retry later.';
 
 interface Subscribed {
   readonly identity: string;
@@ -246,7 +248,16 @@ export class PushlinkSocket implements DeviceChannel {
     if (!account) return;
     const app = await this.lookups.app(account.id, input.package);
     if (!app) return this.write(textLine(REGISTER_TEXT.INVALID_PACKAGE));
-    const inst = await subscribeDevice(this.deps, account, app, input, this.deps.now());
+    const now = this.deps.now();
+    const admitNew = () => this.deps.registrations.admit(sub.apiKey, app, now.getTime());
+    let inst;
+    try {
+      inst = await subscribeDevice(this.deps, account, app, input, now, admitNew);
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'DEVICE_REGISTRATIONS_RATE_LIMITED')) throw err;
+      // The protocol has no Retry-After: closed, the SDK subscribes again on its 10 s cycle.
+      return this.drop(TOO_MANY_NEW);
+    }
     const key = installationId(account.id, input.package, input.deviceId).toHexString();
     this.subscribed = { identity, app, installationId: key };
     this.lastSeenAt = this.deps.now().getTime();

@@ -119,7 +119,11 @@ async function runApi(config: Config, common: RoleCommon): Promise<() => Promise
       perKey: config.authFailuresPerKey,
     },
     signups: { open: config.signup === 'open', perAddress: config.signupsPerAddress },
-    webhookLimits: { redeliveriesPerMinute: config.webhooks.redeliveriesPerMinute },
+    webhookLimits: {
+      redeliveriesPerMinute: config.webhooks.redeliveriesPerMinute,
+      overPlanWindowMs: config.webhooks.overPlanWindowMs,
+    },
+    registrationLimits: config.registrationLimits,
     ...(config.legacyPushPort
       ? {
           legacyPush: {

@@ -1,4 +1,4 @@
-/** WEBHOOK_ACCOUNT_CONCURRENCY and WEBHOOK_REDELIVERIES_PER_MINUTE (docs/webhooks.md). */
+/** WEBHOOK_ACCOUNT_CONCURRENCY, _REDELIVERIES_PER_MINUTE, _OVER_PLAN_WINDOW_SECONDS and DEVICE_NEW_REGISTRATIONS_PER_* (issue 31). */
 import { ConfigError, loadConfig } from '../../../shared/config';
 
 test('the webhook fairness settings (issue 31): defaults and read when set', () => {
@@ -14,4 +14,16 @@ test('the webhook fairness settings (issue 31): defaults and read when set', () 
 test('out of range is refused', () => {
   expect(() => loadConfig({ WEBHOOK_ACCOUNT_CONCURRENCY: '0' })).toThrow(ConfigError);
   expect(() => loadConfig({ WEBHOOK_REDELIVERIES_PER_MINUTE: '0' })).toThrow(ConfigError);
+});
+
+test('the over-plan window and the new-registration limits (issue 31, finding 6)', () => {
+  expect(loadConfig({}).webhooks.overPlanWindowMs).toBe(3_600_000);
+  expect(loadConfig({}).registrationLimits).toEqual({ perKey: 60, perApp: 300 });
+  const set = loadConfig({
+    WEBHOOK_OVER_PLAN_WINDOW_SECONDS: '600',
+    DEVICE_NEW_REGISTRATIONS_PER_KEY: '5',
+    DEVICE_NEW_REGISTRATIONS_PER_APP: '50',
+  });
+  expect(set.webhooks.overPlanWindowMs).toBe(600_000);
+  expect(set.registrationLimits).toEqual({ perKey: 5, perApp: 50 });
 });
