@@ -83,7 +83,7 @@ export interface ApiOptions extends ConnectOptions {
     readonly redeliveriesPerMinute?: number;
     readonly overPlanWindowMs?: number;
   };
-  /** DEVICE_NEW_REGISTRATIONS_PER_KEY / _PER_APP (docs/push.md); default 60 and 300. */
+  /** DEVICE_NEW_REGISTRATIONS_PER_KEY / _PER_APP (docs/push.md); default 120 and 600. */
   readonly registrationLimits?: RegistrationLimits;
   /** LEGACY_PUSH_PORT / LEGACY_PUSH_TLS_MIN: the PushLink SDK's push listener; unset: off. */
   readonly legacyPush?: Omit<LegacyPushOptions, 'host' | 'tls'>;

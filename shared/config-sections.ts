@@ -115,8 +115,8 @@ export function webhookSettings(r: Reader) {
       overPlanWindowMs: r.integer('WEBHOOK_OVER_PLAN_WINDOW_SECONDS', 3600, 60, 86_400) * 1000,
     },
     registrationLimits: {
-      perKey: r.integer('DEVICE_NEW_REGISTRATIONS_PER_KEY', 60, 1, 1_000_000),
-      perApp: r.integer('DEVICE_NEW_REGISTRATIONS_PER_APP', 300, 1, 1_000_000),
+      perKey: r.integer('DEVICE_NEW_REGISTRATIONS_PER_KEY', 120, 1, 1_000_000),
+      perApp: r.integer('DEVICE_NEW_REGISTRATIONS_PER_APP', 600, 1, 1_000_000),
     },
     exceptionSpike: {
       min: r.integer('EXCEPTION_SPIKE_MIN', 50, 1, 1_000_000),

@@ -12,7 +12,7 @@ import { attemptMember, recordAttempt, withdrawAttempt } from '../accounts/attem
 import type { Redis } from '../storage/redis';
 
 export const NEW_REGISTRATION_WINDOW_MS = 60_000;
-export const DEFAULT_REGISTRATION_LIMITS = { perKey: 60, perApp: 300 } as const;
+export const DEFAULT_REGISTRATION_LIMITS = { perKey: 120, perApp: 600 } as const;
 
 export interface RegistrationLimits {
   /** New installations per presented key per minute. */

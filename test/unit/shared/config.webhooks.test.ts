@@ -18,7 +18,7 @@ test('out of range is refused', () => {
 
 test('the over-plan window and the new-registration limits (issue 31, finding 6)', () => {
   expect(loadConfig({}).webhooks.overPlanWindowMs).toBe(3_600_000);
-  expect(loadConfig({}).registrationLimits).toEqual({ perKey: 60, perApp: 300 });
+  expect(loadConfig({}).registrationLimits).toEqual({ perKey: 120, perApp: 600 });
   const set = loadConfig({
     WEBHOOK_OVER_PLAN_WINDOW_SECONDS: '600',
     DEVICE_NEW_REGISTRATIONS_PER_KEY: '5',
