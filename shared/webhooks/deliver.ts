@@ -15,7 +15,7 @@ import { AppError } from '../errors';
 import { classifyAddress } from './address';
 
 export interface DeliverOptions {
-  /** WEBHOOK_ALLOW_PRIVATE: deliver to loopback, private, link-local and multicast too. */
+  /** WEBHOOK_ALLOW_PRIVATE: deliver to every address, not only global unicast. */
   readonly allowPrivate: boolean;
   readonly timeoutMs: number;
   /** Extra trusted CA (tests); unset: the system's. */
