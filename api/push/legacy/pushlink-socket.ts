@@ -9,8 +9,10 @@
  * A refused device (bad key, unknown package, disabled) is told why and its socket stays open:
  * closing it would make the SDK reconnect every 10 s.
  *
- * Bounds: a line's length, lines per second, an idle timeout well above the heartbeat, and
- * unread output (a device that stops reading is dropped before the server buffers much).
+ * Bounds: a line's length, lines per second, an absolute deadline from connecting to the first
+ * successful subscribe (a refused device is closed then, not at once), an idle timeout well above
+ * the heartbeat (the device's clamped), and unread output (a device that stops reading is dropped
+ * before the server buffers much). The listener bounds connections (connection-gate.ts).
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -90,6 +92,7 @@ export class PushlinkSocket implements DeviceChannel {
   private readonly deadline: NodeJS.Timeout;
   private deadlinePassed = false;
   private subscribing = false;
+  private toldSubscribed = false;
 
   constructor(
     private readonly socket: Socket,
@@ -222,8 +225,8 @@ export class PushlinkSocket implements DeviceChannel {
       if (this.deadlinePassed) this.socket.destroy();
       return;
     }
-    if (this.deadlinePassed) return;
-    this.deadlinePassed = true;
+    if (this.toldSubscribed) return;
+    this.toldSubscribed = true;
     clearTimeout(this.deadline);
     this.onSubscribed();
   }
