@@ -46,8 +46,11 @@ export async function audit(
 }
 
 /** What emitting a webhook event needs, from the API's deps. */
-export function emitDeps(deps: Pick<ApiDeps, 'db' | 'now' | 'deliveries'>): EmitDeps {
-  return { db: deps.db, now: deps.now, deliveries: deps.deliveries };
+export function emitDeps(
+  deps: Pick<ApiDeps, 'db' | 'now' | 'deliveries'> & Partial<Pick<ApiDeps, 'redeliveries'>>,
+): EmitDeps {
+  const throttle = deps.redeliveries ? { redeliveries: deps.redeliveries } : {};
+  return { db: deps.db, now: deps.now, deliveries: deps.deliveries, ...throttle };
 }
 
 /** The `upload.accepted` entry of an upload the API took in (before its verdict). */

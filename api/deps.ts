@@ -21,6 +21,8 @@ import type { NoticeSink } from '../shared/catalog/current-apk';
 import type { ScreenshotStore } from '../shared/exceptions/screenshots';
 import type { IntakeDeps } from './exceptions/intake';
 import type { DeliverySink } from '../shared/webhooks/deliveries';
+import type { RedeliveryThrottle } from '../shared/webhooks/redelivery-throttle';
+import type { RegistrationThrottle } from '../shared/devices/registration-throttle';
 
 /** Liveness of what the API depends on, for /readyz. Each check answers quickly. */
 export interface ReadinessChecks {
@@ -67,6 +69,10 @@ export interface ApiDeps {
   readonly notices: NoticeSink;
   /** Where webhook deliveries are queued (the webhook-delivery queue). */
   readonly deliveries: DeliverySink;
+  /** New installations per key and per app (DEVICE_NEW_REGISTRATIONS_PER_*). */
+  readonly registrations: RegistrationThrottle;
+  /** Redeliveries by hand per account (WEBHOOK_REDELIVERIES_PER_MINUTE). */
+  readonly redeliveries: RedeliveryThrottle;
   /** Told when a new installation registers past its plan (the installation.over_plan event). */
   readonly overPlan: OverPlanHook;
   /** Unhandled exceptions per APK, for the rollouts' health windows. */

@@ -56,6 +56,8 @@ export function isDependencyOutage(err: unknown): boolean {
 export function sendError(res: ServerResponse, err: AppError): void {
   if (err.code === 'DEPENDENCY_UNAVAILABLE') res.setHeader('Retry-After', '5');
   if (err.code === 'EXCEPTION_INSTALLATION_REGISTERING') res.setHeader('Retry-After', '1');
+  const after = err.details?.retryAfterSeconds;
+  if (typeof after === 'number') res.setHeader('Retry-After', String(after));
   const body = JSON.stringify({ error: { code: err.code, message: err.message } });
   res.statusCode = err.status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');

@@ -21,7 +21,12 @@ import { gridFsBlobStore } from '../shared/storage/blob-store';
 import type { TlsMaterial } from '../shared/crypto/tls';
 import { withDeadline } from '../shared/queues/producers';
 import { queueDeliverySink } from '../shared/queues/delivery-sink';
-import { overPlanEvents } from '../shared/webhooks/over-plan';
+import { DEFAULT_OVER_PLAN_WINDOW_MS, overPlanEvents } from '../shared/webhooks/over-plan';
+import { redisRedeliveryThrottle } from '../shared/webhooks/redelivery-throttle';
+import {
+  redisRegistrationThrottle,
+  type RegistrationLimits,
+} from '../shared/devices/registration-throttle';
 import { webhookDeliveryQueue } from '../shared/queues/webhook-delivery';
 import { ensureIndexes } from '../shared/storage/indexes';
 import { mongoReachable } from '../shared/storage/mongo';
@@ -73,6 +78,16 @@ export interface ApiOptions extends ConnectOptions {
   readonly trustProxy?: false | number | readonly string[];
   /** SIGNUP / SIGNUPS_PER_ADDRESS; unset: open, 10 per client address per hour (0: no limit). */
   readonly signups?: { readonly open?: boolean; readonly perAddress?: number };
+  /**
+   * WEBHOOK_REDELIVERIES_PER_MINUTE (default 30) and WEBHOOK_OVER_PLAN_WINDOW_SECONDS (as ms;
+   * default one hour), docs/webhooks.md.
+   */
+  readonly webhookLimits?: {
+    readonly redeliveriesPerMinute?: number;
+    readonly overPlanWindowMs?: number;
+  };
+  /** DEVICE_NEW_REGISTRATIONS_PER_KEY / _PER_APP (docs/push.md); default 120 and 600. */
+  readonly registrationLimits?: RegistrationLimits;
   /** LEGACY_PUSH_PORT / LEGACY_PUSH_TLS_MIN: the PushLink SDK's push listener; unset: off. */
   readonly legacyPush?: Omit<LegacyPushOptions, 'host' | 'tls'>;
   /**
@@ -218,6 +233,28 @@ interface Made {
   readonly stopping: AbortSignal;
 }
 
+/** The per-client and per-account throttles, all counting in Redis. */
+function throttles(
+  options: ApiOptions,
+  redis: Connections['redis'],
+): Pick<ApiDeps, 'authThrottle' | 'loginThrottle' | 'signups' | 'registrations' | 'redeliveries'> {
+  const keys = redisKeys(options.queuePrefix);
+  return {
+    authThrottle: redisAuthThrottle(redis, keys, options.authFailureLimits),
+    loginThrottle: redisLoginThrottle(redis, keys),
+    signups: {
+      open: options.signups?.open ?? true,
+      throttle: redisSignupThrottle(redis, keys, options.signups?.perAddress),
+    },
+    registrations: redisRegistrationThrottle(redis, keys, options.registrationLimits),
+    redeliveries: redisRedeliveryThrottle(
+      redis,
+      keys.webhookRedeliveries,
+      options.webhookLimits?.redeliveriesPerMinute,
+    ),
+  };
+}
+
 /** The request handlers' dependencies, built once. */
 function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps {
   const { log } = options;
@@ -234,20 +271,7 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
     log,
     db: mongo.db,
     accounts,
-    authThrottle: redisAuthThrottle(
-      redis,
-      redisKeys(options.queuePrefix),
-      options.authFailureLimits,
-    ),
-    loginThrottle: redisLoginThrottle(redis, redisKeys(options.queuePrefix)),
-    signups: {
-      open: options.signups?.open ?? true,
-      throttle: redisSignupThrottle(
-        redis,
-        redisKeys(options.queuePrefix),
-        options.signups?.perAddress,
-      ),
-    },
+    ...throttles(options, redis),
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     hstsMaxAge: options.hstsMaxAge ?? (options.tls ? 31_536_000 : 0),
     keys,
@@ -270,7 +294,11 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
     uploadSpool: { dir: spoolDirOf(options), budget: spoolBudget(limits.uploads.spoolBytes) },
     notices: queueNoticeSink(producers.get(versionNoticeQueue.name)),
     deliveries,
-    overPlan: overPlanEvents({ db: mongo.db, now, deliveries }, log),
+    overPlan: overPlanEvents({ db: mongo.db, now, deliveries }, log, {
+      redis,
+      keys: redisKeys(options.queuePrefix),
+      windowMs: options.webhookLimits?.overPlanWindowMs ?? DEFAULT_OVER_PLAN_WINDOW_MS,
+    }),
     crashes: crashCounter(redis, options.queuePrefix),
     deviceLookups: deviceLookups({ db: mongo.db, accounts }),
     exceptions: {

@@ -73,7 +73,12 @@ export function legacyPush(r: Reader, taken: readonly number[]) {
   if (!legacyPushTlsMin) {
     r.problems.push(`LEGACY_PUSH_TLS_MIN must be one of ${TLS_VERSIONS.join(', ')} (got "${min}")`);
   }
-  return { legacyPushPort, legacyPushTlsMin: legacyPushTlsMin ?? 'TLSv1.2' };
+  const legacyPushBounds = {
+    maxConnections: r.integer('LEGACY_PUSH_MAX_CONNECTIONS', 20_000, 1, 1_000_000),
+    maxPendingPerAddress: r.integer('LEGACY_PUSH_MAX_PENDING_PER_ADDRESS', 32, 0, 1_000_000),
+    maxHeartbeatSeconds: r.integer('LEGACY_PUSH_MAX_HEARTBEAT_SECONDS', 300, 30, 86_400),
+  };
+  return { legacyPushPort, legacyPushTlsMin: legacyPushTlsMin ?? 'TLSv1.2', legacyPushBounds };
 }
 
 /** One Redis (`redis:`, `rediss:`) or a cluster (`redis+cluster:`, storage/redis-url.ts). */
@@ -106,6 +111,13 @@ export function webhookSettings(r: Reader) {
       allowPrivate: r.oneOf('WEBHOOK_ALLOW_PRIVATE', ['on', 'off'], 'off') === 'on',
       disableAfterDays: r.integer('WEBHOOK_DISABLE_AFTER_DAYS', 3, 1, 365),
       timeoutMs: r.integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      accountConcurrency: r.integer('WEBHOOK_ACCOUNT_CONCURRENCY', 2, 1, 64),
+      redeliveriesPerMinute: r.integer('WEBHOOK_REDELIVERIES_PER_MINUTE', 30, 1, 10_000),
+      overPlanWindowMs: r.integer('WEBHOOK_OVER_PLAN_WINDOW_SECONDS', 3600, 60, 86_400) * 1000,
+    },
+    registrationLimits: {
+      perKey: r.integer('DEVICE_NEW_REGISTRATIONS_PER_KEY', 120, 1, 1_000_000),
+      perApp: r.integer('DEVICE_NEW_REGISTRATIONS_PER_APP', 600, 1, 1_000_000),
     },
     exceptionSpike: {
       min: r.integer('EXCEPTION_SPIKE_MIN', 50, 1, 1_000_000),

@@ -112,19 +112,40 @@ export interface Config {
   /**
    * Webhook delivery (docs/webhooks.md): WEBHOOK_ALLOW_PRIVATE (deliver to loopback, private,
    * link-local and multicast addresses too; default off), WEBHOOK_DISABLE_AFTER_DAYS (an
-   * endpoint failing without a success for this long is disabled), WEBHOOK_TIMEOUT_MS.
+   * endpoint failing without a success for this long is disabled), WEBHOOK_TIMEOUT_MS (one
+   * deadline over an attempt), WEBHOOK_ACCOUNT_CONCURRENCY (one account's attempts under way at
+   * once), WEBHOOK_REDELIVERIES_PER_MINUTE (redeliveries by hand per account).
    */
   readonly webhooks: {
     readonly allowPrivate: boolean;
     readonly disableAfterDays: number;
     readonly timeoutMs: number;
+    readonly accountConcurrency: number;
+    readonly redeliveriesPerMinute: number;
+    /** WEBHOOK_OVER_PLAN_WINDOW_SECONDS, as ms: one installation.over_plan per app per window. */
+    readonly overPlanWindowMs: number;
   };
+  /**
+   * DEVICE_NEW_REGISTRATIONS_PER_KEY / _PER_APP: new installations per minute per presented key
+   * and per app (docs/push.md#new-registrations).
+   */
+  readonly registrationLimits: { readonly perKey: number; readonly perApp: number };
   /** EXCEPTION_SPIKE_MIN / _FACTOR: when an hour's reports are a spike (docs/webhooks.md). */
   readonly exceptionSpike: { readonly min: number; readonly factor: number };
   /** LEGACY_PUSH_PORT: the PushLink SDK's push listener (docs/pushlink-sdk.md); unset: off. */
   readonly legacyPushPort: number | undefined;
   /** LEGACY_PUSH_TLS_MIN: lowest TLS version that listener admits (TLSv1 for Android < 5). */
   readonly legacyPushTlsMin: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  /**
+   * LEGACY_PUSH_MAX_CONNECTIONS (sockets open in total), LEGACY_PUSH_MAX_PENDING_PER_ADDRESS (not
+   * yet subscribed, per client address; 0: not limited), LEGACY_PUSH_MAX_HEARTBEAT_SECONDS (the
+   * longest heartbeat a device may ask for; longer ones are clamped).
+   */
+  readonly legacyPushBounds: {
+    readonly maxConnections: number;
+    readonly maxPendingPerAddress: number;
+    readonly maxHeartbeatSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {

@@ -111,6 +111,14 @@ export const ERRORS = {
     status: 429,
     message: 'Too many sign-ups from this client; retry later.',
   },
+  DEVICE_REGISTRATIONS_RATE_LIMITED: {
+    status: 429,
+    message: 'Too many new devices for this key or app; retry after Retry-After.',
+  },
+  WEBHOOK_REDELIVERY_RATE_LIMITED: {
+    status: 429,
+    message: 'Too many redeliveries by hand for this account; retry after Retry-After.',
+  },
   SIGNUP_CLOSED: {
     status: 403,
     message: 'Sign-up is closed: accounts are created by the operator.',

@@ -46,6 +46,10 @@ export function redisKeys(prefix: string) {
      */
     exceptionHour: (appId: string, hour: number) =>
       `${prefix}:webhooks:report-ids:${appId}:${hour}`,
+    /** Per account: webhook delivery attempts under way (sorted set, score = lease end, ms). */
+    webhookSlots: (accountId: string) => `${prefix}:webhooks:slots:${accountId}`,
+    /** Per account: redeliveries by hand in the last minute (sliding window, attempt-windows). */
+    webhookRedeliveries: (accountId: string) => `${prefix}:webhooks:redeliveries:${accountId}`,
     /** Set once an app's `exception.spike` event of that hour was emitted. */
     spikeFired: (appId: string, hour: number) => `${prefix}:webhooks:spike:${appId}:${hour}`,
     /**
@@ -61,6 +65,20 @@ export function redisKeys(prefix: string) {
      */
     loginAttempts: (kind: 'address' | 'email', bucket: string) =>
       `{${prefix}:logins}:${kind}:${bucket}`,
+    /**
+     * Sliding window of new installations registered with one presented key (a digest) or of one
+     * app (devices/registration-throttle.ts). Counted together: one hash tag for all.
+     */
+    newRegistrations: (kind: 'key' | 'app', bucket: string) =>
+      `{${prefix}:new-registrations}:${kind}:${bucket}`,
+    /**
+     * Per app: `installation.over_plan` registrations not yet told, and the marker of the window
+     * whose event went out (webhooks/over-plan.ts). Used together: one hash tag per app.
+     */
+    overPlanCount: (accountId: string, pkg: string) =>
+      `{${prefix}:over-plan:${accountId}:${pkg}}:count`,
+    overPlanWindow: (accountId: string, pkg: string, window: number) =>
+      `{${prefix}:over-plan:${accountId}:${pkg}}:window:${window}`,
     /** Sliding window of sign-up attempts of one client address bucket. */
     signupAttempts: (bucket: string) => `${prefix}:signups:address:${bucket}`,
   } as const;

@@ -10,6 +10,11 @@ export interface JobContext {
   readonly log: Logger;
   /** Aborted when the worker is closing; long work should stop at the next safe point. */
   readonly signal: AbortSignal;
+  /**
+   * Puts the job back to run again in `delayMs`, without counting an attempt (a resource it needs
+   * is busy); the processor returns what this throws.
+   */
+  defer(delayMs: number): Promise<never>;
 }
 
 /** A processor is a plain function; the BullMQ Worker around it is a thin shell. */

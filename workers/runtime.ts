@@ -2,7 +2,7 @@
  * Builds the BullMQ Workers (one per registered queue) around plain processors, installs the
  * job schedulers, and closes everything in order. Refuses to start when a queue has no processor.
  */
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from '../shared/log';
 import { QUEUES } from '../shared/queues';
 import type { QueueDefinition } from '../shared/queues/definition';
@@ -134,7 +134,7 @@ function buildWorker(
 ): Worker {
   const worker = new Worker(
     definition.name,
-    async (job: Job, _token?: string, signal?: AbortSignal) => {
+    async (job: Job, token?: string, signal?: AbortSignal) => {
       let payload: unknown;
       try {
         payload = definition.parse(job.data);
@@ -149,6 +149,10 @@ function buildWorker(
         maxAttempts: job.opts.attempts ?? 1,
         log,
         signal: signal ?? new AbortController().signal,
+        defer: async (delayMs) => {
+          await job.moveToDelayed(Date.now() + delayMs, token);
+          throw new DelayedError();
+        },
       });
     },
     {

@@ -41,6 +41,8 @@ export interface MetricsSources {
 export interface ApiMetrics {
   /** Body bytes of APK downloads sent in full (both hosts, hashed links included). */
   readonly bytesDownloaded: Counter;
+  /** Connections the PushLink listener refused, by bound: `total` or `address`. */
+  readonly legacyPushRefused: Counter<'reason'>;
   /** Counts an exception report's verdict and returns it unchanged. */
   countException(verdict: Verdict): Verdict;
   readonly contentType: string;
@@ -73,9 +75,16 @@ export function createApiMetrics(sources: MetricsSources): ApiMetrics {
       for (const [channel, n] of Object.entries(sources.openStreams())) this.set({ channel }, n);
     },
   });
+  const legacyPushRefused = new Counter({
+    name: 'apkrelay_legacy_push_refused_total',
+    help: 'Connections the PushLink listener of this API process refused, by bound: total (LEGACY_PUSH_MAX_CONNECTIONS) or address (LEGACY_PUSH_MAX_PENDING_PER_ADDRESS).',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
   deploymentGauges(registry, sources);
   return {
     bytesDownloaded,
+    legacyPushRefused,
     countException(verdict) {
       exceptions.inc({ verdict: verdict.status === 'REGISTERED' ? 'REGISTERED' : verdict.reason });
       return verdict;

@@ -143,6 +143,9 @@ export const devicePaths = {
         '404': errorResponse(
           'NOT_FOUND: "Device register failed: Invalid Package. Probably you never uploaded this app."',
         ),
+        '429': errorResponse(
+          'DEVICE_REGISTRATIONS_RATE_LIMITED: a new installation past DEVICE_NEW_REGISTRATIONS_PER_KEY or _PER_APP in the last minute; Retry-After says when to try again. AUTH_RATE_LIMITED: too many failed API keys.',
+        ),
       },
     },
   },

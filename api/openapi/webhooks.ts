@@ -159,7 +159,13 @@ export const webhookPaths = {
       summary: 'Send a delivery again (same body and event id, signed anew).',
       security: bearer,
       parameters: [pathParam('deliveryId')],
-      responses: { '202': json('The delivery, queued again.', 'WebhookDelivery'), ...refused },
+      responses: {
+        '202': json('The delivery, queued again.', 'WebhookDelivery'),
+        ...refused,
+        '429': errorResponse(
+          'WEBHOOK_REDELIVERY_RATE_LIMITED: more than WEBHOOK_REDELIVERIES_PER_MINUTE redeliveries by hand for this account in the last minute; Retry-After says when to try again.',
+        ),
+      },
     },
   },
   '/api/v2/audit': {

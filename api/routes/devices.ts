@@ -49,22 +49,24 @@ async function device(
   deps: DeviceDeps,
   req: Request,
   res: Response,
-): Promise<{ account: Account; input: RegistrationInput }> {
-  const found = await apiKeyPrincipal(deps.deviceAuth, req, res, presentedKey(req), {
+): Promise<{ account: Account; input: RegistrationInput; key: string }> {
+  const key = presentedKey(req);
+  const found = await apiKeyPrincipal(deps.deviceAuth, req, res, key, {
     need: { scope: 'device' },
   });
   if (!found) throw new AppError('UNAUTHENTICATED', { message: REGISTER_TEXT.INVALID_KEY });
   const input = parseRegistration(req.body);
   authorize(found.principal, { scope: 'device', package: input.package });
-  return { account: found.account, input };
+  return { account: found.account, input, key: key ?? '' };
 }
 
 export async function register(deps: DeviceDeps, req: Request, res: Response): Promise<void> {
-  const { account, input } = await device(deps, req, res);
+  const { account, input, key } = await device(deps, req, res);
   const app = await deps.deviceLookups.app(account.id, input.package);
   if (!app) throw new UnknownPackageError();
   const now = deps.now();
-  const inst = await registerDevice(deps, account, app, input, now);
+  const admitNew = () => deps.registrations.admit(key, app, now.getTime());
+  const inst = await registerDevice(deps, account, app, input, now, admitNew);
   // A sighting (version adoption counts installations seen from Redis alone).
   await deps.live.seen(inst, [inst._id.toHexString()], now);
   // The install funnel: what it reports having downloaded and running (once per APK and stage).

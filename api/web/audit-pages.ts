@@ -57,6 +57,8 @@ export function redeliverForm(deps: ApiDeps): PageHandler {
       await redeliver(emitDeps(deps), ctx, viewer.account.id, String(req.params.deliveryId));
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
+      const after = err.details?.retryAfterSeconds;
+      if (typeof after === 'number') res.setHeader('Retry-After', String(after));
       return sendPage(res, err.status, messagePage(viewer, 'Refused', err.message));
     }
     res.redirect(303, '/ui/webhooks');

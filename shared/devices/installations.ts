@@ -10,6 +10,7 @@ import type { Account } from '../accounts/types';
 import { findApp } from '../catalog/queries';
 import { AppError } from '../errors';
 import type { RegistrationInput } from './registration-input';
+import type { NewAdmission } from './registration-throttle';
 import { claimSeat, holdsSeat, releaseSeat, type SeatCursor } from './seats';
 import {
   INSTALLATIONS,
@@ -164,6 +165,16 @@ export interface RegistrationOptions {
   readonly likelyNew?: boolean;
   /** Told when a new installation finds no free seat (it is registered disabled). */
   readonly overPlan?: (doc: InstallationDoc) => Promise<void>;
+  /** Asked before an installation is created (registration-throttle.ts); unset: no limit. */
+  readonly admitNew?: () => Promise<NewAdmission>;
+}
+
+const ADMITTED: NewAdmission = { waitMs: 0, withdraw: () => Promise.resolve() };
+
+/** A refused new installation: 429 with how long to wait. */
+function registrationsLimited(waitMs: number): AppError {
+  const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+  return new AppError('DEVICE_REGISTRATIONS_RATE_LIMITED', { details: { retryAfterSeconds } });
 }
 
 export async function registerInstallation(
@@ -184,7 +195,9 @@ export async function registerInstallation(
  * `disabled` until its seat is claimed). (Not an upsert with $setOnInsert: store.ts says why.) Two
  * first registrations of one device at once: the insert that loses the unique index updates the
  * winner's document instead. `likelyNew`: the insert is tried first (one request instead of two
- * for a new installation; a known one then costs one more).
+ * for a new installation; a known one then costs one more). A creation needs `admitNew`'s
+ * admission: refused, the device is told to wait (DEVICE_REGISTRATIONS_RATE_LIMITED) unless it
+ * turns out to be known; a known one gives its admission back.
  */
 export async function writeRegistration(
   db: Db,
@@ -194,6 +207,7 @@ export async function writeRegistration(
   {
     appKnown = false,
     likelyNew = false,
+    admitNew = () => Promise.resolve(ADMITTED),
   }: Omit<RegistrationOptions, 'seatCursor' | 'overPlan'> = {},
 ): Promise<{ doc: InstallationDoc; created: boolean }> {
   if (!appKnown && !(await findApp(db, account.id, input.package))) {
@@ -208,12 +222,20 @@ export async function writeRegistration(
     const doc = await update();
     if (doc) return { doc, created: false };
   }
+  const admission = await admitNew();
+  if (admission.waitMs > 0) {
+    const known = likelyNew ? await update() : null;
+    if (!known) throw registrationsLimited(admission.waitMs);
+    await admission.withdraw();
+    return { doc: known, created: false };
+  }
   const fresh = newInstallation(_id, key, now, set);
   try {
     await col.insertOne(fresh);
     return { doc: fresh, created: true };
   } catch (err) {
     if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
+    await admission.withdraw();
     const won = await update();
     if (!won) throw new Error('installation vanished during registration', { cause: err });
     return { doc: won, created: false };

@@ -31,6 +31,7 @@ import {
 } from './installations';
 import { cardOf, lastSeenAt, seenFilter, type AppScope, type InstallationCard } from './live-state';
 import type { RegistrationInput } from './registration-input';
+import type { NewAdmission } from './registration-throttle';
 import type { InstallationDoc } from './types';
 
 export {
@@ -74,7 +75,8 @@ export { ensureSeatIndexes } from './seats';
 /**
  * A registration: the document and its seat, with the card protocol around them (cards.ts).
  * `app`: the app of `input.package`, which the caller found (lookups.ts), so the registration
- * reads nothing it knows already.
+ * reads nothing it knows already. `admitNew`: asked before a new installation is created
+ * (registration-throttle.ts).
  */
 export function registerDevice(
   deps: StoreDeps & { readonly overPlan?: OverPlanHook },
@@ -82,6 +84,7 @@ export function registerDevice(
   app: AppDoc,
   input: RegistrationInput,
   now: Date,
+  admitNew?: () => Promise<NewAdmission>,
 ): Promise<InstallationDoc> {
   const id = installationId(account.id, input.package, input.deviceId);
   const scope = { accountId: account.id, package: input.package };
@@ -93,6 +96,7 @@ export function registerDevice(
     appKnown: true,
     seatCursor: deps.live.seatCursor,
     ...(hook ? { overPlan: (doc: InstallationDoc) => hook(account, doc) } : {}),
+    ...(admitNew ? { admitNew } : {}),
   };
   return registerWithCard(
     deps,
@@ -119,13 +123,14 @@ export async function subscribeDevice(
   app: AppDoc,
   input: RegistrationInput,
   now: Date,
+  admitNew?: () => Promise<NewAdmission>,
 ): Promise<InstallationCard> {
   const id = installationId(account.id, input.package, input.deviceId).toHexString();
   const known = await deps.live.card({ accountId: account.id, package: input.package }, id);
   if (known?.fingerprint !== undefined && known.fingerprint === registrationFingerprint(input)) {
     return known;
   }
-  return cardOf(await registerDevice(deps, account, app, input, now));
+  return cardOf(await registerDevice(deps, account, app, input, now, admitNew));
 }
 
 /** Told when a new installation of `account` registers past its plan (webhooks). */

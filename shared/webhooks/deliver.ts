@@ -9,12 +9,13 @@ import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 import { AppError } from '../errors';
 import { classifyAddress } from './address';
 
 export interface DeliverOptions {
-  /** WEBHOOK_ALLOW_PRIVATE: deliver to loopback, private, link-local and multicast too. */
+  /** WEBHOOK_ALLOW_PRIVATE: deliver to every address, not only global unicast. */
   readonly allowPrivate: boolean;
   readonly timeoutMs: number;
   /** Extra trusted CA (tests); unset: the system's. */
@@ -46,7 +47,12 @@ export async function pinnedAddress(url: URL, options: DeliverOptions): Promise<
   return found[0]!;
 }
 
-/** POSTs `body` to `url` over a connection to `address` only. */
+/**
+ * POSTs `body` to `url` over a connection to `address` only. `timeoutMs` is one deadline over
+ * connecting, the headers and the excerpt: a receiver that trickles bytes cannot hold the delivery
+ * (and its worker slot) longer. Only the first EXCERPT_BYTES of the reply are read; the connection
+ * is then closed, whatever the receiver still sends.
+ */
 export function postPinned(
   url: URL,
   address: LookupAddress,
@@ -59,33 +65,52 @@ export function postPinned(
     else callback(null, address.address, address.family);
   };
   return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        lookup,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        timeout: options.timeoutMs,
-        ...(options.ca ? { ca: options.ca } : {}),
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          if (size < EXCERPT_BYTES) chunks.push(c);
-          size += c.length;
-        });
-        res.on('end', () =>
-          resolve({
-            statusCode: res.statusCode ?? 0,
-            excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'),
-          }),
-        );
-        res.on('error', reject);
-      },
+    const req = request(url, {
+      method: 'POST',
+      lookup,
+      agent: false,
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      ...(options.ca ? { ca: options.ca } : {}),
+    });
+    const deadline = setTimeout(
+      () => req.destroy(new Error(`no complete reply in ${options.timeoutMs} ms`)),
+      options.timeoutMs,
     );
-    req.on('timeout', () => req.destroy(new Error(`no reply in ${options.timeoutMs} ms`)));
-    req.on('error', reject);
+    const settle =
+      <T>(fn: (v: T) => void) =>
+      (v: T) => {
+        clearTimeout(deadline);
+        fn(v);
+      };
+    req.on('response', (res) =>
+      readExcerpt(res, settle(resolve), settle(reject), () => req.destroy()),
+    );
+    req.on('error', settle(reject));
     req.end(body);
   });
+}
+
+/** Reads a reply until its end or EXCERPT_BYTES, whichever comes first, then hangs up. */
+function readExcerpt(
+  res: IncomingMessage,
+  resolve: (r: Reply) => void,
+  reject: (err: Error) => void,
+  hangUp: () => void,
+): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const done = () => {
+    hangUp();
+    resolve({
+      statusCode: res.statusCode ?? 0,
+      excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8'),
+    });
+  };
+  res.on('data', (c: Buffer) => {
+    chunks.push(c);
+    size += c.length;
+    if (size >= EXCERPT_BYTES) done();
+  });
+  res.on('end', done);
+  res.on('error', reject);
 }

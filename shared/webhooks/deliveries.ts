@@ -9,6 +9,7 @@ import { recordAudit } from '../audit/record';
 import type { AuditContext } from '../audit/types';
 import { AppError } from '../errors';
 import { endpoints } from './endpoints';
+import type { RedeliveryThrottle } from './redelivery-throttle';
 import type { AttemptDoc, DeliveryDoc, WebhookEvent } from './types';
 
 export const DELIVERIES_COLLECTION = 'webhook_deliveries';
@@ -31,6 +32,8 @@ export interface EmitDeps {
   readonly db: Db;
   readonly deliveries: DeliverySink;
   readonly now: () => Date;
+  /** Redeliveries by hand per account (redelivery-throttle.ts); unset: not limited. */
+  readonly redeliveries?: RedeliveryThrottle;
 }
 
 /** The same id for the same input: what makes emitting one event twice a no-op. */
@@ -100,13 +103,21 @@ export function deliveriesOf(db: Db, endpointId: ObjectId, limit: number): Promi
   return deliveries(db).find({ endpointId }).sort({ _id: -1 }).limit(limit).toArray();
 }
 
-/** Queues a delivery of the account's once more (by hand); the log keeps every attempt. */
+/**
+ * Queues a delivery of the account's once more (by hand); the log keeps every attempt. Past the
+ * account's redelivery limit: WEBHOOK_REDELIVERY_RATE_LIMITED (429, `retryAfterSeconds`).
+ */
 export async function redeliver(
   deps: EmitDeps,
   ctx: AuditContext,
   accountId: string,
   id: string,
 ): Promise<DeliveryDoc> {
+  const waitMs = (await deps.redeliveries?.attempted(accountId, deps.now().getTime())) ?? 0;
+  if (waitMs > 0) {
+    const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+    throw new AppError('WEBHOOK_REDELIVERY_RATE_LIMITED', { details: { retryAfterSeconds } });
+  }
   const doc = ObjectId.isValid(id)
     ? await deliveries(deps.db).findOneAndUpdate(
         { _id: new ObjectId(id), accountId },

@@ -9,5 +9,6 @@ export function jobContext(attempt = 1, maxAttempts = 1): JobContext {
     maxAttempts,
     log: createLogger('silent'),
     signal: new AbortController().signal,
+    defer: () => Promise.reject(new Error('this test does not expect a job to be put back')),
   };
 }

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startApi, type ApiProcess } from '../../api/main';
-import type { SocketBounds } from '../../api/push/legacy/pushlink-socket';
+import type { LegacyPushBounds } from '../../api/push/legacy/listener';
 import { freePort } from '../../ops/services/child';
 import type { AuthFailureLimits } from '../../shared/accounts/auth-throttle';
 import type { Logger } from '../../shared/log';
@@ -96,7 +96,7 @@ export async function startStack(
     legacyPush?: {
       tlsMin?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2';
       /** The per-socket bounds (api/push/legacy/pushlink-socket.ts). Default: the product's. */
-      bounds?: Partial<SocketBounds>;
+      bounds?: Partial<LegacyPushBounds>;
     };
     /** The workers' rollout health gate settings (ROLLOUT_*). Default: the product's. */
     rollouts?: RolloutSettings;
@@ -104,6 +104,10 @@ export async function startStack(
     webhooks?: WebhookSettings;
     /** EXCEPTION_SPIKE_*. Default: the product's. */
     spike?: SpikeSettings;
+    /** WEBHOOK_REDELIVERIES_PER_MINUTE, WEBHOOK_OVER_PLAN_WINDOW_SECONDS. Default: the product's. */
+    webhookLimits?: { redeliveriesPerMinute?: number; overPlanWindowMs?: number };
+    /** DEVICE_NEW_REGISTRATIONS_PER_KEY / _PER_APP. Default: the product's. */
+    registrationLimits?: { perKey: number; perApp: number };
   } = {},
 ): Promise<TestStack> {
   const shared = options.redisUrl && options.mongoUrl ? undefined : serviceUrls();
@@ -170,6 +174,8 @@ export async function startStack(
       },
       ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
       ...(options.authFailures ? { authFailureLimits: options.authFailures } : {}),
+      ...(options.webhookLimits ? { webhookLimits: options.webhookLimits } : {}),
+      ...(options.registrationLimits ? { registrationLimits: options.registrationLimits } : {}),
       ...(options.legacyPush
         ? { legacyPush: { port: await freePort(), ...options.legacyPush } }
         : {}),

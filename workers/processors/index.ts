@@ -24,8 +24,11 @@ import { versionNoticeProcessor } from './version-notice';
 import {
   DEFAULT_WEBHOOK_SETTINGS,
   webhookDeliveryProcessor,
+  type WebhookDeliveryDeps,
   type WebhookSettings,
 } from './webhook-delivery';
+import { redisAccountSlots } from '../../shared/webhooks/account-slots';
+import { redisKeys } from '../../shared/redis-keys';
 
 export type ProcessorMap = {
   [Q in RegisteredQueue as Q['name']]: Processor<PayloadOf<Q>, ResultOf<Q>>;
@@ -66,12 +69,7 @@ export function createProcessors(deps: ProcessorDeps): ProcessorMap {
     }),
     backup: backupProcessor({ ...deps, events: eventDeps(deps) }),
     'rollout-health': rolloutHealthProcessor(rolloutHealthDeps(deps)),
-    'webhook-delivery': webhookDeliveryProcessor({
-      db: deps.db,
-      keys: deps.keys,
-      now: deps.now,
-      webhooks: deps.webhooks ?? DEFAULT_WEBHOOK_SETTINGS,
-    }),
+    'webhook-delivery': webhookDeliveryProcessor(webhookDeliveryDeps(deps)),
     'adoption-sample': adoptionSampleProcessor({
       db: deps.db,
       live: liveState(deps.redis, deps.prefix),
@@ -101,4 +99,17 @@ function rolloutHealthDeps(deps: ProcessorDeps) {
 /** Where processors emit webhook events. */
 export function eventDeps(deps: ProcessorDeps): EmitDeps {
   return { db: deps.db, now: deps.now, deliveries: deps.deliveries };
+}
+
+function webhookDeliveryDeps(deps: ProcessorDeps): WebhookDeliveryDeps {
+  const webhooks = deps.webhooks ?? DEFAULT_WEBHOOK_SETTINGS;
+  const limit = webhooks.accountConcurrency ?? DEFAULT_WEBHOOK_SETTINGS.accountConcurrency!;
+  const key = redisKeys(deps.prefix).webhookSlots;
+  return {
+    db: deps.db,
+    keys: deps.keys,
+    now: deps.now,
+    webhooks,
+    slots: redisAccountSlots(deps.redis, key, limit),
+  };
 }

@@ -18,13 +18,16 @@ import { deliveries, recordAttempt } from '../../shared/webhooks/deliveries';
 import { pinnedAddress, postPinned, type DeliverOptions } from '../../shared/webhooks/deliver';
 import { endpoints, openSecret } from '../../shared/webhooks/endpoints';
 import { SIGNATURE_HEADER, signDelivery, TIMESTAMP_HEADER } from '../../shared/webhooks/signature';
-import type { EndpointDoc } from '../../shared/webhooks/types';
+import type { DeliveryDoc, EndpointDoc } from '../../shared/webhooks/types';
+import type { AccountSlots } from '../../shared/webhooks/account-slots';
 import type { JobContext, Processor } from '../processor';
 
 export interface WebhookSettings {
   readonly allowPrivate: boolean;
   readonly disableAfterDays: number;
   readonly timeoutMs: number;
+  /** WEBHOOK_ACCOUNT_CONCURRENCY: attempts of one account's deliveries under way at once. */
+  readonly accountConcurrency?: number;
   /** Extra trusted CA for receivers (tests). */
   readonly ca?: string;
 }
@@ -33,6 +36,7 @@ export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
   allowPrivate: false,
   disableAfterDays: 3,
   timeoutMs: 10_000,
+  accountConcurrency: 2,
 };
 
 export interface WebhookDeliveryDeps {
@@ -40,6 +44,8 @@ export interface WebhookDeliveryDeps {
   readonly keys: KeyRing;
   readonly now: () => Date;
   readonly webhooks: WebhookSettings;
+  /** One account's attempts under way at once, across workers; unset: unbounded (tests). */
+  readonly slots?: AccountSlots;
 }
 
 const DAY_MS = 86_400_000;
@@ -98,31 +104,54 @@ export function webhookDeliveryProcessor(
     if (delivery.state === 'delivered' && delivery.redeliveries === payload.redelivery) {
       return { outcome: 'skipped', statusCode: null };
     }
-    const ep = await endpoints(deps.db).findOne({ _id: delivery.endpointId });
-    if (!ep?.enabled) {
-      await recordAttempt(deps.db, delivery._id, skipped(deps.now()), 'failed');
-      return { outcome: 'disabled', statusCode: null };
+    const slots = deps.slots;
+    if (!slots) return deliverOnce(deps, delivery, ctx);
+    // The lease outlives the attempt: DNS, then one deadline over the POST.
+    const leaseMs = 2 * deps.webhooks.timeoutMs + LEASE_MARGIN_MS;
+    if (!(await slots.take(delivery.accountId, ctx.jobId, Date.now(), leaseMs))) {
+      return ctx.defer(DEFER_MS + Math.floor(Math.random() * DEFER_MS));
     }
-    const started = Date.now();
-    const r = await attempt(deps, ep, delivery.body, ctx);
-    const at = deps.now();
-    const ok = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
-    const last = ok || r.refused || ctx.attempt >= ctx.maxAttempts;
-    const log = {
-      at,
-      statusCode: r.statusCode,
-      excerpt: r.excerpt,
-      durationMs: Date.now() - started,
-    };
-    await recordAttempt(deps.db, delivery._id, log, ok ? 'delivered' : last ? 'failed' : 'pending');
-    if (ok) {
-      await endpoints(deps.db).updateOne({ _id: ep._id }, { $set: { failingSince: null } });
-      return { outcome: 'delivered', statusCode: r.statusCode };
+    try {
+      return await deliverOnce(deps, delivery, ctx);
+    } finally {
+      await slots.release(delivery.accountId, ctx.jobId);
     }
-    if (await noteFailure(deps, ep, at)) return { outcome: 'disabled', statusCode: r.statusCode };
-    if (r.refused) throw new UnrecoverableError(r.excerpt);
-    throw new Error(`delivery failed: ${r.statusCode ?? r.excerpt}`);
   };
+}
+
+/** A delivery waiting for a slot of its account tries again after this (plus up to as much). */
+const DEFER_MS = 500;
+const LEASE_MARGIN_MS = 10_000;
+
+async function deliverOnce(
+  deps: WebhookDeliveryDeps,
+  delivery: DeliveryDoc,
+  ctx: JobContext,
+): Promise<WebhookDeliveryResult> {
+  const ep = await endpoints(deps.db).findOne({ _id: delivery.endpointId });
+  if (!ep?.enabled) {
+    await recordAttempt(deps.db, delivery._id, skipped(deps.now()), 'failed');
+    return { outcome: 'disabled', statusCode: null };
+  }
+  const started = Date.now();
+  const r = await attempt(deps, ep, delivery.body, ctx);
+  const at = deps.now();
+  const ok = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
+  const last = ok || r.refused || ctx.attempt >= ctx.maxAttempts;
+  const log = {
+    at,
+    statusCode: r.statusCode,
+    excerpt: r.excerpt,
+    durationMs: Date.now() - started,
+  };
+  await recordAttempt(deps.db, delivery._id, log, ok ? 'delivered' : last ? 'failed' : 'pending');
+  if (ok) {
+    await endpoints(deps.db).updateOne({ _id: ep._id }, { $set: { failingSince: null } });
+    return { outcome: 'delivered', statusCode: r.statusCode };
+  }
+  if (await noteFailure(deps, ep, at)) return { outcome: 'disabled', statusCode: r.statusCode };
+  if (r.refused) throw new UnrecoverableError(r.excerpt);
+  throw new Error(`delivery failed: ${r.statusCode ?? r.excerpt}`);
 }
 
 function skipped(at: Date) {

@@ -9,8 +9,10 @@
  * A refused device (bad key, unknown package, disabled) is told why and its socket stays open:
  * closing it would make the SDK reconnect every 10 s.
  *
- * Bounds: a line's length, lines per second, an idle timeout well above the heartbeat, and
- * unread output (a device that stops reading is dropped before the server buffers much).
+ * Bounds: a line's length, lines per second, an absolute deadline from connecting to the first
+ * successful subscribe (a refused device is closed then, not at once), an idle timeout well above
+ * the heartbeat (the device's clamped), and unread output (a device that stops reading is dropped
+ * before the server buffers much). The listener bounds connections (connection-gate.ts).
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -31,22 +33,29 @@ import {
 } from '../../../shared/devices/pushlink-protocol';
 import { apiKeyAccount, isAuthRateLimited, isKeyRefused } from '../../auth';
 import type { ApiDeps } from '../../deps';
+import { AppError } from '../../../shared/errors';
 import type { Delivery, DeviceChannel } from '../stream-registry';
 
 /** Socket limits (legacy-listener.ts sets them from the settings). */
 export interface SocketBounds {
-  /** A connection must subscribe within this. */
+  /**
+   * A connection must subscribe within this of connecting, whatever it sends meanwhile (an
+   * absolute deadline; a subscribe under way when it passes is waited for).
+   */
   readonly subscribeTimeoutMs: number;
   /** Lines a device may send in one second before it is dropped (the SDK sends one per beat). */
   readonly linesPerSecond: number;
   /** Output a device may leave unread before it is dropped. */
   readonly maxUnreadBytes: number;
+  /** Longest heartbeat a device may ask for; a longer one is clamped (LEGACY_PUSH_MAX_HEARTBEAT_SECONDS). */
+  readonly maxHeartbeatSeconds: number;
 }
 
 export const DEFAULT_SOCKET_BOUNDS: SocketBounds = {
   subscribeTimeoutMs: 20_000,
   linesPerSecond: 20,
   maxUnreadBytes: 16 * 1024,
+  maxHeartbeatSeconds: 300,
 };
 
 /** Silence allowed before a socket is closed, in heartbeat intervals (offline after three). */
@@ -60,6 +69,7 @@ const OTHER_INSTALLATION =
   'Device register failed: This connection already serves another installation; reconnect to subscribe it.';
 const RATE_LIMITED = 'Device register failed: Too many failed API key attempts; retry later.';
 const SERVER_ERROR = 'Device register failed: Server unavailable; reconnect later.';
+const TOO_MANY_NEW = 'Device register failed: Too many new devices for this app; retry later.';
 
 interface Subscribed {
   readonly identity: string;
@@ -79,17 +89,32 @@ export class PushlinkSocket implements DeviceChannel {
   private closing = false;
   /** Lines are handled one after the other: a resubscribe waits for the subscribe before it. */
   private queue: Promise<void> = Promise.resolve();
+  private readonly deadline: NodeJS.Timeout;
+  private deadlinePassed = false;
+  private subscribing = false;
+  private toldSubscribed = false;
 
   constructor(
     private readonly socket: Socket,
     private readonly deps: ApiDeps,
     private readonly lookups: DeviceLookups,
     private readonly bounds: SocketBounds,
+    /** Told once, when the socket's first subscribe succeeded. */
+    private readonly onSubscribed: () => void = () => undefined,
   ) {
     socket.setNoDelay(true);
-    socket.setTimeout(bounds.subscribeTimeoutMs, () => socket.destroy());
+    this.deadline = setTimeout(() => this.onDeadline(), bounds.subscribeTimeoutMs);
+    socket.once('close', () => clearTimeout(this.deadline));
+    // The idle timeout of a subscribed socket (idleMs) ends it.
+    socket.on('timeout', () => socket.destroy());
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', () => socket.destroy());
+  }
+
+  /** The subscribe deadline: closes a socket that has not subscribed (nor is subscribing). */
+  private onDeadline(): void {
+    this.deadlinePassed = true;
+    if (!this.subscribed && !this.subscribing) this.socket.destroy();
   }
 
   get isConnected(): boolean {
@@ -182,11 +207,28 @@ export class PushlinkSocket implements DeviceChannel {
     if (parsed.kind === 'invalid') return this.write(textLine(parsed.text));
     if (parsed.kind === 'subscribe') {
       // The subscribe has arrived: the time its registration takes (a loaded database) must not
-      // count against the subscribe timeout, or a fleet reconnecting at once is dropped in a loop.
-      if (!this.subscribed) this.socket.setTimeout(this.idleMs(parsed.subscribe));
-      return this.subscribe(parsed.subscribe);
+      // count against the subscribe deadline, or a fleet reconnecting at once is dropped in a loop.
+      this.subscribing = true;
+      try {
+        return await this.subscribe(parsed.subscribe);
+      } finally {
+        this.subscribing = false;
+        this.afterSubscribe();
+      }
     }
     await this.beat();
+  }
+
+  /** A refused subscribe after the deadline closes the socket; a first success clears it. */
+  private afterSubscribe(): void {
+    if (!this.subscribed) {
+      if (this.deadlinePassed) this.socket.destroy();
+      return;
+    }
+    if (this.toldSubscribed) return;
+    this.toldSubscribed = true;
+    clearTimeout(this.deadline);
+    this.onSubscribed();
   }
 
   /** A line from a subscribed device: it is seen (at most one write a second). */
@@ -209,7 +251,16 @@ export class PushlinkSocket implements DeviceChannel {
     if (!account) return;
     const app = await this.lookups.app(account.id, input.package);
     if (!app) return this.write(textLine(REGISTER_TEXT.INVALID_PACKAGE));
-    const inst = await subscribeDevice(this.deps, account, app, input, this.deps.now());
+    const now = this.deps.now();
+    const admitNew = () => this.deps.registrations.admit(sub.apiKey, app, now.getTime());
+    let inst;
+    try {
+      inst = await subscribeDevice(this.deps, account, app, input, now, admitNew);
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'DEVICE_REGISTRATIONS_RATE_LIMITED')) throw err;
+      // The protocol has no Retry-After: closed, the SDK subscribes again on its 10 s cycle.
+      return this.drop(TOO_MANY_NEW);
+    }
     const key = installationId(account.id, input.package, input.deviceId).toHexString();
     this.subscribed = { identity, app, installationId: key };
     this.lastSeenAt = this.deps.now().getTime();
@@ -230,11 +281,15 @@ export class PushlinkSocket implements DeviceChannel {
     );
   }
 
-  /** Silence that closes a subscribed socket: several of the longer of both heartbeats. */
+  /**
+   * Silence that closes a subscribed socket: several of the longer of both heartbeats, the
+   * device's clamped to LEGACY_PUSH_MAX_HEARTBEAT_SECONDS. The protocol has no way to refuse an
+   * interval, so a device asking for more is served; it is closed after IDLE_BEATS clamped beats
+   * of silence and reconnects on its next 10 s cycle.
+   */
   private idleMs(sub: Subscribe): number {
-    return (
-      IDLE_BEATS * Math.max(this.deps.limits.heartbeatSeconds, sub.heartbeatSeconds ?? 0) * 1000
-    );
+    const asked = Math.min(sub.heartbeatSeconds ?? 0, this.bounds.maxHeartbeatSeconds);
+    return IDLE_BEATS * Math.max(this.deps.limits.heartbeatSeconds, asked) * 1000;
   }
 
   /**

@@ -119,8 +119,19 @@ async function runApi(config: Config, common: RoleCommon): Promise<() => Promise
       perKey: config.authFailuresPerKey,
     },
     signups: { open: config.signup === 'open', perAddress: config.signupsPerAddress },
+    webhookLimits: {
+      redeliveriesPerMinute: config.webhooks.redeliveriesPerMinute,
+      overPlanWindowMs: config.webhooks.overPlanWindowMs,
+    },
+    registrationLimits: config.registrationLimits,
     ...(config.legacyPushPort
-      ? { legacyPush: { port: config.legacyPushPort, tlsMin: config.legacyPushTlsMin } }
+      ? {
+          legacyPush: {
+            port: config.legacyPushPort,
+            tlsMin: config.legacyPushTlsMin,
+            bounds: config.legacyPushBounds,
+          },
+        }
       : {}),
     uploadSpoolDir: path.join(config.dataDir, 'spool', 'uploads'),
     ...(config.downloadCacheMiB > 0

@@ -29,3 +29,22 @@ test.each([
   expect(err).toBeInstanceOf(ConfigError);
   expect((err as ConfigError).problems).toEqual([problem]);
 });
+
+test('the listener bounds (issue 31): defaults and read when set', () => {
+  expect(loadConfig({}).legacyPushBounds).toEqual({
+    maxConnections: 20_000,
+    maxPendingPerAddress: 32,
+    maxHeartbeatSeconds: 300,
+  });
+  const set = loadConfig({
+    LEGACY_PUSH_MAX_CONNECTIONS: '500',
+    LEGACY_PUSH_MAX_PENDING_PER_ADDRESS: '0',
+    LEGACY_PUSH_MAX_HEARTBEAT_SECONDS: '60',
+  });
+  expect(set.legacyPushBounds).toEqual({
+    maxConnections: 500,
+    maxPendingPerAddress: 0,
+    maxHeartbeatSeconds: 60,
+  });
+  expect(() => loadConfig({ LEGACY_PUSH_MAX_HEARTBEAT_SECONDS: '10' })).toThrow(ConfigError);
+});
