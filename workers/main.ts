@@ -38,6 +38,9 @@ export interface WorkerOptions extends ConnectOptions {
   readonly spike?: SpikeSettings;
 }
 
+/** A processor's Redis command (a marker, a lock, a queue add): milliseconds when healthy. */
+const PROCESSOR_REDIS_COMMAND_MS = 10_000;
+
 export interface WorkerProcess {
   /** Waits for active jobs; the process-level deadline (ops/process/shutdown.ts) cuts it short. */
   close(): Promise<void>;
@@ -45,7 +48,12 @@ export interface WorkerProcess {
 
 export async function startWorkers(options: WorkerOptions): Promise<WorkerProcess> {
   const mongo = await connectMongo(options.mongoUrl, options.database);
-  const redis = createWorkerRedis(options.redisUrl, 'apkrelay:worker-notices');
+  // The processors' own connection: every command under a deadline (no blocking commands here).
+  const redis = createWorkerRedis(
+    options.redisUrl,
+    'apkrelay:worker-notices',
+    PROCESSOR_REDIS_COMMAND_MS,
+  );
   const noticeQueue = new Queue(versionNoticeQueue.name, {
     connection: redis,
     prefix: bullPrefix(redis, options.queuePrefix),
