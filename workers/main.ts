@@ -38,6 +38,9 @@ export interface WorkerOptions extends ConnectOptions {
   readonly spike?: SpikeSettings;
 }
 
+/** One MongoDB round trip of a processor (the longest is a backup's batch); a free connection. */
+const WORKER_MONGO_DEADLINES = { socketTimeoutMS: 60_000, waitQueueTimeoutMS: 30_000 };
+
 /** A processor's Redis command (a marker, a lock, a queue add): milliseconds when healthy. */
 const PROCESSOR_REDIS_COMMAND_MS = 10_000;
 
@@ -47,7 +50,7 @@ export interface WorkerProcess {
 }
 
 export async function startWorkers(options: WorkerOptions): Promise<WorkerProcess> {
-  const mongo = await connectMongo(options.mongoUrl, options.database);
+  const mongo = await connectMongo(options.mongoUrl, options.database, WORKER_MONGO_DEADLINES);
   // The processors' own connection: every command under a deadline (no blocking commands here).
   const redis = createWorkerRedis(
     options.redisUrl,
