@@ -74,7 +74,8 @@ export function startWatchdog(options: WatchdogOptions): Watchdog {
     check,
     async stop() {
       clearInterval(timer);
-      await running;
+      // Not waiting for a look in flight: one waiting for an absent Redis would hold the
+      // shutdown; it fails with the connection and is logged.
       await Promise.all(queues.map(([, q]) => q.close()));
     },
   };
