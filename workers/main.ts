@@ -17,6 +17,7 @@ import { bullPrefix, closeRedis, createWorkerRedis } from '../shared/storage/red
 import { createProcessors } from './processors';
 import type { BackupSettings } from './processors/backup';
 import { startWorkerRuntime } from './runtime';
+import { startStoreWatch } from './store-watch';
 import type { WebhookSettings } from './processors/webhook-delivery';
 import type { SpikeSettings } from './processors/exception-events';
 import { DEFAULT_ROLLOUT_SETTINGS, type RolloutSettings } from '../shared/rollouts/health';
@@ -40,6 +41,9 @@ export interface WorkerOptions extends ConnectOptions {
 
 /** One MongoDB round trip of a processor (the longest is a backup's batch); a free connection. */
 const WORKER_MONGO_DEADLINES = { socketTimeoutMS: 60_000, waitQueueTimeoutMS: 30_000 };
+
+/** How often the worker checks that its MongoDB client is not wedged (store-watch.ts). */
+const STORE_WATCH_EVERY_MS = 10_000;
 
 /** A processor's Redis command (a marker, a lock, a queue add): milliseconds when healthy. */
 const PROCESSOR_REDIS_COMMAND_MS = 10_000;
@@ -105,10 +109,17 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
       schedulers: options.schedulers ?? true,
       ...(options.lockMs ? { lockMs: options.lockMs } : {}),
     });
+    const storeWatch = startStoreWatch({
+      client: mongo.client,
+      url: options.mongoUrl,
+      log: options.log,
+      everyMs: STORE_WATCH_EVERY_MS,
+    });
     let closing: Promise<void> | undefined;
     return {
       close: () =>
         (closing ??= (async () => {
+          await storeWatch.stop();
           await runtime.close();
           await closeAll();
         })()),
