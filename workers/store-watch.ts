@@ -11,6 +11,7 @@
  */
 import { MongoClient } from 'mongodb';
 import type { Logger } from '../shared/log';
+import { repeat } from './every';
 
 export type StoreState = 'healthy' | 'down' | 'wedged' | 'reconnected';
 
@@ -77,19 +78,15 @@ export function startStoreWatch(options: StoreWatchOptions): StoreWatch {
     await options.client.connect();
     return 'reconnected';
   };
-  let running: Promise<unknown> | undefined;
-  const timer = setInterval(() => {
-    running ??= check()
-      .catch((err: Error) => options.log.warn({ err: err.message }, 'store watch failed'))
-      .finally(() => (running = undefined));
-  }, options.everyMs);
-  timer.unref();
+  const looks = repeat(options.everyMs, check, (err) =>
+    options.log.warn({ err: err.message }, 'store watch failed'),
+  );
   return {
     check,
     async stop() {
       stopped = true;
-      clearInterval(timer);
-      await running;
+      looks.stop();
+      await looks.inFlight();
     },
   };
 }

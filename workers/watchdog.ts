@@ -12,6 +12,7 @@ import { QUEUES } from '../shared/queues';
 import { overdueJobs } from '../shared/queues/budget';
 import type { QueueDefinition } from '../shared/queues/definition';
 import type { Redis } from '../shared/storage/redis';
+import { repeat } from './every';
 
 export interface WatchdogOptions {
   readonly connection: Redis;
@@ -60,20 +61,13 @@ export function startWatchdog(options: WatchdogOptions): Watchdog {
     for (const key of reported) if (!seen.has(key)) reported.delete(key);
     return logged;
   };
-  let running: Promise<unknown> | undefined;
-  const timer = setInterval(() => {
-    // One look at a time: while Redis is away a look waits, and looks must not pile up.
-    running ??= check()
-      .catch((err: Error) =>
-        options.log.warn({ err: err.message }, 'watchdog could not read the active jobs'),
-      )
-      .finally(() => (running = undefined));
-  }, options.everyMs);
-  timer.unref();
+  const looks = repeat(options.everyMs, check, (err) =>
+    options.log.warn({ err: err.message }, 'watchdog could not read the active jobs'),
+  );
   return {
     check,
     async stop() {
-      clearInterval(timer);
+      looks.stop();
       // Not waiting for a look in flight: one waiting for an absent Redis would hold the
       // shutdown; it fails with the connection and is logged.
       await Promise.all(queues.map(([, q]) => q.close()));

@@ -8,7 +8,7 @@ import { MongoClient } from 'mongodb';
 import { freePort } from '../../../ops/services/child';
 import { createLogger } from '../../../shared/log';
 import { connectMongo, type Mongo } from '../../../shared/storage/mongo';
-import { startStoreWatch } from '../../../workers/store-watch';
+import { startStoreWatch, type StoreWatch } from '../../../workers/store-watch';
 import { isolation, serviceUrls } from '../../helpers/services';
 
 const log = createLogger('silent');
@@ -27,50 +27,50 @@ async function wedge(client: MongoClient): Promise<void> {
   await (client as unknown as { topology: { close(): Promise<void> } }).topology.close();
 }
 
-test('a healthy client is left alone', async () => {
-  const watch = startStoreWatch({
-    client: mongo.client,
-    url: serviceUrls().mongoUrl,
-    log,
-    everyMs: 3_600_000,
-  });
+/** A watch over `client` (default: the test's) for the duration of `use`. */
+async function withWatch(
+  use: (watch: StoreWatch) => Promise<void>,
+  client = mongo.client,
+  url = serviceUrls().mongoUrl,
+): Promise<void> {
+  const watch = startStoreWatch({ client, url, log, everyMs: 3_600_000 });
   try {
-    expect(await watch.check()).toBe('healthy');
+    await use(watch);
   } finally {
     await watch.stop();
   }
+}
+
+test('a healthy client is left alone', async () => {
+  await withWatch(async (watch) => expect(await watch.check()).toBe('healthy'));
 });
 
 test('a wedged client is reconnected on the second look, and handles taken before work again', async () => {
   const reports = mongo.db.collection<{ _id: string }>('reports');
   await reports.insertOne({ _id: 'before' });
-  const watch = startStoreWatch({
-    client: mongo.client,
-    url: serviceUrls().mongoUrl,
-    log,
-    everyMs: 3_600_000,
-  });
-  try {
+  await withWatch(async (watch) => {
     await wedge(mongo.client);
     await expect(reports.findOne({ _id: 'before' })).rejects.toThrow();
     expect(await watch.check()).toBe('wedged');
     expect(await watch.check()).toBe('reconnected');
     expect(await reports.findOne({ _id: 'before' })).toEqual({ _id: 'before' });
     expect(await watch.check()).toBe('healthy');
-  } finally {
-    await watch.stop();
-  }
+  });
 });
 
 test('when no client reaches the server, the server is down: the client is not touched', async () => {
   const dead = `mongodb://127.0.0.1:${await freePort()}`;
   const client = new MongoClient(dead, { serverSelectionTimeoutMS: 500 });
-  const watch = startStoreWatch({ client, url: dead, log, everyMs: 3_600_000 });
   try {
-    expect(await watch.check()).toBe('down');
-    expect(await watch.check()).toBe('down');
+    await withWatch(
+      async (watch) => {
+        expect(await watch.check()).toBe('down');
+        expect(await watch.check()).toBe('down');
+      },
+      client,
+      dead,
+    );
   } finally {
-    await watch.stop();
     await client.close();
   }
 });
