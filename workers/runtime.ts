@@ -1,6 +1,8 @@
 /**
  * Builds the BullMQ Workers (one per registered queue) around plain processors, installs the
  * job schedulers, and closes everything in order. Refuses to start when a queue has no processor.
+ * Every attempt runs under its queue's budget (a slot is never held forever), and the stuck-worker
+ * watchdog (watchdog.ts) reports jobs active past it.
  */
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from '../shared/log';
