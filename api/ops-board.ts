@@ -48,13 +48,22 @@ export function readOnlyButRetry(deps: Pick<ApiDeps, 'producers'>): RequestHandl
   };
 }
 
+/** Shown under each queue's name: what "overdue" means there (workers/watchdog.ts). */
+export function budgetNote(budgetMs: number): string {
+  return `Job budget ${budgetMs / 1000} s: an attempt running longer fails (JOB_DEADLINE_EXCEEDED) and is retried; a job active longer is overdue, and its log says so.`;
+}
+
 export function mountOpsBoard(app: Express, deps: ApiDeps): void {
   const adapter = new ExpressAdapter();
   adapter.setBasePath(OPS_BOARD_PATH);
   createBullBoard({
     queues: QUEUES.map(
       (q) =>
-        new BullMQAdapter(deps.producers.get(q.name), { readOnlyMode: false, allowRetries: true }),
+        new BullMQAdapter(deps.producers.get(q.name), {
+          readOnlyMode: false,
+          allowRetries: true,
+          description: budgetNote(q.budgetMs),
+        }),
     ),
     serverAdapter: adapter,
     options: { uiConfig: { boardTitle: 'apkrelay queues' } },

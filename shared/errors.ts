@@ -140,6 +140,14 @@ export const ERRORS = {
     status: 503,
     message: 'A backing service is unavailable; retry later.',
   },
+  STEP_DEADLINE_EXCEEDED: {
+    status: 503,
+    message: 'A call to Redis, the store or the network did not answer within its deadline.',
+  },
+  JOB_DEADLINE_EXCEEDED: {
+    status: 503,
+    message: 'The job ran past its time budget; it is retried like any failed attempt.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

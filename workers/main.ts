@@ -17,6 +17,7 @@ import { bullPrefix, closeRedis, createWorkerRedis } from '../shared/storage/red
 import { createProcessors } from './processors';
 import type { BackupSettings } from './processors/backup';
 import { startWorkerRuntime } from './runtime';
+import { startStoreWatch } from './store-watch';
 import type { WebhookSettings } from './processors/webhook-delivery';
 import type { SpikeSettings } from './processors/exception-events';
 import { DEFAULT_ROLLOUT_SETTINGS, type RolloutSettings } from '../shared/rollouts/health';
@@ -38,14 +39,28 @@ export interface WorkerOptions extends ConnectOptions {
   readonly spike?: SpikeSettings;
 }
 
+/** One MongoDB round trip of a processor (the longest is a backup's batch); a free connection. */
+const WORKER_MONGO_DEADLINES = { socketTimeoutMS: 60_000, waitQueueTimeoutMS: 30_000 };
+
+/** How often the worker checks that its MongoDB client is not wedged (store-watch.ts). */
+const STORE_WATCH_EVERY_MS = 10_000;
+
+/** A processor's Redis command (a marker, a lock, a queue add): milliseconds when healthy. */
+const PROCESSOR_REDIS_COMMAND_MS = 10_000;
+
 export interface WorkerProcess {
   /** Waits for active jobs; the process-level deadline (ops/process/shutdown.ts) cuts it short. */
   close(): Promise<void>;
 }
 
 export async function startWorkers(options: WorkerOptions): Promise<WorkerProcess> {
-  const mongo = await connectMongo(options.mongoUrl, options.database);
-  const redis = createWorkerRedis(options.redisUrl, 'apkrelay:worker-notices');
+  const mongo = await connectMongo(options.mongoUrl, options.database, WORKER_MONGO_DEADLINES);
+  // The processors' own connection: every command under a deadline (no blocking commands here).
+  const redis = createWorkerRedis(
+    options.redisUrl,
+    'apkrelay:worker-notices',
+    PROCESSOR_REDIS_COMMAND_MS,
+  );
   const noticeQueue = new Queue(versionNoticeQueue.name, {
     connection: redis,
     prefix: bullPrefix(redis, options.queuePrefix),
@@ -94,10 +109,17 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
       schedulers: options.schedulers ?? true,
       ...(options.lockMs ? { lockMs: options.lockMs } : {}),
     });
+    const storeWatch = startStoreWatch({
+      client: mongo.client,
+      url: options.mongoUrl,
+      log: options.log,
+      everyMs: STORE_WATCH_EVERY_MS,
+    });
     let closing: Promise<void> | undefined;
     return {
       close: () =>
         (closing ??= (async () => {
+          await storeWatch.stop();
           await runtime.close();
           await closeAll();
         })()),

@@ -1,6 +1,8 @@
 /**
  * Builds the BullMQ Workers (one per registered queue) around plain processors, installs the
  * job schedulers, and closes everything in order. Refuses to start when a queue has no processor.
+ * Every attempt runs under its queue's budget (a slot is never held forever), and the stuck-worker
+ * watchdog (watchdog.ts) reports jobs active past it.
  */
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from '../shared/log';
@@ -14,6 +16,8 @@ import { recordJobDuration } from '../shared/metrics/job-durations';
 import { bullPrefix, closeRedis, createWorkerRedis, type Redis } from '../shared/storage/redis';
 import type { Processor } from './processor';
 import { coerceError } from '../shared/errors';
+import { withDeadline } from '../shared/deadline';
+import { startWatchdog } from './watchdog';
 
 export interface WorkerRuntime {
   readonly queueNames: readonly string[];
@@ -33,6 +37,15 @@ export interface WorkerRuntimeOptions {
   readonly backupSchedule?: { readonly pattern: string; readonly tz: string };
   /** How often the rollout health gate runs (ROLLOUT_EVALUATION_SECONDS); unset: not scheduled. */
   readonly rolloutEveryMs?: number;
+  /** How often the stuck-worker watchdog looks at active jobs (watchdog.ts); default 15 s. */
+  readonly watchdogEveryMs?: number;
+  /** Job budgets by queue name in place of the queues' own (tests use short ones). */
+  readonly budgetsMs?: Readonly<Record<string, number>>;
+}
+
+/** A queue's job budget: the runtime's override or the queue's own. */
+function budgetOf(options: WorkerRuntimeOptions, definition: { name: string; budgetMs: number }) {
+  return options.budgetsMs?.[definition.name] ?? definition.budgetMs;
 }
 
 export function missingProcessors(
@@ -83,6 +96,13 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       await backups.close();
     }
   }
+  const watchdog = startWatchdog({
+    connection,
+    prefix: bullPrefix(connection, options.prefix),
+    log: options.log,
+    everyMs: options.watchdogEveryMs ?? 15_000,
+    budgetOf: (definition) => budgetOf(options, definition),
+  });
   options.log.info({ queues: QUEUES.map((q) => q.name) }, 'workers started');
   let closing: Promise<void> | undefined;
   return {
@@ -91,6 +111,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       (closing ??= (async () => {
         // A worker whose Redis node died (a cluster failover) may never finish closing: after
         // the grace its connections are cut, so the process still stops.
+        await watchdog.stop();
         const closed = Promise.all(workers.map((w) => w.close())).then(() => true);
         const grace = new Promise<false>((resolve) => {
           setTimeout(resolve, WORKER_CLOSE_GRACE_MS, false).unref();
@@ -143,17 +164,27 @@ function buildWorker(
         throw new UnrecoverableError(`invalid payload: ${coerceError(err).message}`);
       }
       const log = options.log.child({ queue: definition.name, jobId: job.id });
-      return processor(payload, {
-        jobId: job.id ?? '',
-        attempt: job.attemptsMade + 1,
-        maxAttempts: job.opts.attempts ?? 1,
-        log,
-        signal: signal ?? new AbortController().signal,
-        defer: async (delayMs) => {
-          await job.moveToDelayed(Date.now() + delayMs, token);
-          throw new DelayedError();
-        },
-      });
+      // The whole attempt runs under the queue's budget: past it, the attempt fails with
+      // JOB_DEADLINE_EXCEEDED (BullMQ retries it with its backoff) and the slot is free again,
+      // whatever the processor still waits for.
+      const budget = {
+        ms: budgetOf(options, definition),
+        what: `${definition.name} job ${job.id ?? '?'}`,
+        code: 'JOB_DEADLINE_EXCEEDED' as const,
+      };
+      return withDeadline(budget, (expired) =>
+        processor(payload, {
+          jobId: job.id ?? '',
+          attempt: job.attemptsMade + 1,
+          maxAttempts: job.opts.attempts ?? 1,
+          log,
+          signal: signal ? AbortSignal.any([expired, signal]) : expired,
+          defer: async (delayMs) => {
+            await job.moveToDelayed(Date.now() + delayMs, token);
+            throw new DelayedError();
+          },
+        }),
+      );
     },
     {
       connection,

@@ -5,14 +5,15 @@
  * - per API process, counted where things happen (sum them across instances): bytes of APK
  *   downloaded, exception reports by verdict, open push streams;
  * - deployment-wide, read at scrape time from the shared stores (every API process reports the
- *   same values; aggregate with `max`, not `sum`): queue depths and job durations per queue
- *   (Redis; workers record durations), uploads by verdict (MongoDB), backup age (Redis).
+ *   same values; aggregate with `max`, not `sum`): queue depths, overdue (stuck) jobs and job
+ *   durations per queue (Redis; workers record durations), uploads by verdict (MongoDB), backup age (Redis).
  */
 import type { Db } from 'mongodb';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { readLastBackup } from '../../shared/backup/last-backup';
 import type { Verdict } from '../../shared/exceptions/verdicts';
 import { QUEUES } from '../../shared/queues';
+import { overdueJobs } from '../../shared/queues/budget';
 import type { Producers } from '../../shared/queues/producers';
 import type { Redis } from '../../shared/storage/redis';
 import { jobDurationText } from './job-duration-text';
@@ -114,6 +115,20 @@ function deploymentGauges(registry: Registry, sources: MetricsSources): void {
       for (const q of QUEUES) {
         const counts = await sources.producers.get(q.name).getJobCounts(...JOB_STATES);
         for (const state of JOB_STATES) this.set({ queue: q.name, state }, counts[state] ?? 0);
+      }
+    },
+  });
+  new Gauge({
+    name: 'apkrelay_jobs_overdue',
+    help: "Active jobs running longer than their queue's budget: stuck worker slots (deployment-wide).",
+    labelNames: ['queue'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const now = sources.now().getTime();
+      for (const q of QUEUES) {
+        const active = await sources.producers.get(q.name).getActive();
+        this.set({ queue: q.name }, overdueJobs(active, q.budgetMs, now).length);
       }
     },
   });

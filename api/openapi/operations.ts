@@ -10,6 +10,7 @@ export const operationPaths = {
         'apkrelay_exception_reports_total{verdict}, apkrelay_push_streams_open{channel}. ' +
         'Deployment-wide ' +
         '(same from every API process): apkrelay_queue_jobs{queue,state}, ' +
+        'apkrelay_jobs_overdue{queue}, ' +
         'apkrelay_job_duration_seconds{queue} (histogram), apkrelay_uploads{verdict}, ' +
         'apkrelay_backup_age_seconds. Off (404) when METRICS_TOKEN is not set.',
       security: [{ metricsToken: [] }],

@@ -7,6 +7,7 @@ import { ensureIndexes } from '../../shared/storage/indexes';
 import { connectMongo } from '../../shared/storage/mongo';
 import type { Db } from 'mongodb';
 import { ensureServices } from '../services/embedded';
+import { stepReporter } from '../services/steps';
 
 let cached: Config | undefined;
 
@@ -28,7 +29,7 @@ export async function withDatabase<T>(
 ): Promise<T> {
   const config = cliConfig();
   const log = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, { role: 'cli' });
-  const services = await ensureServices(config);
+  const services = await ensureServices(config, stepReporter(process.stderr));
   try {
     const mongo = await connectMongo(services.mongoUrl);
     try {

@@ -8,6 +8,7 @@ import { access, constants, cp, mkdtemp, rm, writeFile, chmod } from 'node:fs/pr
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { silentSteps, type Steps } from './steps';
 
 const execFile = promisify(execFileCb);
 export const FERRETDB_VERSION = 'v1.24.2';
@@ -47,8 +48,14 @@ async function aptInstall(packages: readonly string[]): Promise<void> {
   }
 }
 
-export async function ensureRedisServer(searchPath: string): Promise<string> {
-  const found = await which('redis-server', searchPath);
+const orNone = (bin: string | undefined) => bin ?? 'not installed';
+
+export async function ensureRedisServer(
+  searchPath: string,
+  steps: Steps = silentSteps,
+): Promise<string> {
+  const look = () => which('redis-server', searchPath);
+  const found = await steps.run('looking for redis-server', look, orNone);
   if (found) return found;
   if (!(await canInstallWithApt(searchPath))) {
     throw new Error(
@@ -56,7 +63,7 @@ export async function ensureRedisServer(searchPath: string): Promise<string> {
         'or set REDIS_URL to an existing Redis.',
     );
   }
-  await aptInstall(['redis-server']);
+  await steps.run('installing redis-server (apt)', () => aptInstall(['redis-server']));
   const installed = await which('redis-server', searchPath);
   if (!installed) throw new Error('apt-get installed redis-server but it is not on PATH');
   return installed;
@@ -67,11 +74,15 @@ export const POSTGRESQL_BIN_DIR = '/usr/lib/postgresql/15/bin';
 const POSTGRESQL_PACKAGE = 'postgresql-15';
 
 /** The directory holding `postgres` and `initdb`, installing Debian's package when missing. */
-export async function ensurePostgresServer(searchPath: string): Promise<string> {
+export async function ensurePostgresServer(
+  searchPath: string,
+  steps: Steps = silentSteps,
+): Promise<string> {
   const present = async () =>
     (await isExecutable(path.join(POSTGRESQL_BIN_DIR, 'postgres'))) &&
     (await isExecutable(path.join(POSTGRESQL_BIN_DIR, 'initdb')));
-  if (await present()) return POSTGRESQL_BIN_DIR;
+  const there = (yes: boolean) => (yes ? POSTGRESQL_BIN_DIR : 'not installed');
+  if (await steps.run('looking for PostgreSQL 15', present, there)) return POSTGRESQL_BIN_DIR;
   if (!(await canInstallWithApt(searchPath))) {
     throw new Error(
       `PostgreSQL 15 is not installed (${POSTGRESQL_BIN_DIR}). Install it (Debian/Ubuntu: ` +
@@ -79,7 +90,7 @@ export async function ensurePostgresServer(searchPath: string): Promise<string> 
         'or set MONGO_URL.',
     );
   }
-  await aptInstall([POSTGRESQL_PACKAGE]);
+  await steps.run(`installing ${POSTGRESQL_PACKAGE} (apt)`, () => aptInstall([POSTGRESQL_PACKAGE]));
   if (!(await present()))
     throw new Error(
       `apt-get installed ${POSTGRESQL_PACKAGE} but ${POSTGRESQL_BIN_DIR} lacks postgres or initdb`,
@@ -97,7 +108,41 @@ async function goBinDir(searchPath: string): Promise<string | undefined> {
 /** `mongod` when on PATH, else FerretDB (installed with Go when missing). */
 export async function ensureMongoServer(
   searchPath: string,
+  steps: Steps = silentSteps,
 ): Promise<{ kind: MongoKind; bin: string }> {
+  const look = () => findMongoServer(searchPath);
+  const describe = (found: { kind: MongoKind; bin: string } | undefined) =>
+    found ? `${found.kind} ${found.bin}` : 'not installed';
+  const found = await steps.run('looking for a MongoDB-protocol server', look, describe);
+  if (found) return found;
+  const binDir = await goBinDir(searchPath);
+  if (!binDir) {
+    throw new Error(
+      'No MongoDB-protocol server found. Install mongod, or Go (`sudo apt-get install golang`) so ' +
+        `FerretDB ${FERRETDB_VERSION} can be built, or set MONGO_URL.`,
+    );
+  }
+  const label = ferretBuildLabel(os.availableParallelism());
+  return { kind: 'ferretdb', bin: await steps.run(label, () => buildFerretDb(binDir)) };
+}
+
+/**
+ * The build step's label with a rough duration: about 4 core-minutes (2 minutes measured on 2
+ * cores), never less than a minute.
+ */
+export function ferretBuildLabel(cores: number): string {
+  const minutes = Math.max(1, Math.round(4 / Math.max(1, cores)));
+  const version = FERRETDB_VERSION.replace(/^v/, '');
+  return (
+    `building FerretDB ${version} with Go, about ${minutes} minute${minutes === 1 ? '' : 's'} ` +
+    `on ${cores} core${cores === 1 ? '' : 's'}`
+  );
+}
+
+/** `mongod` on PATH, else a FerretDB binary on PATH or in Go's bin directories; else none. */
+async function findMongoServer(
+  searchPath: string,
+): Promise<{ kind: MongoKind; bin: string } | undefined> {
   const mongod = await which('mongod', searchPath);
   if (mongod) return { kind: 'mongod', bin: mongod };
   const onPath = await which('ferretdb', searchPath);
@@ -110,13 +155,7 @@ export async function ensureMongoServer(
     const bin = path.join(dir, 'ferretdb');
     if (await isExecutable(bin)) return { kind: 'ferretdb', bin };
   }
-  if (!binDir) {
-    throw new Error(
-      'No MongoDB-protocol server found. Install mongod, or Go (`sudo apt-get install golang`) so ' +
-        `FerretDB ${FERRETDB_VERSION} can be built, or set MONGO_URL.`,
-    );
-  }
-  return { kind: 'ferretdb', bin: await buildFerretDb(binDir) };
+  return undefined;
 }
 
 /**

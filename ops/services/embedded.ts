@@ -21,6 +21,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../shared/config';
 import { ensureMongoServer, ensureRedisServer, type MongoKind } from './binaries';
+import { silentSteps, type Steps } from './steps';
 import { restrictDataDir } from './data-dir';
 import { lock } from './lock-file';
 import { servicePassword } from './service-secrets';
@@ -81,7 +82,11 @@ export interface Services {
 
 const STOP_GRACE_MS = 8_000;
 
-export async function ensureServices(config: ServicesConfig): Promise<Services> {
+/** `steps`: what is being done, said as it happens (steps.ts); default: nothing printed. */
+export async function ensureServices(
+  config: ServicesConfig,
+  steps: Steps = silentSteps,
+): Promise<Services> {
   await restrictDataDir(config.dataDir);
   if (config.redisUrl && config.mongoUrl) {
     return {
@@ -101,12 +106,12 @@ export async function ensureServices(config: ServicesConfig): Promise<Services> 
     let redisUrl = config.redisUrl;
     if (!redisUrl) {
       if (!(await reusable(state.redis))) {
-        state.redis = await startRedis(config.dataDir, config.searchPath);
+        state.redis = await startRedis(config.dataDir, config.searchPath, steps);
         started.push({ pid: state.redis.pid, signal: 'SIGTERM', last: false });
       }
       redisUrl = withPassword(state.redis!.url, '', await servicePassword(config.dataDir, 'redis'));
     }
-    const mongoUrl = config.mongoUrl ?? (await embeddedMongo(config, state, started));
+    const mongoUrl = config.mongoUrl ?? (await embeddedMongo(config, state, started, steps));
     await writeFile(stateFile, JSON.stringify(state, null, 2));
     let stopping: Promise<void> | undefined;
     return {
@@ -140,20 +145,22 @@ async function embeddedMongo(
   config: ServicesConfig,
   state: StateFile,
   started: Started[],
+  steps: Steps,
 ): Promise<string> {
   if (!(await reusable(state.mongo))) {
-    const { kind, bin } = await ensureMongoServer(config.searchPath);
+    const { kind, bin } = await ensureMongoServer(config.searchPath, steps);
     const backend = kind === 'ferretdb' ? config.embeddedMongoBackend : undefined;
     let postgresUrl: string | undefined;
     if (backend === 'postgresql') {
       await refuseSqliteStore(config.dataDir);
       if (!(await reusable(state.postgresql))) {
-        state.postgresql = await startPostgres(config.dataDir, config.searchPath);
+        state.postgresql = await startPostgres(config.dataDir, config.searchPath, steps);
         started.push({ pid: state.postgresql.pid, signal: 'SIGINT', last: true });
       }
       postgresUrl = await ferretPostgresUrl(config.dataDir);
     }
-    state.mongo = await startMongo(config.dataDir, { kind, bin, backend, postgresUrl });
+    const server = { kind, bin, backend, postgresUrl };
+    state.mongo = await steps.run(`starting ${kind}`, () => startMongo(config.dataDir, server));
     started.push({ pid: state.mongo.pid, signal: 'SIGTERM', last: false });
   }
   const mongo = state.mongo!;
@@ -254,8 +261,16 @@ export function mongoServerArgs(
       ];
 }
 
-async function startRedis(dataDir: string, searchPath: string): Promise<ServiceRecord> {
-  const bin = await ensureRedisServer(searchPath);
+async function startRedis(
+  dataDir: string,
+  searchPath: string,
+  steps: Steps,
+): Promise<ServiceRecord> {
+  const bin = await ensureRedisServer(searchPath, steps);
+  return steps.run('starting redis-server', () => runRedis(bin, dataDir));
+}
+
+async function runRedis(bin: string, dataDir: string): Promise<ServiceRecord> {
   const dir = path.join(dataDir, 'redis');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const password = await servicePassword(dataDir, 'redis');

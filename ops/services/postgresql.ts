@@ -20,6 +20,7 @@ import { access, chown, chmod, mkdir, readdir, rename, rm, writeFile } from 'nod
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ensurePostgresServer } from './binaries';
+import { silentSteps, type Steps } from './steps';
 import { spawnService, waitForPort, type ServiceUser } from './child';
 import { servicePassword } from './service-secrets';
 
@@ -49,14 +50,21 @@ export async function ferretPostgresUrl(dataDir: string): Promise<string> {
 }
 
 /** Initialises the cluster on first use, starts `postgres` and waits for its socket. */
-export async function startPostgres(dataDir: string, searchPath: string): Promise<PostgresRecord> {
-  const binDir = await ensurePostgresServer(searchPath);
+export async function startPostgres(
+  dataDir: string,
+  searchPath: string,
+  steps: Steps = silentSteps,
+): Promise<PostgresRecord> {
+  const binDir = await ensurePostgresServer(searchPath, steps);
   const user = await systemUser();
   const dir = postgresDir(dataDir);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   if (user) await openToSystemUser(dataDir, dir, user);
   const data = path.join(dir, 'data');
-  if (!(await hasPostgresCluster(dataDir))) await initdb(binDir, dataDir, dir, user);
+  if (!(await hasPostgresCluster(dataDir)))
+    await steps.run('creating the PostgreSQL cluster (initdb)', () =>
+      initdb(binDir, dataDir, dir, user),
+    );
   const socket = path.join(dir, `.s.PGSQL.${SOCKET_PORT}`);
   const args = [
     ...['-D', data, '-k', dir, '-p', String(SOCKET_PORT)],
@@ -69,7 +77,7 @@ export async function startPostgres(dataDir: string, searchPath: string): Promis
     {},
     user,
   );
-  await waitForPort(socket, child, 60_000, 'postgres');
+  await steps.run('starting PostgreSQL 15', () => waitForPort(socket, child, 60_000, 'postgres'));
   const url = `postgresql://${ROLE}@/${DATABASE}?host=${encodeURIComponent(dir)}`;
   return { pid: child.pid!, port: SOCKET_PORT, socket, url, auth: true };
 }

@@ -6,7 +6,11 @@
 import { createHash } from 'node:crypto';
 import { GridFSBucket, MongoServerError, ObjectId, type Db } from 'mongodb';
 import type { Readable } from 'node:stream';
+import { withDeadline } from '../deadline';
 import { SCREENSHOT_BUCKET } from './collections';
+
+/** A screenshot is at most a few hundred KB: seconds when the store is healthy. */
+export const SCREENSHOT_WRITE_DEADLINE_MS = 30_000;
 
 export interface ScreenshotStore {
   /** Stores `bytes` for report `reportId` unless a complete copy is there; returns the file id. */
@@ -29,16 +33,18 @@ export function gridFsScreenshots(db: Db): ScreenshotStore {
       const id = screenshotIdOf(reportId);
       const existing = await files().findOne({ _id: id });
       if (existing?.length === bytes.length) return id.toHexString();
-      const write = () => {
-        const upload = get().openUploadStreamWithId(id, `${reportId}.jpg`, {
-          metadata: { ...metadata, reportId, contentType: 'image/jpeg' },
+      const write = () =>
+        withDeadline({ ms: SCREENSHOT_WRITE_DEADLINE_MS, what: 'screenshot write' }, (signal) => {
+          const upload = get().openUploadStreamWithId(id, `${reportId}.jpg`, {
+            metadata: { ...metadata, reportId, contentType: 'image/jpeg' },
+          });
+          signal.addEventListener('abort', () => upload.destroy(), { once: true });
+          return new Promise<void>((resolve, reject) => {
+            upload.once('error', reject);
+            upload.once('finish', () => resolve());
+            upload.end(bytes);
+          });
         });
-        return new Promise<void>((resolve, reject) => {
-          upload.once('error', reject);
-          upload.once('finish', () => resolve());
-          upload.end(bytes);
-        });
-      };
       if (!existing) {
         try {
           await write();

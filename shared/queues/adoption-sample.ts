@@ -3,6 +3,7 @@
  * one point. Scheduled by a BullMQ job scheduler, so it runs once per period however many workers
  * run; a second run in the same hour writes nothing (the sample's id is derived from the hour).
  */
+import { MINUTE_MS } from './budget';
 import { SAMPLE_EVERY_MS } from '../adoption/points';
 import { asRecord, defineQueue } from './definition';
 
@@ -22,6 +23,8 @@ export const adoptionSampleQueue = defineQueue<
 >({
   name: 'adoption-sample',
   concurrency: 1,
+  // Whole-job budget (workers/runtime.ts): a scan of the installations of every app.
+  budgetMs: 10 * MINUTE_MS,
   parse(data) {
     const p = asRecord(data, 'adoption-sample');
     if (p.task !== 'sample-adoption')

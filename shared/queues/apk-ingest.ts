@@ -3,6 +3,7 @@
  * API has already streamed the APK, encrypted, into GridFS under the same id; the worker verifies
  * it and records it. The payload carries the data key only wrapped by the master key.
  */
+import { MINUTE_MS } from './budget';
 import { asRecord, defineQueue } from './definition';
 
 export interface ApkIngestPayload {
@@ -22,6 +23,8 @@ export const apkIngestQueue = defineQueue<ApkIngestPayload, { status: string }, 
   name: 'apk-ingest',
   // Verification is CPU-bound; two per process keeps a 2-core machine busy without thrashing.
   concurrency: 2,
+  // Whole-job budget (workers/runtime.ts): copying and verifying an APK of up to the upload limit.
+  budgetMs: 30 * MINUTE_MS,
   parse(data) {
     const p = asRecord(data, 'apk-ingest');
     const str = (k: string) => {

@@ -4,6 +4,7 @@
  * produces exactly one job however many workers run. A job writes one archive to `BACKUP_DIR`,
  * then applies retention (`BACKUP_KEEP_DAYS`).
  */
+import { MINUTE_MS } from './budget';
 import { asRecord, defineQueue } from './definition';
 
 export interface BackupPayload {
@@ -22,6 +23,8 @@ export interface BackupJobResult {
 export const backupQueue = defineQueue<BackupPayload, BackupJobResult, 'backup'>({
   name: 'backup',
   concurrency: 1,
+  // Whole-job budget (workers/runtime.ts): a dump of every collection and blob.
+  budgetMs: 2 * 60 * MINUTE_MS,
   parse(data) {
     const p = asRecord(data, 'backup');
     if (p.task !== 'backup') throw new Error(`backup: unknown task ${String(p.task)}`);

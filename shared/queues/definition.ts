@@ -14,6 +14,12 @@ export interface QueueDefinition<Payload, Result, Name extends string = string> 
   jobId?(payload: Payload): string;
   /** Parallel jobs per worker process. */
   readonly concurrency: number;
+  /**
+   * The whole job's time budget: an attempt still running after it fails with
+   * JOB_DEADLINE_EXCEEDED and is retried like any failed attempt; an active job older than it is
+   * overdue (logged, counted in `apkrelay_jobs_overdue`, noted in its log on the board).
+   */
+  readonly budgetMs: number;
   /** Type-level carrier of the result; never read. */
   readonly __result?: Result;
 }

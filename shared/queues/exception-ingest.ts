@@ -6,6 +6,7 @@
  * holds no API key: only the account id the key resolved to.
  */
 import type { ExceptionReport, MetadataEntry } from '../exceptions/report';
+import { MINUTE_MS } from './budget';
 import { asRecord, defineQueue } from './definition';
 
 export interface ExceptionIngestPayload {
@@ -56,6 +57,8 @@ export const exceptionIngestQueue = defineQueue<
   name: 'exception-ingest',
   // I/O-bound (a few Mongo writes per report): many in flight per process.
   concurrency: 16,
+  // Whole-job budget (workers/runtime.ts): each store step has its own deadline (screenshot 30 s, group count 90 s, insert 60 s).
+  budgetMs: 3 * MINUTE_MS,
   parse(data) {
     const p = asRecord(data, 'exception-ingest');
     const str = (r: Record<string, unknown>, k: string) => {

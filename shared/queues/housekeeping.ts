@@ -4,6 +4,7 @@
  * gave up), so storage holds no orphan. Scheduled by a BullMQ job scheduler, so it runs once per
  * period however many workers run.
  */
+import { MINUTE_MS } from './budget';
 import { asRecord, defineQueue } from './definition';
 
 export interface HousekeepingPayload {
@@ -23,6 +24,8 @@ export const housekeepingQueue = defineQueue<
 >({
   name: 'housekeeping',
   concurrency: 1,
+  // Whole-job budget (workers/runtime.ts): purging staged uploads.
+  budgetMs: 30 * MINUTE_MS,
   parse(data) {
     const p = asRecord(data, 'housekeeping');
     if (p.task !== 'sweep-orphan-blobs')

@@ -6,6 +6,7 @@
  * deadline: the caller gets DEPENDENCY_UNAVAILABLE (a retryable 503), never a hung request.
  */
 import { Queue, type JobsOptions, type QueueOptions } from 'bullmq';
+import { withDeadline as bounded } from '../deadline';
 import { AppError } from '../errors';
 import { bullPrefix, RedisUnavailableError, type Redis } from '../storage/redis';
 import { confirmReplicated, REPLICA_WAIT_MS } from '../storage/redis-replicas';
@@ -13,21 +14,10 @@ import { QUEUES, type QueueName } from './index';
 
 const CALL_DEADLINE_MS = 5_000;
 
+/** `work` bounded by `ms`: DEPENDENCY_UNAVAILABLE (a retryable 503) when Redis does not answer. */
 export function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new AppError('DEPENDENCY_UNAVAILABLE', {
-            message: `Redis did not answer ${what} in time`,
-          }),
-        ),
-      ms,
-    );
-    timer.unref();
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+  const message = `Redis did not answer ${what} in time`;
+  return bounded({ ms, what, code: 'DEPENDENCY_UNAVAILABLE', message }, () => work);
 }
 
 class FailFastQueue extends Queue {

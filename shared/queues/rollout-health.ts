@@ -3,6 +3,7 @@
  * evaluate.ts). Scheduled by a BullMQ job scheduler every ROLLOUT_EVALUATION_SECONDS, so it runs
  * once per period however many workers run; never in API processes.
  */
+import { MINUTE_MS } from './budget';
 import { asRecord, defineQueue } from './definition';
 
 export interface RolloutHealthPayload {
@@ -22,6 +23,8 @@ export const rolloutHealthQueue = defineQueue<
 >({
   name: 'rollout-health',
   concurrency: 1,
+  // Whole-job budget (workers/runtime.ts): one evaluation of every running rollout.
+  budgetMs: 10 * MINUTE_MS,
   parse(data) {
     const p = asRecord(data, 'rollout-health');
     if (p.task !== 'evaluate') throw new Error(`rollout-health: unknown task ${String(p.task)}`);

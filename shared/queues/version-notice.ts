@@ -4,6 +4,7 @@
  * publishes it, so that every API process relays it to its own connected devices and a device
  * that reconnects can catch up from the stream.
  */
+import { MINUTE_MS } from './budget';
 import { asRecord, defineQueue } from './definition';
 
 export interface VersionNoticePayload {
@@ -23,6 +24,8 @@ export const versionNoticeQueue = defineQueue<
 >({
   name: 'version-notice',
   concurrency: 8,
+  // Whole-job budget (workers/runtime.ts): one notice to the push hubs.
+  budgetMs: 2 * MINUTE_MS,
   parse(data) {
     const p = asRecord(data, 'version-notice');
     for (const k of ['accountId', 'appId', 'package'] as const) {

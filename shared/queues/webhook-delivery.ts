@@ -5,6 +5,7 @@
  * reply, or a status other than 2xx) is retried with exponential backoff: 1 s, 2 s, 4 s, ...,
  * 12 attempts over about 68 minutes. A redelivery by hand is a new job (its own id).
  */
+import { MINUTE_MS } from './budget';
 import { asRecord, defineQueue } from './definition';
 
 export interface WebhookDeliveryPayload {
@@ -25,6 +26,8 @@ export const webhookDeliveryQueue = defineQueue<
 >({
   name: 'webhook-delivery',
   concurrency: 8,
+  // Whole-job budget (workers/runtime.ts): one HTTP delivery under its own timeout.
+  budgetMs: 2 * MINUTE_MS,
   parse(data) {
     const p = asRecord(data, 'webhook-delivery');
     if (typeof p.deliveryId !== 'string' || !/^[0-9a-f]{24}$/.test(p.deliveryId)) {

@@ -14,11 +14,26 @@ export interface Mongo {
 
 export const DEFAULT_DATABASE = 'apkrelay';
 
-export async function connectMongo(url: string, database?: string): Promise<Mongo> {
+/**
+ * The driver's own deadlines for one round trip and for a free connection (the worker process
+ * sets them: a reply that never comes over a connection to a restarted server then fails that
+ * connection instead of holding a job; the driver's `timeoutMS` is a no-op in mongodb 7).
+ */
+export interface MongoDeadlines {
+  readonly socketTimeoutMS: number;
+  readonly waitQueueTimeoutMS: number;
+}
+
+export async function connectMongo(
+  url: string,
+  database?: string,
+  deadlines?: MongoDeadlines,
+): Promise<Mongo> {
   const client = new MongoClient(url, {
     serverSelectionTimeoutMS: 5_000,
     connectTimeoutMS: 5_000,
     appName: 'apkrelay',
+    ...deadlines,
   });
   await client.connect();
   const dbName = database ?? (new URL(url).pathname.replace(/^\//, '') || DEFAULT_DATABASE);

@@ -146,9 +146,23 @@ export function createProducerRedis(url: string, name = 'apkrelay:producer'): Re
   } satisfies RedisOptions);
 }
 
-export function createWorkerRedis(url: string, name = 'apkrelay:worker'): Redis {
+/**
+ * `commandTimeoutMs`: each command fails after it (ioredis `commandTimeout`) rather than wait for
+ * a Redis that went away; only for connections that issue no blocking commands (the processors'
+ * own, never a BullMQ Worker's).
+ */
+export function createWorkerRedis(
+  url: string,
+  name = 'apkrelay:worker',
+  commandTimeoutMs?: number,
+): Redis {
+  const timeout = commandTimeoutMs === undefined ? {} : { commandTimeout: commandTimeoutMs };
   if (isClusterUrl(url)) {
-    const [nodes, options] = clusterOf(url, { connectionName: name, maxRetriesPerRequest: null });
+    const [nodes, options] = clusterOf(url, {
+      connectionName: name,
+      maxRetriesPerRequest: null,
+      ...timeout,
+    });
     return new Cluster(nodes, {
       ...options,
       enableReadyCheck: true,
@@ -163,6 +177,7 @@ export function createWorkerRedis(url: string, name = 'apkrelay:worker'): Redis 
   return new SingleRedis(url, {
     connectionName: name,
     maxRetriesPerRequest: null,
+    ...timeout,
     enableReadyCheck: true,
     retryStrategy: (attempt) => Math.min(attempt * 200, 5_000),
   } satisfies RedisOptions);

@@ -57,6 +57,33 @@ test('prints the three URLs and serves /readyz over HTTPS with a generated certi
   await expect(request(adminUrl.replace('https:', 'http:') + '/healthz')).rejects.toThrow();
 });
 
+test('says what it is doing before it serves: each service step as it starts and ends (issue 33)', () => {
+  // Paths and elapsed times vary by machine; the steps and their order do not (this machine: no
+  // mongod, so FerretDB on PostgreSQL 15; a fresh DATA_DIR, so the cluster is created).
+  const steps = output
+    .split('\n')
+    .filter((line) => line.startsWith('apkrelay: '))
+    .map((line) =>
+      line.replace(/\/\S+/g, '<path>').replace(/\((\d+ min )?[\d.]+ s\)$/, '(<elapsed>)'),
+    );
+  expect(steps).toEqual([
+    'apkrelay: looking for redis-server…',
+    'apkrelay: looking for redis-server: <path> (<elapsed>)',
+    'apkrelay: starting redis-server…',
+    'apkrelay: starting redis-server: done (<elapsed>)',
+    'apkrelay: looking for a MongoDB-protocol server…',
+    'apkrelay: looking for a MongoDB-protocol server: ferretdb <path> (<elapsed>)',
+    'apkrelay: looking for PostgreSQL 15…',
+    'apkrelay: looking for PostgreSQL 15: <path> (<elapsed>)',
+    'apkrelay: creating the PostgreSQL cluster (initdb)…',
+    'apkrelay: creating the PostgreSQL cluster (initdb): done (<elapsed>)',
+    'apkrelay: starting PostgreSQL 15…',
+    'apkrelay: starting PostgreSQL 15: done (<elapsed>)',
+    'apkrelay: starting ferretdb…',
+    'apkrelay: starting ferretdb: done (<elapsed>)',
+  ]);
+});
+
 test('`npx apkrelay account create --json` uses the running services; the key works over HTTPS', async () => {
   const { stdout } = await execFile(
     'npx',

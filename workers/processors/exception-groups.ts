@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from '../../shared/storage/redis';
 import { MongoServerError, type Db } from 'mongodb';
 import { exceptionCollections, type PendingCount } from '../../shared/exceptions/collections';
+import { withDeadline } from '../../shared/deadline';
 import { DAY_MS } from '../../shared/exceptions/sliding-window';
 import { FAILED_JOB_KEPT_S } from '../../shared/queues/exception-ingest';
 import { idsToCheck, planCount } from './group-pending';
@@ -51,6 +52,8 @@ return 0
 
 const LOCK_TTL_MS = 30_000;
 const LOCK_WAIT_MS = 60_000;
+/** Waiting for the lock, then the count's few reads and one write. */
+export const GROUP_WRITE_DEADLINE_MS = LOCK_WAIT_MS + 30_000;
 /** A failed job can be retried while it is kept; a day more covers its own retries. */
 const PENDING_KEEP_MS = FAILED_JOB_KEPT_S * 1000 + DAY_MS;
 
@@ -143,8 +146,11 @@ export function groupWriter(db: Db, redis: Redis, keys: GroupKeys): GroupWriter 
   const pending = new Map<string, Waiting[]>();
   const flushing = new Set<string>();
 
+  // Under a deadline: a write that never settles would hold every later report of its group.
   async function write(groupId: string, batch: readonly GroupEntry[]): Promise<void> {
-    await withLock(redis, keys.lock(groupId), () => countOnce(db, redis, keys, groupId, batch));
+    await withDeadline({ ms: GROUP_WRITE_DEADLINE_MS, what: `group ${groupId} count` }, () =>
+      withLock(redis, keys.lock(groupId), () => countOnce(db, redis, keys, groupId, batch)),
+    );
   }
 
   async function flush(groupId: string): Promise<void> {

@@ -6,6 +6,7 @@ import {
   ensureRedisServer,
 } from '../../services/binaries';
 import { readServicesState } from '../../services/embedded';
+import { stepReporter } from '../../services/steps';
 import { cliConfig, output } from '../context';
 
 export function register(program: Command): void {
@@ -22,10 +23,11 @@ export function register(program: Command): void {
     .option('--json', 'print one JSON object')
     .action(async (opts: { json?: boolean }) => {
       const { searchPath, embeddedMongoBackend } = cliConfig();
-      const redis = await ensureRedisServer(searchPath);
-      const mongo = await ensureMongoServer(searchPath);
+      const steps = stepReporter(process.stderr);
+      const redis = await ensureRedisServer(searchPath, steps);
+      const mongo = await ensureMongoServer(searchPath, steps);
       const onPostgres = mongo.kind === 'ferretdb' && embeddedMongoBackend === 'postgresql';
-      const postgresql = onPostgres ? await ensurePostgresServer(searchPath) : undefined;
+      const postgresql = onPostgres ? await ensurePostgresServer(searchPath, steps) : undefined;
       output(
         opts.json ?? false,
         { redis, mongo, ...(postgresql ? { postgresql } : {}) },

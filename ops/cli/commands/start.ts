@@ -16,6 +16,7 @@ import type { Logger } from '../../../shared/log';
 import { startWorkers } from '../../../workers/main';
 import { installShutdown } from '../../process/shutdown';
 import { ensureServices, type Services } from '../../services/embedded';
+import { stepReporter } from '../../services/steps';
 import { cliConfig, cliLogger } from '../context';
 
 type Role = 'api' | 'workers';
@@ -46,7 +47,7 @@ function hostnames(config: Config): string[] {
 
 async function runRole(config: Config, role: Role): Promise<void> {
   const log = cliLogger(config, role);
-  const services = await ensureServices(config);
+  const services = await ensureServices(config, stepReporter(process.stderr));
   const masterKey = await resolveMasterKey(config.masterKey, config.dataDir, log);
   const common: RoleCommon = {
     log,
@@ -224,7 +225,7 @@ async function supervise(config: Config): Promise<void> {
 
 /** The embedded services, the master key and the TLS material, made once for the children. */
 async function prepareServices(config: Config, log: Logger): Promise<Services> {
-  const services = await ensureServices(config);
+  const services = await ensureServices(config, stepReporter(process.stderr));
   try {
     await resolveMasterKey(config.masterKey, config.dataDir, log);
     if (config.tls) {

@@ -145,3 +145,21 @@ export function usePrivateStack(
     await services?.close();
   });
 }
+
+/** `usePrivateStack` for a test file that reads both as properties (inside its tests). */
+export function privateStack(): { readonly services: PrivateServices; readonly stack: TestStack } {
+  let held: [PrivateServices, TestStack] | undefined;
+  usePrivateStack((services, stack) => (held = [services, stack]));
+  const get = () => {
+    if (!held) throw new Error('privateStack: read it inside a test');
+    return held;
+  };
+  return {
+    get services() {
+      return get()[0];
+    },
+    get stack() {
+      return get()[1];
+    },
+  };
+}

@@ -30,3 +30,20 @@ test('a lone item is flushed at once', async () => {
   await c.submit(7);
   expect(seen).toEqual([7]);
 });
+
+test('a flush that never settles fails its batch at the deadline, and the next batch still flushes', async () => {
+  const flushed: number[][] = [];
+  const c = coalesce<number>(
+    (items) => {
+      flushed.push([...items]);
+      return items.includes(1) ? new Promise<void>(() => undefined) : Promise.resolve();
+    },
+    64,
+    { ms: 30, what: 'test flush' },
+  );
+  const stuck = c.submit(1).catch((err: Error) => err.message);
+  const next = c.submit(2);
+  expect(await stuck).toBe('test flush: no result within 30 ms (STEP_DEADLINE_EXCEEDED)');
+  await next;
+  expect(flushed).toEqual([[1], [2]]);
+});
