@@ -6,6 +6,7 @@
 import { setMaxListeners } from 'node:events';
 import { redisAuthThrottle, type AuthFailureLimits } from '../shared/accounts/auth-throttle';
 import { createAccountsService } from '../shared/accounts/service';
+import { redisTotpThrottle } from '../shared/accounts/totp-throttle';
 import { redisLoginThrottle } from '../shared/accounts/login-throttle';
 import { redisSignupThrottle } from '../shared/accounts/signup-throttle';
 import { redisKeys } from '../shared/redis-keys';
@@ -226,6 +227,7 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
       options.authFailureLimits,
     ),
     loginThrottle: redisLoginThrottle(redis, redisKeys(options.queuePrefix)),
+    totpThrottle: redisTotpThrottle(redis, redisKeys(options.queuePrefix)),
     signups: {
       open: options.signups?.open ?? true,
       throttle: redisSignupThrottle(

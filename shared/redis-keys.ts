@@ -61,6 +61,11 @@ export function redisKeys(prefix: string) {
      */
     loginAttempts: (kind: 'address' | 'email', bucket: string) =>
       `{${prefix}:logins}:${kind}:${bucket}`,
+    /**
+     * Second-factor code attempts at login (totp-throttle.ts): a sliding window per user (its
+     * totp-factors key), a counter per pending login (the SHA-256 of its token).
+     */
+    totpCodes: (kind: 'user' | 'pending', id: string) => `${prefix}:totp-codes:${kind}:${id}`,
     /** Sliding window of sign-up attempts of one client address bucket. */
     signupAttempts: (bucket: string) => `${prefix}:signups:address:${bucket}`,
   } as const;

@@ -3,7 +3,9 @@
  * themselves): set up (a new seed, shown with its QR code), confirm with a current code (then it
  * is on), turn off with a current code. At login: after a right password, a user with the factor
  * on gets a pending-login token (5 minutes, not a session; MongoDB keeps its SHA-256) and the code
- * form; a wrong code counts against the login throttle, a code already used is refused.
+ * form; a wrong code counts against the login throttle, against the user whatever the address,
+ * and against the pending login, which its 5th wrong code burns (totp-throttle.ts); a code
+ * already used is refused.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
@@ -16,6 +18,7 @@ import {
   useTotpCode,
   userKey,
 } from '../../shared/accounts/totp-factors';
+import { pendingLogins } from '../../shared/accounts/pending-logins';
 import type { Account } from '../../shared/accounts/types';
 import { audit } from '../audit-context';
 import { clientAddress } from '../auth';
@@ -30,14 +33,7 @@ import { totpEnrolPage, totpLoginPage } from './totp-views';
 
 const PENDING_MS = 5 * 60 * 1000;
 
-interface PendingLoginDoc {
-  _id: string;
-  accountId: string;
-  user: WebUser;
-  expiresAt: Date;
-}
-
-const pendingLogins = (deps: ApiDeps) => deps.db.collection<PendingLoginDoc>('web_pending_logins');
+const pending = (deps: ApiDeps) => pendingLogins(deps.db);
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 const field = (req: Request, name: string): string => {
   const value = ((req.body ?? {}) as Record<string, unknown>)[name];
@@ -53,8 +49,8 @@ export async function askTotpCode(
 ): Promise<void> {
   const token = randomBytes(32).toString('base64url');
   const now = deps.now();
-  await pendingLogins(deps).deleteMany({ expiresAt: { $lte: now } });
-  await pendingLogins(deps).insertOne({
+  await pending(deps).deleteMany({ expiresAt: { $lte: now } });
+  await pending(deps).insertOne({
     _id: hash(token),
     accountId: found.account.id,
     user: found.user,
@@ -63,30 +59,52 @@ export async function askTotpCode(
   sendPage(res, 200, totpLoginPage(anonymousCsrf(req, res), token, null));
 }
 
-/** The login's second step: the code of a pending login. */
+const EXPIRED = 'This login has expired; log in again.';
+
+/** The pending login of a form's token, when it is still live. */
+async function pendingOf(deps: ApiDeps, token: string) {
+  const doc = /^[A-Za-z0-9_-]{43}$/.test(token)
+    ? await pending(deps).findOne({ _id: hash(token), expiresAt: { $gt: deps.now() } })
+    : null;
+  const account = doc ? await deps.accounts.findById(doc.accountId) : null;
+  return doc && account ? { doc, account } : null;
+}
+
+/**
+ * The login's second step: the code of a pending login. Throttled per (email, address) like the
+ * password, per user whatever the address, and per pending login: its 5th wrong code burns it.
+ */
 export function logInWithCode(deps: ApiDeps): PageHandler {
   return async (req, res) => {
     const token = field(req, 'pending');
     const csrf = anonymousCsrf(req, res);
-    const doc = /^[A-Za-z0-9_-]{43}$/.test(token)
-      ? await pendingLogins(deps).findOne({ _id: hash(token), expiresAt: { $gt: deps.now() } })
-      : null;
-    const account = doc ? await deps.accounts.findById(doc.accountId) : null;
-    if (!doc || !account) {
-      return sendPage(res, 401, totpLoginPage(csrf, '', 'This login has expired; log in again.'));
-    }
+    const found = await pendingOf(deps, token);
+    if (!found) return sendPage(res, 401, totpLoginPage(csrf, '', EXPIRED));
+    const { doc, account } = found;
     const nowMs = deps.now().getTime();
     const attempt = await deps.loginThrottle.attempt(doc.user.email, clientAddress(req), nowMs);
-    if (attempt.waitMs > 0) {
-      return sendPage(res, 429, totpLoginPage(csrf, token, throttledMessage(res, attempt.waitMs)));
-    }
     const user = userKey(account.id, doc.user.memberId);
+    const codes = await deps.totpThrottle.attempt(user, doc._id, nowMs);
+    if (codes.exhausted) {
+      await pending(deps).deleteOne({ _id: doc._id });
+      return sendPage(res, 401, totpLoginPage(csrf, '', EXPIRED));
+    }
+    const waitMs = Math.max(attempt.waitMs, codes.waitMs);
+    if (waitMs > 0) {
+      return sendPage(res, 429, totpLoginPage(csrf, token, throttledMessage(res, waitMs)));
+    }
     const enabled = true;
     if (!(await useTotpCode(deps.db, deps.keys, user, field(req, 'code'), { enabled, nowMs }))) {
-      return sendPage(res, 401, totpLoginPage(csrf, token, 'Wrong or already used code.'));
+      if (!codes.lastForPending) {
+        return sendPage(res, 401, totpLoginPage(csrf, token, 'Wrong or already used code.'));
+      }
+      await pending(deps).deleteOne({ _id: doc._id });
+      return sendPage(res, 401, totpLoginPage(csrf, '', 'Too many wrong codes; log in again.'));
     }
-    await attempt.succeeded();
-    await pendingLogins(deps).deleteOne({ _id: doc._id });
+    await Promise.all([attempt.succeeded(), codes.succeeded()]);
+    // Taken in one delete: a login ended meanwhile (sign out everywhere) is not finished here.
+    const taken = await pending(deps).deleteOne({ _id: doc._id });
+    if (taken.deletedCount !== 1) return sendPage(res, 401, totpLoginPage(csrf, '', EXPIRED));
     await startSession(deps, res, account, doc.user);
     res.redirect(303, '/ui/apps');
   };

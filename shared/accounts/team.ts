@@ -19,6 +19,7 @@ import {
   type InvitationDoc,
 } from './invitations';
 import { membersCollection, toMember, type Member, type MemberDoc } from './member-types';
+import { endPendingLogins } from './pending-logins';
 import { MEMBER_ROLES, type MemberRole } from './principal';
 import { hashPassword } from './passwords';
 import { accountsCollection, EMAIL_PATTERN, normaliseEmail, passwordProblems } from './service';
@@ -203,7 +204,7 @@ export async function changeRole(
   });
 }
 
-/** Removes a member and ends their sessions. */
+/** Removes a member and ends their sessions and half-finished logins. */
 export async function removeMember(
   db: Db,
   acting: Acting,
@@ -216,6 +217,7 @@ export async function removeMember(
   const result = await membersCollection(db).deleteOne({ _id: doc._id });
   if (result.deletedCount !== 1) throw new AppError('NOT_FOUND', { message: 'No such member.' });
   await db.collection(WEB_SESSIONS_COLLECTION).deleteMany({ accountId, memberId: id });
+  await endPendingLogins(db, accountId, id);
   await teamAudit(db, acting.ctx, now, {
     accountId: accountId,
     action: 'member.removed',
