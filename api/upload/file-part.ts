@@ -3,11 +3,11 @@
  * a fresh data key, into GridFS under a new upload id) once the key is accepted, or hold it in
  * memory, up to a bound, while the key is not known yet.
  */
-import { ObjectId } from 'mongodb';
 import type { Readable } from 'node:stream';
 import { newDataKey } from '../../shared/crypto/data-keys';
 import { SegmentEncryptor, newNoncePrefix } from '../../shared/crypto/segmented-aead';
 import type { BlobStore } from '../../shared/storage/blob-store';
+import { newUploadId } from '../../shared/uploads/upload-id';
 import type { ReceivedFile } from './received';
 
 /** An apk part received before the key was known, held in memory until the key is checked. */
@@ -24,7 +24,7 @@ export function storeEncrypted(
   source: Readable,
   refused: () => boolean,
 ): Promise<ReceivedFile | null> {
-  const uploadId = new ObjectId().toHexString();
+  const uploadId = newUploadId();
   const dataKey = newDataKey();
   const noncePrefix = newNoncePrefix();
   let size = 0;

@@ -23,7 +23,7 @@ export type Outcome =
   | { readonly kind: 'retryable'; readonly retryAfter: string }
   | { readonly kind: 'unexpected'; readonly detail: string };
 
-const STATUS_ID = /\/api\/v2\/uploads\/([0-9a-f]{24})/;
+const STATUS_ID = /\/api\/v2\/uploads\/([A-Za-z0-9_-]{22})/;
 
 /** Classifies a reply of `POST /apps/api_upload` (sync) or `POST /api/v2/apps/:pkg/apks`. */
 export function classify(reply: Reply, via: Acknowledged['via']): Outcome {
