@@ -15,10 +15,18 @@ import {
   pendingSeed,
   startTotp,
   switchTotp,
+  useRecoveryCode,
   useTotpCode,
   userKey,
 } from '../../shared/accounts/totp-factors';
-import { pendingLogins } from '../../shared/accounts/pending-logins';
+import { pendingLogins, type PendingLoginDoc } from '../../shared/accounts/pending-logins';
+import {
+  hashRecoveryCode,
+  newRecoveryCodes,
+  recoveryCodeOf,
+} from '../../shared/accounts/recovery-codes';
+import { memberActor } from '../../shared/accounts/team';
+import { recordAudit } from '../../shared/audit/record';
 import type { Account } from '../../shared/accounts/types';
 import { audit } from '../audit-context';
 import { clientAddress } from '../auth';
@@ -29,7 +37,8 @@ import { sendAccountPage } from './account-keys';
 import { anonymousCsrfCheck, form, type Page } from './page-maker';
 import { sendPage, viewerOfSession, type PageHandler } from './pages';
 import { anonymousCsrf, csrfCheck, currentSession, startSession, type WebUser } from './sessions';
-import { totpEnrolPage, totpLoginPage } from './totp-views';
+import { recheckPassword } from './password-check';
+import { totpEnrolPage, totpLoginPage, totpRecoveryPage } from './totp-views';
 
 const PENDING_MS = 5 * 60 * 1000;
 
@@ -60,6 +69,36 @@ export async function askTotpCode(
 }
 
 const EXPIRED = 'This login has expired; log in again.';
+
+/**
+ * Whether the form's code is right: a current authenticator code, or one of the user's recovery
+ * codes (used up here, and audited as `member.totp-recovery-used`).
+ */
+async function codeAccepted(
+  deps: ApiDeps,
+  req: Request,
+  at: { account: Account; user: string; pending: PendingLoginDoc; nowMs: number },
+): Promise<boolean> {
+  const typed = field(req, 'code');
+  const recovery = recoveryCodeOf(typed);
+  if (!recovery) {
+    const state = { enabled: true, nowMs: at.nowMs };
+    return useTotpCode(deps.db, deps.keys, at.user, typed, state);
+  }
+  if (!(await useRecoveryCode(deps.db, at.user, hashRecoveryCode(recovery)))) return false;
+  const { memberId, email } = at.pending.user;
+  const actor = memberId
+    ? memberActor({ id: memberId, email })
+    : { kind: 'session', id: at.account.id, name: email };
+  const change = {
+    accountId: at.account.id,
+    action: 'member.totp-recovery-used' as const,
+    resource: { kind: 'member', id: memberId ?? at.account.id },
+    details: { email },
+  };
+  await recordAudit(deps.db, { actor, address: clientAddress(req) }, change, deps.now());
+  return true;
+}
 
 /** The pending login of a form's token, when it is still live. */
 async function pendingOf(deps: ApiDeps, token: string) {
@@ -93,8 +132,7 @@ export function logInWithCode(deps: ApiDeps): PageHandler {
     if (waitMs > 0) {
       return sendPage(res, 429, totpLoginPage(csrf, token, throttledMessage(res, waitMs)));
     }
-    const enabled = true;
-    if (!(await useTotpCode(deps.db, deps.keys, user, field(req, 'code'), { enabled, nowMs }))) {
+    if (!(await codeAccepted(deps, req, { account, user, pending: doc, nowMs }))) {
       if (!codes.lastForPending) {
         return sendPage(res, 401, totpLoginPage(csrf, token, 'Wrong or already used code.'));
       }
@@ -139,22 +177,46 @@ function totpAudit(deps: ApiDeps, req: Request, res: Response, on: boolean) {
   });
 }
 
-/** Turns the factor on (confirming the pending seed) or off, with a current code; audited. */
-function switchForm(deps: ApiDeps, on: boolean): PageHandler {
+/**
+ * Turns the pending factor on with a current code, and shows its recovery codes, this once (only
+ * their hashes are stored, in the same update); audited.
+ */
+function confirmForm(deps: ApiDeps): PageHandler {
   return async (req, res) => {
-    const request = { on, code: field(req, 'code'), nowMs: deps.now().getTime() };
+    const codes = newRecoveryCodes();
+    const request = {
+      on: true,
+      code: field(req, 'code'),
+      nowMs: deps.now().getTime(),
+      recoveryHashes: codes.map(hashRecoveryCode),
+    };
     if (!(await switchTotp(deps.db, deps.keys, sessionUser(res).key, request))) {
-      if (on) return sendEnrolPage(deps, res, 400, 'Wrong code: try the one your app shows now.');
+      return sendEnrolPage(deps, res, 400, 'Wrong code: try the one your app shows now.');
+    }
+    await totpAudit(deps, req, res, true);
+    sendPage(res, 200, totpRecoveryPage(await viewerOfSession(deps, res), codes));
+  };
+}
+
+/** Turns the factor off, with the current password and a current code; audited. */
+function disableForm(deps: ApiDeps): PageHandler {
+  return async (req, res) => {
+    const refused = await recheckPassword(deps, req, res);
+    if (refused) return sendAccountPage(deps, res, refused.status, { problem: refused.problem });
+    const request = { on: false, code: field(req, 'code'), nowMs: deps.now().getTime() };
+    if (!(await switchTotp(deps.db, deps.keys, sessionUser(res).key, request))) {
       return sendAccountPage(deps, res, 400, { problem: 'Wrong or already used code: still on.' });
     }
-    await totpAudit(deps, req, res, on);
-    res.redirect(303, `/ui/account?changed=${on ? 'totp-on' : 'totp-off'}`);
+    await totpAudit(deps, req, res, false);
+    res.redirect(303, '/ui/account?changed=totp-off');
   };
 }
 
 export function totpForms(deps: ApiDeps) {
   return {
-    start: (async (_req, res) => {
+    start: (async (req, res) => {
+      const refused = await recheckPassword(deps, req, res);
+      if (refused) return sendAccountPage(deps, res, refused.status, { problem: refused.problem });
       const { account, key } = sessionUser(res);
       const seed = await startTotp(deps.db, deps.keys, key, account.id, deps.now());
       if (!seed)
@@ -163,8 +225,8 @@ export function totpForms(deps: ApiDeps) {
         });
       await sendEnrolPage(deps, res, 201, null);
     }) as PageHandler,
-    confirm: switchForm(deps, true),
-    disable: switchForm(deps, false),
+    confirm: confirmForm(deps),
+    disable: disableForm(deps),
   };
 }
 
@@ -176,7 +238,7 @@ export function totpRoutes(deps: ApiDeps, page: Page): Route[] {
       'post',
       '/ui/account/totp',
       'self',
-      'Set up two-factor authentication: a new key and its QR code, shown once (form: _csrf); 201.',
+      'Set up two-factor authentication: a new key and its QR code, shown once (form: password, _csrf); 201.',
       form,
       csrfCheck,
       forms.start,
@@ -185,7 +247,7 @@ export function totpRoutes(deps: ApiDeps, page: Page): Route[] {
       'post',
       '/ui/account/totp/confirm',
       'self',
-      'Turn two-factor authentication on with a current code (form: code, _csrf).',
+      'Turn two-factor authentication on with a current code (form: code, _csrf); shows the recovery codes once.',
       form,
       csrfCheck,
       forms.confirm,
@@ -194,7 +256,7 @@ export function totpRoutes(deps: ApiDeps, page: Page): Route[] {
       'post',
       '/ui/account/totp/disable',
       'self',
-      'Turn two-factor authentication off with a current code (form: code, _csrf).',
+      'Turn two-factor authentication off with the password and a current code (form: password, code, _csrf).',
       form,
       csrfCheck,
       forms.disable,

@@ -59,6 +59,12 @@ export const AUDIT_ACTIONS = [
   'member.removed',
   'member.totp-enabled',
   'member.totp-disabled',
+  'member.totp-recovery-used',
+  'member.totp-reset',
+  'account.created',
+  'account.plan-changed',
+  'account.role-granted',
+  'account.role-revoked',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
