@@ -28,7 +28,7 @@ import {
 import { memberActor } from '../../shared/accounts/team';
 import { recordAudit } from '../../shared/audit/record';
 import type { Account } from '../../shared/accounts/types';
-import { audit } from '../audit-context';
+import { audit, selfChange } from '../audit-context';
 import { clientAddress } from '../auth';
 import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
@@ -168,13 +168,12 @@ async function sendEnrolPage(deps: ApiDeps, res: Response, status: number, probl
 }
 
 function totpAudit(deps: ApiDeps, req: Request, res: Response, on: boolean) {
-  const { account, user } = sessionUser(res);
-  return audit(deps, req, res, {
-    accountId: account.id,
-    action: on ? 'member.totp-enabled' : 'member.totp-disabled',
-    resource: { kind: 'member', id: user.memberId ?? account.id },
-    details: { email: user.email },
-  });
+  return audit(
+    deps,
+    req,
+    res,
+    selfChange(res, on ? 'member.totp-enabled' : 'member.totp-disabled'),
+  );
 }
 
 /**

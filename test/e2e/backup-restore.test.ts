@@ -197,8 +197,8 @@ test('restore into the empty database of a fresh instance: everything is back', 
   // The audit log is back as it was: the same entries through the API.
   const audit = await auditOf(source);
   expect(audit.map((e) => e.action)).toEqual([
-    'upload.accepted',
-    'upload.accepted',
+    'upload.received',
+    'upload.received',
     'webhook.created',
   ]);
   expect(await auditOf(target)).toEqual(audit);

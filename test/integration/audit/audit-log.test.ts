@@ -126,17 +126,7 @@ test('every listed change leaves one entry with its actor and address', async ()
     [`/ui/apps/${SAMPLE}/current`, { sha256 }],
     [`/ui/apps/${SAMPLE}/installations/d1/status`, { status: 'disabled' }],
   ] as const) {
-    const r = await request(`${stack.urls.admin}${path}`, {
-      method: 'POST',
-      headers: {
-        cookie: session.cookie,
-        'x-forwarded-for': WEB_ADDRESS,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: new URLSearchParams({ ...form, _csrf: session.csrf }).toString(),
-      ca: stack.ca,
-    });
-    expect(r.status).toBe(303);
+    expect((await webForm(session, path, form)).status).toBe(303);
   }
 
   const all = (await entries(a.apiKey, '?limit=200')).entries;
@@ -144,9 +134,9 @@ test('every listed change leaves one entry with its actor and address', async ()
   const web = { kind: 'session', id: a.id, name: a.email };
   const expected: Array<[string, string, string, typeof key, string]> = [
     ['webhook.created', 'webhook', hookId, key, KEY_ADDRESS],
-    ['upload.accepted', 'upload', '*', key, KEY_ADDRESS],
-    ['upload.accepted', 'upload', '*', key, KEY_ADDRESS],
-    ['upload.accepted', 'upload', '*', key, KEY_ADDRESS],
+    ['upload.received', 'upload', '*', key, KEY_ADDRESS],
+    ['upload.received', 'upload', '*', key, KEY_ADDRESS],
+    ['upload.received', 'upload', '*', key, KEY_ADDRESS],
     ['app.current.changed', 'app', SAMPLE, key, KEY_ADDRESS],
     ['rollout.started', 'rollout', SAMPLE, key, KEY_ADDRESS],
     ['rollout.paused', 'rollout', SAMPLE, key, KEY_ADDRESS],
@@ -173,7 +163,7 @@ test('every listed change leaves one entry with its actor and address', async ()
       e.address,
     ]);
   expect(got).toEqual(expected);
-  expect(all.filter((e) => e.action === 'upload.accepted').map((e) => e.details.current)).toEqual([
+  expect(all.filter((e) => e.action === 'upload.received').map((e) => e.details.current)).toEqual([
     false,
     false,
     true,
@@ -254,5 +244,71 @@ test('every listed change leaves one entry with its actor and address', async ()
     actor: web,
     address: WEB_ADDRESS,
     resource: { kind: 'delivery', id: delivery.id },
+  });
+});
+
+/** A web form of `session`, sent from WEB_ADDRESS. */
+function webForm(
+  session: { cookie: string; csrf: string },
+  path: string,
+  form: Record<string, string>,
+) {
+  return request(`${stack.urls.admin}${path}`, {
+    method: 'POST',
+    headers: {
+      cookie: session.cookie,
+      'x-forwarded-for': WEB_ADDRESS,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams({ ...form, _csrf: session.csrf }).toString(),
+    ca: stack.ca,
+  });
+}
+
+test('issue 31.7: download links, a password change and sign out everywhere are one entry each', async () => {
+  const a = await newAccount(stack);
+  const api = keyApi(a.apiKey);
+  await upload(a.apiKey, 'version-1.apk', 'json', true);
+  const made = await api('POST', `/api/v2/apps/${SAMPLE}/download-links`, { ttlSeconds: 3600 });
+  expect(made.status).toBe(201);
+  const { id: linkId, apk } = made.json<{ id: string; apk: { sha256: string } }>();
+  expect((await api('DELETE', `/api/v2/download-links/${linkId}`)).status).toBe(204);
+  // Revoking a revoked link changes nothing, and records nothing.
+  expect((await api('DELETE', `/api/v2/download-links/${linkId}`)).status).toBe(204);
+
+  const session = await signIn(stack, a.email);
+  const webLink = await webForm(session, `/ui/apps/${SAMPLE}/download-links`, {
+    sha256: apk.sha256,
+  });
+  expect(webLink.status).toBe(201);
+  expect((await webForm(session, '/ui/account/sign-out-everywhere', {})).status).toBe(303);
+  const again = await signIn(stack, a.email);
+  const fields = { current: 'password-123', password: 'password-456', confirm: 'password-456' };
+  expect((await webForm(again, '/ui/account/password', fields)).status).toBe(303);
+
+  const key = { kind: 'account-key', id: a.id, name: 'account key' };
+  const web = { kind: 'session', id: a.id, name: a.email };
+  const listed = (await entries(a.apiKey, '?limit=200')).entries.filter(
+    (e) => !['upload.received', 'app.current.changed'].includes(e.action),
+  );
+  const webLinkId = listed.find(
+    (e) => e.actor.kind === 'session' && e.action === 'download-link.created',
+  )?.resource.id;
+  expect(
+    [...listed]
+      .reverse()
+      .map((e) => [e.action, e.resource.kind, e.resource.id, e.actor, e.address]),
+  ).toEqual([
+    ['download-link.created', 'download-link', linkId, key, KEY_ADDRESS],
+    ['download-link.revoked', 'download-link', linkId, key, KEY_ADDRESS],
+    ['download-link.created', 'download-link', webLinkId, web, WEB_ADDRESS],
+    ['member.signed-out-everywhere', 'member', a.id, web, WEB_ADDRESS],
+    ['member.password-changed', 'member', a.id, web, WEB_ADDRESS],
+  ]);
+  expect(webLinkId).toMatch(/^[0-9a-f]{24}$/);
+  expect(webLinkId).not.toBe(linkId);
+  expect(listed[listed.length - 1]!.details).toMatchObject({
+    sha256: apk.sha256,
+    package: SAMPLE,
   });
 });

@@ -156,8 +156,8 @@ test('a CI token is the actor of its uploads and make-current; the Rollouts tab 
   expect(entries.map((e) => [e.action, uploadId(e), e.actor, e.address])).toEqual([
     ['access-key.created', ct.id, key, KEY_ADDRESS],
     ['webhook.created', hookId, key, KEY_ADDRESS],
-    ['upload.accepted', '*', token, KEY_ADDRESS],
-    ['upload.accepted', '*', token, KEY_ADDRESS],
+    ['upload.received', '*', token, KEY_ADDRESS],
+    ['upload.received', '*', token, KEY_ADDRESS],
     ['app.current.changed', SAMPLE, token, KEY_ADDRESS],
     ['rollout.started', SAMPLE, web, WEB_ADDRESS],
     ['rollout.paused', SAMPLE, web, WEB_ADDRESS],
