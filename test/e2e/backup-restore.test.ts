@@ -200,6 +200,7 @@ test('restore into the empty database of a fresh instance: everything is back', 
     'upload.received',
     'upload.received',
     'webhook.created',
+    'account.created',
   ]);
   expect(await auditOf(target)).toEqual(audit);
   // Every document of every collection comes back exactly (types, nulls, empty arrays included).

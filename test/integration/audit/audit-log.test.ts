@@ -129,7 +129,14 @@ test('every listed change leaves one entry with its actor and address', async ()
     expect((await webForm(session, path, form)).status).toBe(303);
   }
 
-  const all = (await entries(a.apiKey, '?limit=200')).entries;
+  const everything = (await entries(a.apiKey, '?limit=200')).entries;
+  // The sign-up is the account's first entry (issue 31), by the new account itself.
+  expect(everything[everything.length - 1]).toMatchObject({
+    action: 'account.created',
+    actor: { kind: 'sign-up', id: a.id, name: a.email },
+    resource: { kind: 'account', id: a.id },
+  });
+  const all = everything.slice(0, -1);
   const key = { kind: 'account-key', id: a.id, name: 'account key' };
   const web = { kind: 'session', id: a.id, name: a.email };
   const expected: Array<[string, string, string, typeof key, string]> = [
@@ -181,7 +188,7 @@ test('every listed change leaves one entry with its actor and address', async ()
   ).toHaveLength(3);
   const future = new Date(Date.now() + 3_600_000).toISOString();
   expect((await entries(a.apiKey, `?from=${future}`)).entries).toHaveLength(0);
-  expect((await entries(a.apiKey, `?to=${future}`)).entries).toHaveLength(19);
+  expect((await entries(a.apiKey, `?to=${future}`)).entries).toHaveLength(20);
   const pages: string[] = [];
   let next: string | null = '';
   while (next !== null) {
@@ -192,7 +199,7 @@ test('every listed change leaves one entry with its actor and address', async ()
     pages.push(...page.entries.map((e) => e.id));
     next = page.next;
   }
-  expect(pages).toEqual(all.map((e) => e.id));
+  expect(pages).toEqual(everything.map((e) => e.id));
 
   // Append-only: no route changes or deletes an entry; another account sees nothing of A's.
   const target = all[0]!.id;
@@ -204,9 +211,12 @@ test('every listed change leaves one entry with its actor and address', async ()
     );
     expect(r.status).toBe(405);
   }
-  expect((await entries(a.apiKey, '?limit=200')).entries).toEqual(all);
+  expect((await entries(a.apiKey, '?limit=200')).entries).toEqual(everything);
   const b = await newAccount(stack);
-  expect((await entries(b.apiKey)).entries).toEqual([]);
+  // B sees its own sign-up only, never A's entries.
+  expect((await entries(b.apiKey)).entries.map((e) => [e.action, e.resource.id])).toEqual([
+    ['account.created', b.id],
+  ]);
 
   // The web administration lists and filters the same log, and redelivers by hand.
   const page = await request(`${stack.urls.admin}/ui/audit?actorKind=session`, {
@@ -289,7 +299,7 @@ test('issue 31.7: download links, a password change and sign out everywhere are 
   const key = { kind: 'account-key', id: a.id, name: 'account key' };
   const web = { kind: 'session', id: a.id, name: a.email };
   const listed = (await entries(a.apiKey, '?limit=200')).entries.filter(
-    (e) => !['upload.received', 'app.current.changed'].includes(e.action),
+    (e) => !['upload.received', 'app.current.changed', 'account.created'].includes(e.action),
   );
   const webLinkId = listed.find(
     (e) => e.actor.kind === 'session' && e.action === 'download-link.created',
