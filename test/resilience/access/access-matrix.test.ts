@@ -16,6 +16,7 @@ import { QUEUES } from '../../../shared/queues/index';
 import type { Reply } from '../../helpers/http';
 import { routeTable } from '../../helpers/route-table';
 import { recordFigures } from '../report';
+import { AUDIT_EXPECTATIONS, auditProblem } from './audit-expectations';
 import { boardEntries, boardRoutes, boardState } from './board';
 import { EXPECTATIONS, type CaseContext, type Entry } from './expectations';
 import { TEAM_EXPECTATIONS } from './expectations-teams';
@@ -144,6 +145,26 @@ function carries(shows: Shows, reply: Reply, w: World, role: Role): boolean {
 interface Judged {
   readonly verdict: Verdict;
   readonly note: string;
+  /** What the request added to the audit log, when its route changes state; else undefined. */
+  readonly audit?: string | null;
+}
+
+/** Audit entries by people and keys (the system's come from workers, at their own pace). */
+const byCallers = { 'actor.kind': { $ne: 'system' } };
+
+/** The actions the request `send` added to the audit log, oldest first. */
+async function auditAdded(w: World, send: () => Promise<Reply>) {
+  const log = w.stack.mongo.db.collection('audit_log');
+  const before = await log.countDocuments(byCallers);
+  const reply = await send();
+  const count = (await log.countDocuments(byCallers)) - before;
+  const added =
+    count <= 0
+      ? []
+      : (await log.find(byCallers).sort({ _id: -1 }).limit(count).toArray())
+          .reverse()
+          .map((e) => String(e.action));
+  return { reply, added };
 }
 
 /** The case's request, and its reply read: status, content, leaks, and what a refusal left. */
@@ -158,9 +179,13 @@ async function run(c: Case, w: World, board: { first?: string }): Promise<Judged
   const writesBoard = c.row.refusedLeaves === 'board-unchanged';
   const before = writesBoard ? await boardState(w) : undefined;
   board.first ??= before;
-  const reply = await send(w.stack.urls[c.host], w.stack.ca, await c.entry.call(ctx));
+  const call = await c.entry.call(ctx);
+  const expectedAudit = AUDIT_EXPECTATIONS[c.row.key];
+  const { reply, added } = await auditAdded(w, () => send(w.stack.urls[c.host], w.stack.ca, call));
   const note = `${reply.status} ${reply.text.slice(0, 120).replace(/\s+/g, ' ')}`;
   const verdict = c.entry.judge(reply);
+  const outcome = { allowed: verdict === 'allow', status: reply.status };
+  const audit = expectedAudit ? auditProblem(expectedAudit, outcome, added) : undefined;
   const seesA =
     HOLDERS_OF_A.includes(c.role) || (c.row.aData === 'operator' && c.role === 'operator');
   // A's members read A's data, never its keys; everyone else neither.
@@ -168,14 +193,14 @@ async function run(c: Case, w: World, board: { first?: string }): Promise<Judged
   const leaked = seesA
     ? undefined
     : Object.entries(secrets).find(([, v]) => reply.text.includes(v));
-  if (leaked) return { verdict: 'allow', note: `leaks ${leaked[0]}; ${note}` };
+  if (leaked) return { verdict: 'allow', note: `leaks ${leaked[0]}; ${note}`, audit };
   if (before !== undefined && (await boardState(w)) !== before) {
-    return { verdict: 'allow', note: `the queues changed; ${note}` };
+    return { verdict: 'allow', note: `the queues changed; ${note}`, audit };
   }
   if (verdict === 'allow' && !c.cross && !carries(c.row.shows, reply, w, c.role)) {
-    return { verdict: 'unclassified', note: `allowed, but without ${c.row.shows}; ${note}` };
+    return { verdict: 'unclassified', note: `allowed, but without ${c.row.shows}; ${note}`, audit };
   }
-  return { verdict, note };
+  return { verdict, note, audit };
 }
 
 test('matrix.tsv has a row for every route served, on its hosts, and a route for every row', () => {
@@ -191,6 +216,11 @@ test('matrix.tsv has a row for every route served, on its hosts, and a route for
     rowsNotAsked: ROWS.filter((r) => !ENTRIES[r.key]).map((r) => r.key),
     askedWithoutRow: Object.keys(ENTRIES).filter((k) => !rows.has(k)),
     rowsWithoutReason: ROWS.filter((r) => r.why.length < 3).map((r) => r.key),
+    // Issue 31: every route that is not a GET says what it writes to the audit log.
+    changesWithoutAudit: routeTable()
+      .map((r) => `${r.method.toUpperCase()} ${r.path}`)
+      .filter((k) => !k.startsWith('GET ') && !AUDIT_EXPECTATIONS[k]),
+    auditWithoutRoute: Object.keys(AUDIT_EXPECTATIONS).filter((k) => !routes.has(k)),
   }).toEqual({
     routesWithoutRow: [],
     rowsWithoutRoute: [],
@@ -198,6 +228,8 @@ test('matrix.tsv has a row for every route served, on its hosts, and a route for
     rowsNotAsked: [],
     askedWithoutRow: [],
     rowsWithoutReason: [],
+    changesWithoutAudit: [],
+    auditWithoutRoute: [],
   });
 });
 
@@ -232,7 +264,8 @@ describe('against the real stack', () => {
     const rows: string[] = ['route\thost\trole\tvariant\texpected\tgot\treply'];
     const board: { first?: string } = {};
     for (const c of cases()) {
-      const { verdict, note } = await run(c, w, board);
+      const { verdict, note, audit } = await run(c, w, board);
+      if (audit) failures.push(`${label(c)} (audit-expectations.ts): ${audit} (${note})`);
       const variant = c.cross ? 'own package' : 'A';
       rows.push([c.row.key, c.host, c.role, variant, c.expected, verdict, note].join('\t'));
       if (verdict !== 'unclassified') tally[c.role][verdict] += 1;
