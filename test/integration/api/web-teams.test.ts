@@ -348,6 +348,30 @@ test('issue 31.5: keys and tokens record who made them', async () => {
   expect((await admin.get('/ui/account')).text).toContain(`made by ${adminEmail}`);
 });
 
+test('issue 31.9: removing a member deletes their half-finished logins', async () => {
+  const email = freshEmail('pending');
+  await joinAs(await invite(ownerBrowser, email, 'developer'), '198.51.100.69');
+  const id = await memberIdOf(email);
+  const pending = stack.mongo.db.collection('web_pending_logins');
+  const expiresAt = new Date(Date.now() + 300_000);
+  const user = { memberId: id, email, role: 'developer' };
+  await pending.insertOne({
+    _id: `pending-of-${id}` as never,
+    accountId: owner.id,
+    user,
+    expiresAt,
+  });
+  const others = { _id: `pending-of-owner-${id}` as never, accountId: owner.id, expiresAt };
+  await pending.insertOne({
+    ...others,
+    user: { memberId: null, email: owner.email, role: 'owner' },
+  });
+  expect((await ownerBrowser.form(`/ui/members/${id}/remove`, {}, '/ui/members')).status).toBe(303);
+  expect(await pending.countDocuments({ _id: `pending-of-${id}` as never })).toBe(0);
+  // The owner's own pending login is not the removed member's: it stays.
+  expect(await pending.countDocuments({ _id: `pending-of-owner-${id}` as never })).toBe(1);
+});
+
 test('regenerating the account key is one audit entry (owners only)', async () => {
   const regenerated = await ownerBrowser.form('/ui/api-key', { confirm: 'yes' }, '/ui/apps');
   expect(regenerated.headers.location).toBe('/ui/apps');
