@@ -125,7 +125,7 @@ test('backup run --json prints the archive; verify passes it and catches a flipp
     exceptions: 1,
     'apks.files': 2,
     'screenshots.files': 1,
-    audit_log: 3,
+    audit_log: 4, // the sign-up, two uploads received, the webhook
     webhook_endpoints: 1,
   });
   expect(summary.files).toBe(3);
