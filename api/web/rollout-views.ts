@@ -278,7 +278,7 @@ function previewSection(app: AppDoc, base: string, preview: RolloutPreview | nul
         value="${preview ? String(preview.percent) : ''}"
         required
       />
-      <button type="submit">Preview</button>
+      <button type="submit">Show who is in</button>
     </form>
     ${
       preview
