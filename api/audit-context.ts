@@ -45,6 +45,22 @@ export async function audit(
   await recordAudit(deps.db, auditContext(req, res, account), change, deps.now());
 }
 
+/**
+ * A change signed-in users make to themselves (password, sessions, second factor): the resource
+ * is the member, or the account for the founding owner; the details name their email.
+ */
+export function selfChange(res: Response, action: AuditChange['action']): AuditChange {
+  const session = res.locals.session as WebSession | undefined;
+  if (!session) throw new Error('no web session on this request');
+  const { account, user } = session;
+  return {
+    accountId: account.id,
+    action,
+    resource: { kind: 'member', id: user.memberId ?? account.id },
+    details: { email: user.email },
+  };
+}
+
 /** What emitting a webhook event needs, from the API's deps. */
 export function emitDeps(
   deps: Pick<ApiDeps, 'db' | 'now' | 'deliveries'> & Partial<Pick<ApiDeps, 'redeliveries'>>,
@@ -53,7 +69,11 @@ export function emitDeps(
   return { db: deps.db, now: deps.now, deliveries: deps.deliveries, ...throttle };
 }
 
-/** The `upload.accepted` entry of an upload the API took in (before its verdict). */
+/**
+ * The `upload.received` entry of an upload the API took in and queued, before its verdict (which
+ * the upload's status tells): a refused upload must not read as accepted (issue 31). Uploads
+ * logged before the change read `upload.accepted`.
+ */
 export function auditUpload(
   deps: Pick<ApiDeps, 'db' | 'now'>,
   req: ClientView,
@@ -68,7 +88,7 @@ export function auditUpload(
     res,
     {
       accountId: account.id,
-      action: 'upload.accepted',
+      action: 'upload.received',
       resource: { kind: 'upload', id: uploadId },
       details: { current: options.current, package: options.expectedPackage },
     },
@@ -86,6 +106,32 @@ export function currentChange(
     action: 'app.current.changed',
     resource: { kind: 'app', id: app.package },
     details: { sha256: apk.sha256, versionCode: apk.versionCode },
+  };
+}
+
+/** The `download-link.created` entry of a new link (its id, package, APK and bounds; no token). */
+export function linkChange(
+  action: 'download-link.created',
+  link: {
+    readonly _id: { toHexString(): string };
+    readonly accountId: string;
+    readonly package: string;
+    readonly expiresAt: Date;
+    readonly maxDownloads: number | null;
+  },
+  apk: { readonly sha256: string; readonly versionCode: number },
+): AuditChange {
+  return {
+    accountId: link.accountId,
+    action,
+    resource: { kind: 'download-link', id: link._id.toHexString() },
+    details: {
+      package: link.package,
+      sha256: apk.sha256,
+      versionCode: apk.versionCode,
+      expiresAt: link.expiresAt.toISOString(),
+      maxDownloads: link.maxDownloads,
+    },
   };
 }
 

@@ -4,6 +4,7 @@ import type { AuthThrottle } from '../shared/accounts/auth-throttle';
 import type { SignupThrottle } from '../shared/accounts/signup-throttle';
 import type { KeyRing } from '../shared/crypto/keys';
 import type { LoginThrottle } from '../shared/accounts/login-throttle';
+import type { TotpThrottle } from '../shared/accounts/totp-throttle';
 import type { PushKeys } from '../shared/devices/push-signing';
 import type { DeviceLookups, LiveState, OverPlanHook } from '../shared/devices/store';
 import type { PushHub } from './push/hub';
@@ -41,6 +42,8 @@ export interface ApiDeps {
   readonly authThrottle: AuthThrottle;
   /** Counts web login attempts per address and per email from an address; past a limit: 429. */
   readonly loginThrottle: LoginThrottle;
+  /** Counts second-factor codes per user and per pending login (issue 31); past a limit: refused. */
+  readonly totpThrottle: TotpThrottle;
   /** Public sign-up: open or closed (SIGNUP), and its per-address throttle (SIGNUPS_PER_ADDRESS). */
   readonly signups: { readonly open: boolean; readonly throttle: SignupThrottle };
   /** Proxies believed about the client address (TRUST_PROXY); unset: none. */

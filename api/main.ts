@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { redisAuthThrottle, type AuthFailureLimits } from '../shared/accounts/auth-throttle';
 import { createAccountsService } from '../shared/accounts/service';
+import { redisTotpThrottle } from '../shared/accounts/totp-throttle';
 import { redisLoginThrottle } from '../shared/accounts/login-throttle';
 import { redisSignupThrottle } from '../shared/accounts/signup-throttle';
 import { redisKeys } from '../shared/redis-keys';
@@ -237,11 +238,15 @@ interface Made {
 function throttles(
   options: ApiOptions,
   redis: Connections['redis'],
-): Pick<ApiDeps, 'authThrottle' | 'loginThrottle' | 'signups' | 'registrations' | 'redeliveries'> {
+): Pick<
+  ApiDeps,
+  'authThrottle' | 'loginThrottle' | 'totpThrottle' | 'signups' | 'registrations' | 'redeliveries'
+> {
   const keys = redisKeys(options.queuePrefix);
   return {
     authThrottle: redisAuthThrottle(redis, keys, options.authFailureLimits),
     loginThrottle: redisLoginThrottle(redis, keys),
+    totpThrottle: redisTotpThrottle(redis, keys),
     signups: {
       open: options.signups?.open ?? true,
       throttle: redisSignupThrottle(redis, keys, options.signups?.perAddress),

@@ -2,6 +2,8 @@
  * What the JSON API and the web administration both need of rollouts: the use-cases' deps and the
  * rollout as the owner sees it (its APKs, how many installations run the new one).
  */
+import { installations } from '../shared/devices/installations';
+import { previewRollout, type RolloutPreview } from '../shared/rollouts/preview';
 import type { Response } from 'express';
 import { recordAudit } from '../shared/audit/record';
 import { setCurrentApk } from '../shared/catalog/current-apk';
@@ -63,4 +65,20 @@ export async function rolloutView(deps: ApiDeps, app: AppDoc, doc: RolloutDoc) {
   ]);
   const installed = apk ? await countRunning(deps, app, apk.md5) : 0;
   return presentRollout(doc, apk, previous, installed);
+}
+
+/** The preview of an app's installations at `percent` (the JSON route's and the Rollouts tab's). */
+export async function appPreview(
+  deps: Pick<ApiDeps, 'db'>,
+  app: AppDoc,
+  percent: number,
+): Promise<RolloutPreview> {
+  const docs = await installations(deps.db)
+    .find({ accountId: app.accountId, package: app.package }, { projection: { deviceId: 1 } })
+    .toArray();
+  return previewRollout(
+    app._id.toHexString(),
+    docs.map((d) => d.deviceId),
+    percent,
+  );
 }

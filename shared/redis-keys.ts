@@ -79,6 +79,11 @@ export function redisKeys(prefix: string) {
       `{${prefix}:over-plan:${accountId}:${pkg}}:count`,
     overPlanWindow: (accountId: string, pkg: string, window: number) =>
       `{${prefix}:over-plan:${accountId}:${pkg}}:window:${window}`,
+    /**
+     * Second-factor code attempts at login (totp-throttle.ts): a sliding window per user (its
+     * totp-factors key), a counter per pending login (the SHA-256 of its token).
+     */
+    totpCodes: (kind: 'user' | 'pending', id: string) => `${prefix}:totp-codes:${kind}:${id}`,
     /** Sliding window of sign-up attempts of one client address bucket. */
     signupAttempts: (bucket: string) => `${prefix}:signups:address:${bucket}`,
   } as const;

@@ -4,13 +4,20 @@ import { errorResponse, json, jsonBody } from './common';
 export const keySchemas = {
   AccessKey: {
     type: 'object',
-    required: ['id', 'kind', 'name', 'apps', 'createdAt', 'lastUsedAt', 'revokedAt'],
+    required: ['id', 'kind', 'name', 'apps', 'createdAt', 'createdBy', 'lastUsedAt', 'revokedAt'],
     properties: {
       id: { type: 'string' },
       kind: { type: 'string', enum: ['device-key', 'ci-token'] },
       name: { type: 'string' },
       apps: { type: 'array', items: { type: 'string' } },
       createdAt: { type: 'string', format: 'date-time' },
+      createdBy: {
+        type: ['object', 'null'],
+        required: ['kind', 'id', 'name'],
+        properties: { kind: { type: 'string' }, id: { type: 'string' }, name: { type: 'string' } },
+        description:
+          'Who made it, as the audit log names actors (account-key, session, member); null for keys made before this was recorded.',
+      },
       lastUsedAt: {
         type: ['string', 'null'],
         format: 'date-time',

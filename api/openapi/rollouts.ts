@@ -79,6 +79,67 @@ export const rolloutSchemas = {
 const rolloutReply = (description: string) => json(description, 'Rollout');
 
 export const rolloutPaths = {
+  '/api/v2/apps/{package}/rollout/preview': {
+    get: {
+      summary: 'Who a rollout at a percentage would include, with the app id buckets come from.',
+      description:
+        'A device is in at p % when bucket < round(p × 100), bucket = the first 4 bytes of SHA-256 of "<appId>:<deviceId>" (big-endian) modulo 10000. Targeting by device ids or metadata narrows a real rollout further.',
+      security: bearer,
+      parameters: [
+        pathParam('package'),
+        {
+          name: 'percent',
+          in: 'query',
+          required: true,
+          schema: { type: 'number', minimum: 0, maximum: 100, multipleOf: 0.01 },
+        },
+      ],
+      responses: {
+        '200': {
+          description: "The app's installations, lowest bucket first.",
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: [
+                  'appId',
+                  'percent',
+                  'threshold',
+                  'buckets',
+                  'installations',
+                  'included',
+                  'devices',
+                ],
+                properties: {
+                  appId: { type: 'string' },
+                  percent: { type: 'number' },
+                  threshold: { type: 'integer' },
+                  buckets: { type: 'integer' },
+                  installations: { type: 'integer' },
+                  included: { type: 'integer' },
+                  devices: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      required: ['deviceId', 'bucket', 'included'],
+                      properties: {
+                        deviceId: { type: 'string' },
+                        bucket: { type: 'integer' },
+                        included: { type: 'boolean' },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+        '400': errorResponse('VALIDATION_FAILED: percent'),
+        '401': errorResponse('UNAUTHENTICATED'),
+        '404': errorResponse('NOT_FOUND: no such app'),
+      },
+    },
+  },
   '/api/v2/apps/{package}/rollout': {
     get: {
       summary: "The app's rollout (the latest one, finished or not).",

@@ -144,8 +144,17 @@ export const uploadPaths = {
   '/api/v2/uploads/{jobId}': {
     get: {
       summary: "An upload's progress, verdict and APK record.",
+      description:
+        'Upload ids are 22 base64url characters (128 random bits); older uploads keep their 24 hex characters. A CI token sees only the uploads of its apps; any other upload is NOT_FOUND.',
       security: [{ apiKey: [] }],
-      parameters: [{ name: 'jobId', in: 'path', required: true, schema: { type: 'string' } }],
+      parameters: [
+        {
+          name: 'jobId',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', pattern: '^([A-Za-z0-9_-]{22}|[0-9a-f]{24})$' },
+        },
+      ],
       responses: {
         '200': {
           description: 'The upload.',

@@ -21,6 +21,7 @@ import { pickApk } from '../../shared/catalog/pick-apk';
 import { presentApk } from '../../shared/catalog/present';
 import { apkById, apksOf, currentApkOf } from '../../shared/catalog/queries';
 import { AppError } from '../../shared/errors';
+import { audit, linkChange } from '../audit-context';
 import { bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
 import { requestedRange, sendApk } from '../download/send-apk';
@@ -91,6 +92,7 @@ export async function createLink(deps: ApiDeps, req: Request, res: Response): Pr
       message: 'the app has no current APK; name one by sha256',
     });
   const link = await insertDownloadLink(deps, app, apk, ttl, max);
+  await audit(deps, req, res, linkChange('download-link.created', link, apk));
   res.status(201).json({ ...present(deps, link), apk: presentApk(apk) });
 }
 
@@ -102,8 +104,13 @@ export async function listLinks(deps: ApiDeps, req: Request, res: Response): Pro
 
 export async function revokeLink(deps: ApiDeps, req: Request, res: Response): Promise<void> {
   const id = String(req.params.id);
-  if (!(await revokeDownloadLink(deps.db, currentAccount(res).id, id, deps.now())))
-    throw new AppError('NOT_FOUND', { message: 'no such download link' });
+  const accountId = currentAccount(res).id;
+  const revoked = await revokeDownloadLink(deps.db, accountId, id, deps.now());
+  if (revoked === 'missing') throw new AppError('NOT_FOUND', { message: 'no such download link' });
+  if (revoked === 'revoked') {
+    const resource = { kind: 'download-link', id };
+    await audit(deps, req, res, { accountId, action: 'download-link.revoked', resource });
+  }
   res.status(204).end();
 }
 

@@ -9,11 +9,12 @@ import { AppError } from '../../shared/errors';
 import { actOnRollout, startRollout } from '../../shared/rollouts/actions';
 import { isRolloutAction } from '../../shared/rollouts/rollout';
 import { findRollout } from '../../shared/rollouts/store';
+import { previewPercent } from '../../shared/rollouts/preview';
 import { auditContext } from '../audit-context';
 import { bearerAuth } from '../auth';
 import type { ApiDeps } from '../deps';
 import { appOf } from '../owned-app';
-import { rolloutDeps, rolloutView } from '../rollout-view';
+import { appPreview, rolloutDeps, rolloutView } from '../rollout-view';
 import type { Route } from '../route-table';
 
 export async function showRollout(deps: ApiDeps, req: Request, res: Response): Promise<void> {
@@ -52,6 +53,21 @@ export async function rolloutAction(deps: ApiDeps, req: Request, res: Response):
   res.json(await rolloutView(deps, app, doc));
 }
 
+/**
+ * Who a rollout at `?percent=` would include (no targeting): the app id the buckets are computed
+ * from, and each installation's bucket (issue 31).
+ */
+export async function showPreview(deps: ApiDeps, req: Request, res: Response): Promise<void> {
+  const app = await appOf(deps, res, req);
+  const percent = previewPercent(req.query.percent);
+  if (percent === null) {
+    throw new AppError('VALIDATION_FAILED', {
+      message: 'percent must be a number from 0 to 100 with at most two decimals',
+    });
+  }
+  res.json(await appPreview(deps, app, percent));
+}
+
 export function rolloutRoutes(deps: ApiDeps): Route[] {
   const auth = bearerAuth(deps);
   return [
@@ -62,6 +78,15 @@ export function rolloutRoutes(deps: ApiDeps): Route[] {
       access: 'apiKey',
       summary: "The app's rollout: state, stages, health numbers and decision history.",
       handlers: [auth, (req, res) => showRollout(deps, req, res)],
+    },
+    {
+      method: 'get',
+      path: '/api/v2/apps/:package/rollout/preview',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary:
+        "Who a rollout at ?percent= would include: the app id buckets are computed from, and each installation's bucket.",
+      handlers: [auth, (req, res) => showPreview(deps, req, res)],
     },
     {
       method: 'post',

@@ -8,7 +8,10 @@ import { catalog } from '../../shared/catalog/collections';
 import { presentApk } from '../../shared/catalog/present';
 import { AppError } from '../../shared/errors';
 import { LEGACY_TEXT } from '../../shared/uploads/verdicts';
-import { appNeed, bearerAuth, currentAccount } from '../auth';
+import type { Principal } from '../../shared/accounts/principal';
+import type { ApkDoc, UploadDoc } from '../../shared/catalog/types';
+import { isUploadId } from '../../shared/uploads/upload-id';
+import { appNeed, bearerAuth, currentAccount, currentPrincipal } from '../auth';
 import { auditUpload } from '../audit-context';
 import type { ApiDeps } from '../deps';
 import type { Route } from '../route-table';
@@ -62,16 +65,29 @@ export async function jsonUpload(deps: ApiDeps, req: Request, res: Response): Pr
   res.status(202).json({ jobId: uploadId, statusUrl: statusUrl(deps, uploadId) });
 }
 
+/**
+ * Whether a key limited to some apps (a CI token) sees an upload: one for its apps (the package
+ * the upload had to be of, or, for an upload that named none, the accepted APK's). Anything else
+ * looks missing, as another account's upload does.
+ */
+function uploadVisible(principal: Principal, upload: UploadDoc, apk: ApkDoc | null): boolean {
+  if (principal.apps === 'all') return true;
+  const pkg = upload.package ?? apk?.package ?? null;
+  return pkg !== null && principal.apps.includes(pkg);
+}
+
 export async function uploadStatus(deps: ApiDeps, req: Request, res: Response): Promise<void> {
   const account = currentAccount(res);
   const jobId = String(req.params.jobId);
-  const upload = /^[0-9a-f]{24}$/.test(jobId) ? await deps.ingest.find(account.id, jobId) : null;
-  if (!upload) throw new AppError('NOT_FOUND', { message: 'no such upload' });
-  const verdict = upload.verdict;
+  const upload = isUploadId(jobId) ? await deps.ingest.find(account.id, jobId) : null;
+  const verdict = upload?.verdict ?? null;
   const apk =
     verdict?.status === 'accepted'
       ? await catalog(deps.db).apks.findOne({ uploadId: jobId })
       : null;
+  if (!upload || !uploadVisible(currentPrincipal(res), upload, apk)) {
+    throw new AppError('NOT_FOUND', { message: 'no such upload' });
+  }
   res.json({
     jobId,
     status: upload.status,

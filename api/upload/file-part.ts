@@ -3,11 +3,11 @@
  * the fly with a fresh data key, into GridFS under a new upload id. (A part that came before its
  * key waits in pre-auth-hold.ts first.)
  */
-import { ObjectId } from 'mongodb';
 import type { Readable } from 'node:stream';
 import { newDataKey } from '../../shared/crypto/data-keys';
 import { SegmentEncryptor, newNoncePrefix } from '../../shared/crypto/segmented-aead';
 import type { BlobStore } from '../../shared/storage/blob-store';
+import { newUploadId } from '../../shared/uploads/upload-id';
 import type { ReceivedFile } from './received';
 
 /**
@@ -19,7 +19,7 @@ export function storeEncrypted(
   source: Readable,
   refused: () => boolean,
 ): Promise<ReceivedFile | null> {
-  const uploadId = new ObjectId().toHexString();
+  const uploadId = newUploadId();
   const dataKey = newDataKey();
   const noncePrefix = newNoncePrefix();
   let size = 0;

@@ -73,6 +73,7 @@ export function createIngestClient(deps: IngestClientDeps): IngestClient {
           accountId,
           status: 'queued',
           verdict: null,
+          package: options.expectedPackage,
           createdAt: now,
           updatedAt: now,
         });

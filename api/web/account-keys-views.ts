@@ -33,7 +33,7 @@ function keyRow(viewer: Viewer, key: AccessKeyView): Html {
     <td>${key.name}</td>
     <td>${KIND_LABEL[key.kind]}</td>
     <td>${key.apps.join(', ')}</td>
-    <td>${when(key.createdAt)}</td>
+    <td>${when(key.createdAt)}${key.createdBy ? html`<br />made by ${key.createdBy.name}` : ''}</td>
     <td>${when(key.lastUsedAt)}</td>
     <td>${revoke}</td>
   </tr>`;

@@ -2,11 +2,13 @@
  * Handlers of the account page (mounted by api/routes/web.ts): the password change checks the
  * current password under the login throttle (a wrong one counts as a failed login), then renews
  * the caller's session and ends every other one of the same user; "sign out everywhere" ends every
- * session of the user (the founding owner's, or one member's: docs/teams.md).
+ * session of the user (the founding owner's, or one member's: docs/teams.md). Each is one audit
+ * entry.
  */
 import type { Request, Response } from 'express';
 import { changeMemberPassword } from '../../shared/accounts/member-logins';
 import { passwordProblems } from '../../shared/accounts/service';
+import { audit, selfChange } from '../audit-context';
 import { clientAddress } from '../auth';
 import type { ApiDeps } from '../deps';
 import { sendAccountPage } from './account-keys';
@@ -61,11 +63,13 @@ export function accountPages(deps: ApiDeps) {
         : await deps.accounts.changePassword(session.account.id, current, next);
       if (!changed) return refuse(401, 'The current password is wrong.');
       await attempt.succeeded();
+      await audit(deps, req, res, selfChange(res, 'member.password-changed'));
       await renewOnlySession(deps, res, session);
       res.redirect(303, '/ui/account?changed=password');
     },
 
-    signOutEverywhere: async (_req: Request, res: Response): Promise<void> => {
+    signOutEverywhere: async (req: Request, res: Response): Promise<void> => {
+      await audit(deps, req, res, selfChange(res, 'member.signed-out-everywhere'));
       await endAllSessions(deps, res, currentSession(res));
       res.redirect(303, '/ui/login');
     },

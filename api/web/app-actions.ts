@@ -6,7 +6,7 @@ import { insertDownloadLink, linkToken } from '../../shared/catalog/download-lin
 import { pickApk } from '../../shared/catalog/pick-apk';
 import { apksOf } from '../../shared/catalog/queries';
 import { AppError } from '../../shared/errors';
-import { audit, statusChange } from '../audit-context';
+import { audit, linkChange, statusChange } from '../audit-context';
 import type { ApiDeps } from '../deps';
 import { makeCurrentAs } from '../rollout-view';
 import { changeInstallationStatus } from '../../shared/devices/store';
@@ -57,6 +57,7 @@ export function createLink(deps: ApiDeps): PageHandler {
     const { viewer, app } = found;
     const apk = pickApk(await apksOf(deps.db, app), sha256Of(req.body));
     const link = await insertDownloadLink(deps, app, apk, LINK_TTL_SECONDS, null);
+    await audit(deps, req, res, linkChange('download-link.created', link, apk));
     const token = linkToken(deps.keys, link._id);
     sendPage(
       res,

@@ -4,14 +4,13 @@
  * is the same "Wrong email or password.".
  */
 import type { RequestHandler } from 'express';
-import { memberByEmail, verifyMemberPassword } from '../../shared/accounts/member-logins';
 import { totpEnabled, userKey } from '../../shared/accounts/totp-factors';
-import type { Account } from '../../shared/accounts/types';
 import { clientAddress } from '../auth';
 import type { ApiDeps } from '../deps';
 import { throttledMessage } from './account-pages';
 import { sendPage, type PageHandler } from './pages';
-import { anonymousCsrf, endSession, startSession, userOf, type WebUser } from './sessions';
+import { verifyUser } from './password-check';
+import { anonymousCsrf, endSession, startSession } from './sessions';
 import { credentialFields } from './sign-up-form';
 import { askTotpCode } from './totp-pages';
 import { credentialsPage } from './views';
@@ -55,22 +54,6 @@ export function logIn(deps: ApiDeps): PageHandler {
     await startSession(deps, res, found.account, found.user);
     res.redirect(303, '/ui/apps');
   };
-}
-
-/** The account and user whose email and password these are (one password hashing either way). */
-export async function verifyUser(
-  deps: ApiDeps,
-  email: string,
-  password: string,
-): Promise<{ account: Account; user: WebUser } | null> {
-  const member = await memberByEmail(deps.db, email);
-  if (!member) {
-    const account = await deps.accounts.verifyLogin(email, password);
-    return account ? { account, user: userOf(account) } : null;
-  }
-  const verified = await verifyMemberPassword(deps.db, member, password);
-  const account = verified ? await deps.accounts.findById(verified.accountId) : null;
-  return account && verified ? { account, user: userOf(account, verified) } : null;
 }
 
 export function logOut(deps: ApiDeps): PageHandler {

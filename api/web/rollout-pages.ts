@@ -17,6 +17,8 @@ import type { ApiDeps } from '../deps';
 import { rolloutDeps, rolloutView } from '../rollout-view';
 import { sendPage, viewerAndApp, type PageHandler } from './pages';
 import { rolloutFormBody } from './rollout-form';
+import { previewPercent } from '../../shared/rollouts/preview';
+import { appPreview } from '../rollout-view';
 import { rolloutsTab } from './rollout-views';
 import { messagePage, type Viewer } from './views';
 
@@ -52,7 +54,9 @@ export function showRollouts(deps: ApiDeps): PageHandler {
     const funnel = rollout?.apk
       ? await apkFunnel(deps.db, app, rollout.apk.md5, { after, limit: FUNNEL_PAGE })
       : null;
-    sendPage(res, 200, rolloutsTab(viewer, app, { rollout, funnel, apks }));
+    const percent = req.query.preview === undefined ? null : previewPercent(req.query.preview);
+    const preview = percent === null ? null : await appPreview(deps, app, percent);
+    sendPage(res, 200, rolloutsTab(viewer, app, { rollout, funnel, apks, preview }));
   };
 }
 

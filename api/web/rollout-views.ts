@@ -4,6 +4,7 @@
  * funnel of the rolled-out APK, and the form that starts a rollout. Rendering only: the numbers
  * are the JSON API's (shared/rollouts/present.ts, shared/funnel/report.ts).
  */
+import type { RolloutPreview } from '../../shared/rollouts/preview';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import type { apkFunnel } from '../../shared/funnel/report';
 import type { HealthReport } from '../../shared/rollouts/health';
@@ -21,6 +22,8 @@ export interface RolloutsPage {
   /** The rolled-out APK's funnel (a page of installations after `after`). */
   readonly funnel: Funnel | null;
   readonly apks: readonly ApkDoc[];
+  /** "Who is in at p %", when the page was asked one (`?preview=p`). */
+  readonly preview?: RolloutPreview | null;
 }
 
 /** A number for reading: `—` when absent, else at most `digits` decimals. */
@@ -247,6 +250,62 @@ export function rolloutsTab(viewer: Viewer, app: AppDoc, page: RolloutsPage): st
           : html`<h2>Start a rollout</h2>
               ${r ? html`<p>A new rollout replaces this one.</p>` : ''}
               ${startForm(viewer, base, app, page.apks)}`
-      }`,
+      }
+      ${previewSection(app, base, page.preview ?? null)}`,
   );
+}
+
+const PREVIEW_ROWS = 200;
+
+/**
+ * The app id rollout buckets are computed from, and a "who is in at p %" form and its answer
+ * (issue 31; docs/rollouts.md).
+ */
+function previewSection(app: AppDoc, base: string, preview: RolloutPreview | null): Html {
+  const rows = preview?.devices.slice(0, PREVIEW_ROWS) ?? [];
+  return html`<h2>Who is in at a percentage</h2>
+    <p>
+      App id: <code id="rollout-app-id">${app._id.toHexString()}</code>. A device is in at p % when
+      the first four bytes of SHA-256 of <code>&lt;app id&gt;:&lt;device id&gt;</code>, modulo
+      10,000, are below p × 100 (targeting narrows a rollout further).
+    </p>
+    <form class="inline" method="get" action="${base}">
+      <label for="preview-percent">Percentage</label>
+      <input
+        id="preview-percent"
+        name="preview"
+        inputmode="decimal"
+        value="${preview ? String(preview.percent) : ''}"
+        required
+      />
+      <button type="submit">Show who is in</button>
+    </form>
+    ${
+      preview
+        ? html`<p id="preview-summary">
+              At ${String(preview.percent)} %: ${String(preview.included)} of
+              ${String(preview.installations)} installations.
+            </p>
+            <table id="preview-devices">
+              <thead>
+                <tr>
+                  <th>Device</th>
+                  <th>Bucket</th>
+                  <th>In</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${rows.map(
+                  (d) =>
+                    html`<tr>
+                      <td>${d.deviceId}</td>
+                      <td>${String(d.bucket)}</td>
+                      <td>${d.included ? 'yes' : 'no'}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+            ${preview.devices.length > PREVIEW_ROWS ? html`<p>The first ${String(PREVIEW_ROWS)} by bucket are shown; the JSON API lists all.</p>` : ''}`
+        : ''
+    }`;
 }

@@ -11,6 +11,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { ObjectId, type Db } from 'mongodb';
 import { membersCollection, type Member } from '../../shared/accounts/member-types';
+import { endPendingLogins } from '../../shared/accounts/pending-logins';
 import {
   decide,
   principalOf,
@@ -126,19 +127,27 @@ function clearSessionCookie(res: Response): void {
   res.clearCookie(SESSION_COOKIE, { secure: true, httpOnly: true, sameSite: 'lax', path: '/' });
 }
 
-/** Ends every session of the caller's user, the caller's included ("sign out everywhere"). */
+/**
+ * Ends every session of the caller's user, the caller's included ("sign out everywhere"), and
+ * their half-finished logins.
+ */
 export async function endAllSessions(deps: ApiDeps, res: Response, session: WebSession) {
   await sessions(deps.db).deleteMany({
     accountId: session.account.id,
     memberId: session.user.memberId,
   });
+  await endPendingLogins(deps.db, session.account.id, session.user.memberId);
   clearSessionCookie(res);
 }
 
-/** Ends every session of the caller's user and signs them in afresh (after a password change). */
+/**
+ * Ends every session and half-finished login of the caller's user and signs them in afresh
+ * (after a password change).
+ */
 export async function renewOnlySession(deps: ApiDeps, res: Response, session: WebSession) {
   const { account, user } = session;
   await sessions(deps.db).deleteMany({ accountId: account.id, memberId: user.memberId });
+  await endPendingLogins(deps.db, account.id, user.memberId);
   await startSession(deps, res, account, user);
 }
 

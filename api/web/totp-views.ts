@@ -1,10 +1,17 @@
 /**
  * The second factor's HTML (docs/teams.md): the account page's section (turn on, or off with a
  * code), the enrolment page (seed in base32, the otpauth:// URI and its QR code as a data: image,
- * the confirmation form) and the login's code form.
+ * the confirmation form), the recovery codes shown once when it is on, and the login's code form
+ * (an authenticator code or a recovery code).
  */
 import { html, type Html } from './html';
 import { layout, type Viewer } from './views';
+
+/** The current password, which turning the factor on or off asks (issue 31). */
+function passwordField(id: string): Html {
+  return html`<label for="${id}">Your password</label>
+    <input id="${id}" name="password" type="password" autocomplete="current-password" required />`;
+}
 
 export function totpSection(viewer: Viewer, enabled: boolean): Html {
   const hidden = html`<input type="hidden" name="_csrf" value="${viewer.csrf}" />`;
@@ -13,7 +20,7 @@ export function totpSection(viewer: Viewer, enabled: boolean): Html {
       enabled
         ? html`<p>On: logging in asks a code of your authenticator app after the password.</p>
             <form class="stack" method="post" action="/ui/account/totp/disable">
-              ${hidden}
+              ${hidden} ${passwordField('totp-off-password')}
               <label for="totp-off-code">Current code</label>
               <input
                 id="totp-off-code"
@@ -27,7 +34,7 @@ export function totpSection(viewer: Viewer, enabled: boolean): Html {
             </form>`
         : html`<p>Off. With it on, logging in also asks a code of an authenticator app.</p>
             <form class="stack" method="post" action="/ui/account/totp">
-              ${hidden}
+              ${hidden} ${passwordField('totp-on-password')}
               <button type="submit">Set up two-factor authentication</button>
             </form>`
     }`;
@@ -80,17 +87,26 @@ export function totpLoginPage(csrf: string, pending: string, problem: string | n
       <form class="stack" method="post" action="/ui/login/totp">
         <input type="hidden" name="_csrf" value="${csrf}" />
         <input type="hidden" name="pending" value="${pending}" />
-        <label for="code">Code of your authenticator app</label>
-        <input
-          id="code"
-          name="code"
-          inputmode="numeric"
-          autocomplete="one-time-code"
-          pattern="[0-9 ]{6,7}"
-          required
-          autofocus
-        />
+        <label for="code">Code of your authenticator app, or a recovery code</label>
+        <input id="code" name="code" autocomplete="one-time-code" required autofocus />
         <button type="submit">Log in</button>
       </form>`,
+  );
+}
+
+/** The factor is on: its recovery codes, shown this once. */
+export function totpRecoveryPage(viewer: Viewer, codes: readonly string[]): string {
+  return layout(
+    'Two-factor authentication',
+    viewer,
+    html`<h1>Two-factor authentication is on</h1>
+      <p>
+        Keep these recovery codes somewhere safe: each one logs you in once in place of a code,
+        should you lose your authenticator. They are shown only now.
+      </p>
+      <ul id="recovery-codes">
+        ${codes.map((code) => html`<li><code class="recovery-code">${code}</code></li>`)}
+      </ul>
+      <p><a href="/ui/account">Back to your account</a></p>`,
   );
 }

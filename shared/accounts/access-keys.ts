@@ -3,12 +3,12 @@
  * the apps they are for, listed, revoked. Stored like the account key: an HMAC of the secret under
  * the master key's `api-key-lookup` sub-key (the lookup index) and an AES-GCM sealed copy (bound to
  * the record by its AAD), so `apkrelay keys reseal` moves them with the rest. The secret is
- * returned once, by `create`; nothing else ever answers it. Last use is written at most once a
+ * returned once, by `create`; nothing else ever answers it. Each records who made it. Last use is written at most once a
  * minute per key and process, not once per request.
  */
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import { recordAudit, type AuditChange } from '../audit/record';
-import type { AuditAction, AuditContext } from '../audit/types';
+import type { Actor, AuditAction, AuditContext } from '../audit/types';
 import type { KeyRing } from '../crypto/keys';
 import { AppError } from '../errors';
 import {
@@ -37,6 +37,8 @@ export interface AccessKeyDoc {
   lookup: string;
   sealed: string;
   createdAt: Date;
+  /** Who made it (the audit log's actor); absent on keys made before it was stored (issue 31). */
+  createdBy?: Actor;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
 }
@@ -48,6 +50,8 @@ export interface AccessKeyView {
   readonly name: string;
   readonly apps: readonly string[];
   readonly createdAt: string;
+  /** Who made it: kind, id and name as in the audit log; null for keys older than the record. */
+  readonly createdBy: Actor | null;
   readonly lastUsedAt: string | null;
   readonly revokedAt: string | null;
 }
@@ -102,6 +106,9 @@ export function viewOf(doc: AccessKeyDoc): AccessKeyView {
     name: doc.name,
     apps: doc.apps,
     createdAt: doc.createdAt.toISOString(),
+    createdBy: doc.createdBy
+      ? { kind: doc.createdBy.kind, id: doc.createdBy.id, name: doc.createdBy.name }
+      : null,
     lastUsedAt: doc.lastUsedAt?.toISOString() ?? null,
     revokedAt: doc.revokedAt?.toISOString() ?? null,
   };
@@ -174,6 +181,7 @@ export function createAccessKeys(
         lookup: apiKeyLookup(keys, secret),
         sealed: sealAccessKey(keys, _id.toHexString(), secret),
         createdAt: now(),
+        createdBy: { kind: ctx.actor.kind, id: ctx.actor.id, name: ctx.actor.name },
         lastUsedAt: null,
         revokedAt: null,
       };

@@ -17,6 +17,11 @@ export interface InvitationDoc {
   role: MemberRole;
   /** The inviter's name as the audit log shows it. */
   invitedBy: string;
+  /**
+   * The inviter: a member's id, or null for the account's founding owner; absent on invitations
+   * made before it was stored (issue 31: then `invitedBy` names them).
+   */
+  inviterMemberId?: string | null;
   createdAt: Date;
   expiresAt: Date;
   usedAt: Date | null;
@@ -40,7 +45,13 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 export async function insertInvitation(
   db: Db,
-  input: { accountId: string; email: string; role: MemberRole; invitedBy: string },
+  input: {
+    accountId: string;
+    email: string;
+    role: MemberRole;
+    invitedBy: string;
+    inviterMemberId: string | null;
+  },
   now: Date,
 ): Promise<{ invitation: InvitationDoc; token: string }> {
   const token = randomBytes(32).toString('base64url');
@@ -96,6 +107,18 @@ export async function revokePending(
     { $set: { revokedAt: now } },
     { returnDocument: 'after' },
   );
+}
+
+/** The pending invitations one member made (issue 31: revoked when the member may no longer). */
+export async function pendingInvitationsBy(
+  db: Db,
+  accountId: string,
+  inviterMemberId: string,
+  now: Date,
+): Promise<InvitationDoc[]> {
+  return invitations(db)
+    .find({ accountId, inviterMemberId, usedAt: null, revokedAt: null, expiresAt: { $gt: now } })
+    .toArray();
 }
 
 /** Uses a pending invitation up, atomically: of two joins with one link, one gets it. */

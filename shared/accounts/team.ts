@@ -19,11 +19,20 @@ import {
   type InvitationDoc,
 } from './invitations';
 import { membersCollection, toMember, type Member, type MemberDoc } from './member-types';
+import { inviterOf, inviterRoleNow, mayGrant, revokeFor, revokeUngrantable } from './inviters';
+import { endPendingLogins } from './pending-logins';
 import { MEMBER_ROLES, type MemberRole } from './principal';
 import { hashPassword } from './passwords';
 import { accountsCollection, EMAIL_PATTERN, normaliseEmail, passwordProblems } from './service';
 
 export const WEB_SESSIONS_COLLECTION = 'web_sessions';
+
+/** Who revokes a link whose inviter can no longer grant its role, at the join (issue 31). */
+const INVITER_CHECK_ACTOR = Object.freeze({
+  kind: 'system',
+  id: 'inviter-check',
+  name: 'inviter role check',
+});
 
 /** Who is changing the team: their role and the audit context. */
 export interface Acting {
@@ -77,7 +86,12 @@ export async function invite(
   refuseOwnerChange(acting, role);
   if (await loginExists(db, email)) throw TAKEN();
   const invitedBy = acting.ctx.actor.name;
-  const made = await insertInvitation(db, { accountId, email, role, invitedBy }, now);
+  const inviterMemberId = inviterOf(acting.ctx.actor);
+  const made = await insertInvitation(
+    db,
+    { accountId, email, role, invitedBy, inviterMemberId },
+    now,
+  );
   await teamAudit(db, acting.ctx, now, {
     accountId: accountId,
     action: 'member.invited',
@@ -134,6 +148,18 @@ export async function join(
   if (!invitation) throw new AppError('NOT_FOUND', { message: 'No such invitation.' });
   const state = invitationState(invitation, now);
   if (state !== 'pending') throw new AppError('INVITATION_UNUSABLE', { details: { state } });
+  // The inviter must still be able to grant the role (issue 31): else the link is revoked now.
+  if (!mayGrant(await inviterRoleNow(db, invitation), invitation.role)) {
+    const reason = 'inviter may no longer grant this role';
+    await revokeFor(
+      db,
+      { actor: INVITER_CHECK_ACTOR, address: input.address },
+      invitation,
+      reason,
+      now,
+    );
+    throw new AppError('INVITATION_UNUSABLE', { details: { state: 'revoked' } });
+  }
   const problems = passwordProblems(input.password);
   if (problems.length > 0) throw new AppError('VALIDATION_FAILED', { message: problems[0]! });
   const passwordHash = await hashPassword(input.password);
@@ -201,9 +227,10 @@ export async function changeRole(
     resource: { kind: 'member', id },
     details: { email: doc.email, from: doc.role, to: role },
   });
+  await revokeUngrantable(db, acting.ctx, { accountId, id, role }, now);
 }
 
-/** Removes a member and ends their sessions. */
+/** Removes a member and ends their sessions and half-finished logins. */
 export async function removeMember(
   db: Db,
   acting: Acting,
@@ -216,10 +243,12 @@ export async function removeMember(
   const result = await membersCollection(db).deleteOne({ _id: doc._id });
   if (result.deletedCount !== 1) throw new AppError('NOT_FOUND', { message: 'No such member.' });
   await db.collection(WEB_SESSIONS_COLLECTION).deleteMany({ accountId, memberId: id });
+  await endPendingLogins(db, accountId, id);
   await teamAudit(db, acting.ctx, now, {
     accountId: accountId,
     action: 'member.removed',
     resource: { kind: 'member', id },
     details: { email: doc.email, role: doc.role },
   });
+  await revokeUngrantable(db, acting.ctx, { accountId, id, role: null }, now);
 }

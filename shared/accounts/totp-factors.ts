@@ -18,6 +18,8 @@ export interface TotpFactorDoc {
   seedSealed: string;
   enabled: boolean;
   lastStep: number | null;
+  /** SHA-256 of each recovery code not used yet (recovery-codes.ts); set when turned on. */
+  recoveryHashes?: string[];
   createdAt: Date;
 }
 
@@ -105,13 +107,40 @@ export async function switchTotp(
   db: Db,
   keys: KeyRing,
   user: string,
-  request: { readonly on: boolean; readonly code: string; readonly nowMs: number },
+  request: {
+    readonly on: boolean;
+    readonly code: string;
+    readonly nowMs: number;
+    /** Turning on: the hashes of the new recovery codes, stored in the same update. */
+    readonly recoveryHashes?: readonly string[];
+  },
 ): Promise<boolean> {
   const { on, code, nowMs } = request;
   if (!(await useTotpCode(db, keys, user, code, { enabled: !on, nowMs }))) return false;
   const factors = totpFactors(db);
+  const recoveryHashes = [...(request.recoveryHashes ?? [])];
   const result = on
-    ? await factors.updateOne({ _id: user, enabled: false }, { $set: { enabled: true } })
+    ? await factors.updateOne(
+        { _id: user, enabled: false },
+        { $set: { enabled: true, recoveryHashes } },
+      )
     : await factors.deleteOne({ _id: user, enabled: true });
   return ('modifiedCount' in result ? result.modifiedCount : result.deletedCount) === 1;
+}
+
+/**
+ * Uses one recovery code of a user whose factor is on: true once, as the conditional update that
+ * removes its hash is one (of two uses of a code, one wins).
+ */
+export async function useRecoveryCode(db: Db, user: string, codeHash: string): Promise<boolean> {
+  const result = await totpFactors(db).updateOne(
+    { _id: user, enabled: true, recoveryHashes: codeHash },
+    { $pull: { recoveryHashes: codeHash } },
+  );
+  return result.modifiedCount === 1;
+}
+
+/** Turns a user's second factor off whatever its state (the operator's reset); true if it was there. */
+export async function removeTotp(db: Db, user: string): Promise<boolean> {
+  return (await totpFactors(db).deleteOne({ _id: user })).deletedCount === 1;
 }

@@ -24,6 +24,13 @@ export const HEALTH_GATE_ACTOR: Actor = Object.freeze({
   name: 'rollout health gate',
 });
 
+/** Disables a webhook endpoint whose deliveries kept failing (docs/webhooks.md). */
+export const WEBHOOK_FAILURES_ACTOR: Actor = Object.freeze({
+  kind: 'system',
+  id: 'webhook-failures',
+  name: 'webhook failure check',
+});
+
 /**
  * An upload made current by the worker that accepted it (`current=true`): the changes it causes
  * (a rollout superseded) name the upload, whose own `upload.accepted` entry names who sent it.
@@ -33,7 +40,9 @@ export function uploadActor(uploadId: string): Actor {
 }
 
 export const AUDIT_ACTIONS = [
+  /** Written before issue 31 for every upload the API received; `upload.received` since. */
   'upload.accepted',
+  'upload.received',
   'app.current.changed',
   'rollout.started',
   'rollout.advanced',
@@ -59,6 +68,17 @@ export const AUDIT_ACTIONS = [
   'member.removed',
   'member.totp-enabled',
   'member.totp-disabled',
+  'member.totp-recovery-used',
+  'member.totp-reset',
+  'account.created',
+  'account.plan-changed',
+  'account.role-granted',
+  'account.role-revoked',
+  'download-link.created',
+  'download-link.revoked',
+  'member.password-changed',
+  'member.signed-out-everywhere',
+  'webhook.disabled',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

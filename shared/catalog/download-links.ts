@@ -138,11 +138,14 @@ export async function revokeDownloadLink(
   accountId: string,
   id: string,
   now: Date,
-): Promise<boolean> {
-  if (!/^[0-9a-f]{24}$/.test(id) || !ObjectId.isValid(id)) return false;
-  const result = await downloadLinks(db).findOneAndUpdate(
-    { _id: new ObjectId(id), accountId },
+): Promise<'revoked' | 'unchanged' | 'missing'> {
+  if (!/^[0-9a-f]{24}$/.test(id) || !ObjectId.isValid(id)) return 'missing';
+  const _id = new ObjectId(id);
+  // Revoked here, or already: a revoked link keeps its first revocation (and its one audit entry).
+  const result = await downloadLinks(db).updateOne(
+    { _id, accountId, revokedAt: null },
     { $set: { revokedAt: now } },
   );
-  return result !== null;
+  if (result.modifiedCount === 1) return 'revoked';
+  return (await downloadLinks(db).countDocuments({ _id, accountId })) > 0 ? 'unchanged' : 'missing';
 }

@@ -58,6 +58,11 @@ export interface UploadDoc {
   accountId: string;
   status: UploadStatus;
   verdict: Verdict | null;
+  /**
+   * The package the upload must be of, when the route or key named one (a CI token's uploads
+   * always do); absent on uploads made before it was recorded. Decides which CI tokens see it.
+   */
+  package?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

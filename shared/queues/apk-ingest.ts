@@ -4,6 +4,7 @@
  * it and records it. The payload carries the data key only wrapped by the master key.
  */
 import { MINUTE_MS } from './budget';
+import { isUploadId } from '../uploads/upload-id';
 import { asRecord, defineQueue } from './definition';
 
 export interface ApkIngestPayload {
@@ -16,8 +17,6 @@ export interface ApkIngestPayload {
   /** Set by the JSON route: the APK must be of this package. */
   readonly expectedPackage: string | null;
 }
-
-const HEX24 = /^[0-9a-f]{24}$/;
 
 export const apkIngestQueue = defineQueue<ApkIngestPayload, { status: string }, 'apk-ingest'>({
   name: 'apk-ingest',
@@ -32,7 +31,7 @@ export const apkIngestQueue = defineQueue<ApkIngestPayload, { status: string }, 
       return p[k];
     };
     const uploadId = str('uploadId');
-    if (!HEX24.test(uploadId)) throw new Error('apk-ingest: uploadId must be 24 hex characters');
+    if (!isUploadId(uploadId)) throw new Error('apk-ingest: uploadId is no upload id');
     const optional = (k: string) => (p[k] === null || p[k] === undefined ? null : str(k));
     return {
       uploadId,

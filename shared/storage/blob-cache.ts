@@ -25,6 +25,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from '../log';
+import { isUploadId } from '../uploads/upload-id';
 import type { BlobStore } from './blob-store';
 
 export interface BlobCacheOptions {
@@ -35,10 +36,11 @@ export interface BlobCacheOptions {
 }
 
 /** Copies left behind by a process that died while writing one are removed after this. */
+/** Blob ids are upload ids (random, or ObjectIds): anything else never names a file. */
+const isBlobId = isUploadId;
+
 const STALE_PART_MS = 60 * 60_000;
 const PART_SUFFIX = '.part';
-/** Blob ids are ObjectIds: anything else never names a file. */
-const BLOB_ID = /^[0-9a-f]{24}$/;
 
 export function cachedBlobStore(inner: BlobStore, o: BlobCacheOptions): BlobStore {
   const copying = new Map<string, Promise<boolean>>();
@@ -100,7 +102,7 @@ export function cachedBlobStore(inner: BlobStore, o: BlobCacheOptions): BlobStor
   return {
     put: (id, ciphertext, metadata) => inner.put(id, ciphertext, metadata),
     openRange: (id, start, end) =>
-      BLOB_ID.test(id)
+      isBlobId(id)
         ? Readable.from(range(id, start, end), { objectMode: false })
         : inner.openRange(id, start, end),
     size: (id) => inner.size(id),
@@ -110,7 +112,7 @@ export function cachedBlobStore(inner: BlobStore, o: BlobCacheOptions): BlobStor
     },
     listBefore: (before) => inner.listBefore(before),
     async discardCopy(id) {
-      if (BLOB_ID.test(id)) await rm(fileOf(id), { force: true });
+      if (isBlobId(id)) await rm(fileOf(id), { force: true });
     },
   };
 }

@@ -4,6 +4,7 @@
  * per cipher segment, so a plaintext byte range maps to whole chunks and reads only those.
  */
 import { GridFSBucket, ObjectId, type Db } from 'mongodb';
+import { isObjectIdShaped, isUploadId } from '../uploads/upload-id';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CIPHER_SEGMENT_SIZE } from '../crypto/segmented-aead';
@@ -31,27 +32,38 @@ export interface BlobStore {
 
 export const APK_BUCKET = 'apks';
 
+/**
+ * A blob's GridFS file id: an ObjectId for ids of that shape (older uploads, screenshots), else
+ * the id itself (random upload ids, shared/uploads/upload-id.ts).
+ */
+function fileId(id: string): ObjectId {
+  if (isObjectIdShaped(id)) return new ObjectId(id);
+  if (!isUploadId(id)) throw new Error('not a blob id (an upload id or a 24 hex string)');
+  // GridFS takes any value as a file id (the driver's types say ObjectId only).
+  return id as unknown as ObjectId;
+}
+
 export function gridFsBlobStore(db: Db, bucketName = APK_BUCKET): BlobStore {
   const bucket = new GridFSBucket(db, { bucketName, chunkSizeBytes: CIPHER_SEGMENT_SIZE });
-  const files = db.collection<{ _id: ObjectId; length: number; uploadDate: Date }>(
+  const files = db.collection<{ _id: ObjectId | string; length: number; uploadDate: Date }>(
     `${bucketName}.files`,
   );
 
   async function remove(id: string): Promise<void> {
     try {
-      await bucket.delete(new ObjectId(id));
+      await bucket.delete(fileId(id));
     } catch (err) {
       // Not found: nothing to delete. (A half-written blob has chunks but maybe no files doc.)
       if (!/not found/i.test(coerceError(err).message)) throw err;
     }
-    await db.collection(`${bucketName}.chunks`).deleteMany({ files_id: new ObjectId(id) });
+    await db.collection(`${bucketName}.chunks`).deleteMany({ files_id: fileId(id) });
   }
 
   return {
     async put(id, ciphertext, metadata) {
       try {
         await remove(id);
-        const upload = bucket.openUploadStreamWithId(new ObjectId(id), id, { metadata });
+        const upload = bucket.openUploadStreamWithId(fileId(id), id, { metadata });
         await pipeline(ciphertext, upload);
         return upload.length;
       } catch (err) {
@@ -59,10 +71,10 @@ export function gridFsBlobStore(db: Db, bucketName = APK_BUCKET): BlobStore {
       }
     },
     openRange(id, start, end) {
-      return bucket.openDownloadStream(new ObjectId(id), { start, end });
+      return bucket.openDownloadStream(fileId(id), { start, end });
     },
     async size(id) {
-      const doc = await files.findOne({ _id: new ObjectId(id) });
+      const doc = await files.findOne({ _id: fileId(id) });
       return doc ? doc.length : null;
     },
     delete: remove,
@@ -70,7 +82,7 @@ export function gridFsBlobStore(db: Db, bucketName = APK_BUCKET): BlobStore {
       const docs = await files
         .find({ uploadDate: { $lt: before } }, { projection: { _id: 1 } })
         .toArray();
-      return docs.map((d) => d._id.toHexString());
+      return docs.map((d) => (typeof d._id === 'string' ? d._id : d._id.toHexString()));
     },
   };
 }

@@ -125,7 +125,7 @@ test('backup run --json prints the archive; verify passes it and catches a flipp
     exceptions: 1,
     'apks.files': 2,
     'screenshots.files': 1,
-    audit_log: 3,
+    audit_log: 4, // the sign-up, two uploads received, the webhook
     webhook_endpoints: 1,
   });
   expect(summary.files).toBe(3);
@@ -197,9 +197,10 @@ test('restore into the empty database of a fresh instance: everything is back', 
   // The audit log is back as it was: the same entries through the API.
   const audit = await auditOf(source);
   expect(audit.map((e) => e.action)).toEqual([
-    'upload.accepted',
-    'upload.accepted',
+    'upload.received',
+    'upload.received',
     'webhook.created',
+    'account.created',
   ]);
   expect(await auditOf(target)).toEqual(audit);
   // Every document of every collection comes back exactly (types, nulls, empty arrays included).

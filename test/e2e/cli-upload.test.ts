@@ -124,7 +124,7 @@ test('--async with 5 files: every job polled to done, with its APK record', asyn
       verdict: { code: 'ACCEPTED', message: 'deploy successful' },
       apk: { package: 'dev.apkrelay.bulk', versionCode: i + 1 },
     });
-    expect(line.jobId).toMatch(/^[0-9a-f]{24}$/);
+    expect(line.jobId).toMatch(/^[A-Za-z0-9_-]{22}$/);
   }
   const stored = await stack.mongo.db.collection('apks').find({ accountId: id }).toArray();
   expect(stored.map((d) => d.sha256 as string).sort()).toEqual(

@@ -8,6 +8,8 @@
  */
 import { UnrecoverableError } from 'bullmq';
 import { ObjectId, type Db } from 'mongodb';
+import { recordAudit } from '../../shared/audit/record';
+import { WEBHOOK_FAILURES_ACTOR } from '../../shared/audit/types';
 import type { KeyRing } from '../../shared/crypto/keys';
 import { AppError } from '../../shared/errors';
 import type {
@@ -58,10 +60,20 @@ async function noteFailure(deps: WebhookDeliveryDeps, ep: EndpointDoc, at: Date)
   );
   const since = ep.failingSince ?? at;
   if (at.getTime() - since.getTime() < deps.webhooks.disableAfterDays * DAY_MS) return false;
-  await endpoints(deps.db).updateOne(
+  const disabled = await endpoints(deps.db).updateOne(
     { _id: ep._id, enabled: true },
     { $set: { enabled: false, disabledReason: 'failing', updatedAt: at } },
   );
+  // One entry, by the delivery that switched it off (a concurrent one finds it off already).
+  if (disabled.modifiedCount === 1) {
+    const change = {
+      accountId: ep.accountId,
+      action: 'webhook.disabled' as const,
+      resource: { kind: 'webhook', id: ep._id.toHexString() },
+      details: { reason: 'failing', failingSince: since.toISOString() },
+    };
+    await recordAudit(deps.db, { actor: WEBHOOK_FAILURES_ACTOR, address: null }, change, at);
+  }
   return true;
 }
 

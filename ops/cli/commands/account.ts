@@ -1,6 +1,15 @@
-/** `apkrelay account create|set-plan|set-role`: operator commands on accounts. */
+/**
+ * `apkrelay account create|set-plan|set-role|reset-2fa`: operator commands on accounts, each
+ * change audited in the account's log (shared/accounts/operator-changes.ts).
+ */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { createAccountsService, validatePlan } from '../../../shared/accounts/service';
+import {
+  createAccountByOperator,
+  resetSecondFactor,
+  setPlanByOperator,
+  setRoleByOperator,
+} from '../../../shared/accounts/operator-changes';
+import { validatePlan } from '../../../shared/accounts/service';
 import { FREE_PLAN } from '../../../shared/accounts/types';
 import { output, withDatabase } from '../context';
 
@@ -26,11 +35,12 @@ export function register(program: Command): void {
     .option('--json', 'print one JSON object')
     .action(async (opts: { email: string; password: string; plan: number; json?: boolean }) => {
       const created = await withDatabase((db, keys) =>
-        createAccountsService(db, keys).create({
-          email: opts.email,
-          password: opts.password,
-          plan: { installations: opts.plan },
-        }),
+        createAccountByOperator(
+          db,
+          keys,
+          { email: opts.email, password: opts.password, plan: { installations: opts.plan } },
+          new Date(),
+        ),
       );
       const { account: a, apiKey } = created;
       output(
@@ -48,7 +58,7 @@ export function register(program: Command): void {
     .option('--json', 'print one JSON object')
     .action(async (opts: { email: string; plan: number; json?: boolean }) => {
       const updated = await withDatabase((db, keys) =>
-        createAccountsService(db, keys).setPlan(opts.email, { installations: opts.plan }),
+        setPlanByOperator(db, keys, opts.email, opts.plan, new Date()),
       );
       output(
         opts.json ?? false,
@@ -73,8 +83,9 @@ export function register(program: Command): void {
         revoke?: boolean;
         json?: boolean;
       }) => {
+        const change = { email: opts.email, role: opts.role, granted: !opts.revoke };
         const updated = await withDatabase((db, keys) =>
-          createAccountsService(db, keys).setRole(opts.email, opts.role, !opts.revoke),
+          setRoleByOperator(db, keys, change, new Date()),
         );
         output(
           opts.json ?? false,
@@ -83,4 +94,28 @@ export function register(program: Command): void {
         );
       },
     );
+  registerReset(account);
+}
+
+/** `account reset-2fa`: the operator's way out for a user who lost their second factor. */
+function registerReset(account: Command): void {
+  account
+    .command('reset-2fa')
+    .description(
+      "Turn a user's two-factor authentication off (the account owner's or a member's, by email).",
+    )
+    .requiredOption('--email <email>', 'the user')
+    .option('--json', 'print one JSON object')
+    .action(async (opts: { email: string; json?: boolean }) => {
+      const reset = await withDatabase((db, keys) =>
+        resetSecondFactor(db, keys, opts.email, new Date()),
+      );
+      output(
+        opts.json ?? false,
+        reset,
+        reset.removed
+          ? `${reset.email}: two-factor authentication turned off`
+          : `${reset.email}: had no two-factor authentication`,
+      );
+    });
 }

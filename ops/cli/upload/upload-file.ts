@@ -11,6 +11,7 @@ import { exchange, retryAfterMs, type HttpReply, type TlsTrust } from './http-cl
 import { streamedForm } from './multipart-stream';
 import { pollStatus, type UploadStatus } from './poll-status';
 import { coerceError } from '../../../shared/errors';
+import { UPLOAD_ID_SOURCE } from '../../../shared/uploads/upload-id';
 
 export interface UploadSettings {
   readonly baseUrl: string;
@@ -92,7 +93,9 @@ export function jobOf(reply: HttpReply): { jobId: string; statusUrl?: string } |
   } catch {
     // plain text
   }
-  const match = /(\S*\/api\/v2\/uploads\/([0-9a-f]{24}))\b/.exec(reply.text);
+  const match = new RegExp(`(\\S*/api/v2/uploads/(${UPLOAD_ID_SOURCE}))(?![A-Za-z0-9_-])`).exec(
+    reply.text,
+  );
   return match?.[1] && match[2] ? { jobId: match[2], statusUrl: match[1] } : null;
 }
 

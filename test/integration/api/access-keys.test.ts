@@ -224,3 +224,64 @@ test("the owner's switch restricts the account key to the device routes", async 
   expect(register.status).toBe(200);
   expect((await legacyUpload(owner.apiKey, 'version-2.apk')).status).toBe(403);
 });
+
+/** Uploads `name` with `key` and `async=true`: the job id the API answers at once. */
+async function asyncUpload(key: string, name: string): Promise<string> {
+  const data = await fixture(name);
+  const reply = await postMultipart(
+    `${stack.urls.admin}/apps/api_upload`,
+    [
+      { name: 'apiKey', value: key },
+      { name: 'async', value: 'true' },
+      { name: 'apk', filename: name, data },
+    ],
+    { ca: stack.ca },
+  );
+  expect(reply.status).toBe(202);
+  return reply.json<{ jobId: string }>().jobId;
+}
+
+test("issue 31.8: a CI token reads only its apps' upload results; upload ids are random", async () => {
+  const owner = await newAccount(stack);
+  const ci = await createKey(owner.apiKey, 'ci-token', 'pipeline', [SAMPLE]);
+  const other = await createKey(owner.apiKey, 'ci-token', 'other app', [OTHER]);
+  const byToken = await asyncUpload(ci.secret, 'version-1.apk');
+  const byAccountKey = await asyncUpload(owner.apiKey, 'version-2.apk');
+  // 128 random bits, base64url: not an ObjectId one could count up from.
+  for (const id of [byToken, byAccountKey]) expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  expect(byToken).not.toBe(byAccountKey);
+  const status = (id: string, key: string) => api(`/api/v2/uploads/${id}`, key);
+  await eventually('both uploads decided', async () => {
+    for (const id of [byToken, byAccountKey]) {
+      const body = (await status(id, owner.apiKey)).json<{ status: string }>();
+      if (body.status !== 'done') return false;
+    }
+    return true;
+  });
+  // The token's app: its own upload, and the account key's upload of its app once accepted.
+  expect((await status(byToken, ci.secret)).status).toBe(200);
+  expect((await status(byAccountKey, ci.secret)).status).toBe(200);
+  // Another app's token: both look missing, as another account's would.
+  for (const id of [byToken, byAccountKey]) {
+    expect(codeOf(await status(id, other.secret))).toEqual({ status: 404, code: 'NOT_FOUND' });
+  }
+
+  // An upload still in flight from before the change, with an ObjectId-shaped id, still resolves.
+  const legacyId = '65a1b2c3d4e5f60718293a4b';
+  const now = new Date();
+  await stack.mongo.db.collection('uploads').insertOne({
+    _id: legacyId as never,
+    accountId: owner.id,
+    status: 'queued',
+    verdict: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  const old = await status(legacyId, owner.apiKey);
+  expect(old.status).toBe(200);
+  expect(old.json<{ jobId: string; status: string }>()).toMatchObject({
+    jobId: legacyId,
+    status: 'queued',
+  });
+  expect((await status(legacyId, other.secret)).status).toBe(404);
+});

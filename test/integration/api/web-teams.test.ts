@@ -240,6 +240,138 @@ test('an email signs in once: no invitation or join for an existing login', asyn
   expect(await stack.mongo.db.collection('members').countDocuments({ email })).toBe(0);
 });
 
+/** The join page of a link: its status, and whether it says the invitation was revoked. */
+async function linkState(path: string, address: string) {
+  const page = await new Browser(stack, address).get(path);
+  return { status: page.status, revoked: page.text.includes('was revoked') };
+}
+
+test("issue 31.5: a removed or demoted inviter's pending invitations are revoked; the inviter is stored", async () => {
+  const adminEmail = freshEmail('inviter');
+  const admin = await joinAs(await invite(ownerBrowser, adminEmail, 'admin'), '198.51.100.60');
+  const adminId = await memberIdOf(adminEmail);
+  const invitedAdmin = freshEmail('invited-admin');
+  const removedPath = await invite(admin, invitedAdmin, 'admin');
+  const stored = await stack.mongo.db.collection('invitations').findOne({ email: invitedAdmin });
+  expect(stored).toMatchObject({ inviterMemberId: adminId, invitedBy: adminEmail });
+  const ownersInvitation = await stack.mongo.db
+    .collection('invitations')
+    .findOne({ email: adminEmail });
+  expect(ownersInvitation).toMatchObject({ inviterMemberId: null });
+
+  // Removed: the admin's link no longer joins, and the revocation is one entry per invitation.
+  expect((await ownerBrowser.form(`/ui/members/${adminId}/remove`, {}, '/ui/members')).status).toBe(
+    303,
+  );
+  expect(await linkState(removedPath, '198.51.100.61')).toEqual({ status: 410, revoked: true });
+  const revoked = (await auditOf('member.invitation-revoked')).filter(
+    (e) => e.details.email === invitedAdmin,
+  );
+  expect(revoked.map((e) => [e.resource.id, e.details.reason])).toEqual([
+    [stored!._id.toHexString(), 'inviter removed'],
+  ]);
+
+  // Demoted: an admin made developer loses every pending link; an owner made admin loses the
+  // owners' links only (an admin may still invite a developer).
+  const secondEmail = freshEmail('inviter2');
+  const second = await joinAs(await invite(ownerBrowser, secondEmail, 'admin'), '198.51.100.62');
+  const devPath = await invite(second, freshEmail('dev-of-demoted'), 'developer');
+  const ownerEmail = freshEmail('owner-inviter');
+  const coOwner = await joinAs(await invite(ownerBrowser, ownerEmail, 'owner'), '198.51.100.63');
+  const ownerPath = await invite(coOwner, freshEmail('owner-of-demoted'), 'owner');
+  const keptPath = await invite(coOwner, freshEmail('viewer-of-demoted'), 'viewer');
+  const demote = async (email: string, role: string) =>
+    (
+      await ownerBrowser.form(
+        `/ui/members/${await memberIdOf(email)}/role`,
+        { role },
+        '/ui/members',
+      )
+    ).status;
+  expect(await demote(secondEmail, 'developer')).toBe(303);
+  expect(await demote(ownerEmail, 'admin')).toBe(303);
+  expect(await linkState(devPath, '198.51.100.64')).toEqual({ status: 410, revoked: true });
+  expect(await linkState(ownerPath, '198.51.100.64')).toEqual({ status: 410, revoked: true });
+  expect((await linkState(keptPath, '198.51.100.64')).status).toBe(200);
+  await joinAs(keptPath, '198.51.100.65');
+});
+
+test("issue 31.5: the inviter's role is checked again at join", async () => {
+  const adminEmail = freshEmail('racer');
+  const admin = await joinAs(await invite(ownerBrowser, adminEmail, 'admin'), '198.51.100.66');
+  const path = await invite(admin, freshEmail('raced'), 'admin');
+  // The inviter's role changes without the team page (as a change racing the invitation would).
+  await stack.mongo.db
+    .collection('members')
+    .updateOne({ email: adminEmail }, { $set: { role: 'viewer' } });
+  const browser = new Browser(stack, '198.51.100.67');
+  const csrf = await browser.csrf(path);
+  const refused = await browser.post(path, { password: PASSWORD, confirm: PASSWORD, _csrf: csrf });
+  expect({ status: refused.status, revoked: refused.text.includes('was revoked') }).toEqual({
+    status: 410,
+    revoked: true,
+  });
+  expect(browser.cookie).not.toContain('__Host-apkrelay_session');
+});
+
+test('issue 31.5: keys and tokens record who made them', async () => {
+  const adminEmail = freshEmail('key-maker');
+  const admin = await joinAs(await invite(ownerBrowser, adminEmail, 'admin'), '198.51.100.68');
+  const made = await admin.form('/ui/account/keys', {
+    kind: 'ci-token',
+    name: 'made by a member',
+    apps: 'dev.apkrelay.sample',
+  });
+  expect(made.status).toBe(201);
+  const byKey = await request(`${stack.urls.admin}/api/v2/account/keys`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${owner.apiKey}` },
+    json: { kind: 'device-key', name: 'made by the key', apps: ['dev.apkrelay.sample'] },
+    ca: stack.ca,
+  });
+  expect(byKey.status).toBe(201);
+  const listed = await request(`${stack.urls.admin}/api/v2/account/keys`, {
+    headers: { authorization: `Bearer ${owner.apiKey}` },
+    ca: stack.ca,
+  });
+  const keys = listed.json<{ keys: Array<{ name: string; createdBy: unknown }> }>().keys;
+  expect(keys.find((k) => k.name === 'made by a member')?.createdBy).toEqual({
+    kind: 'member',
+    id: await memberIdOf(adminEmail),
+    name: adminEmail,
+  });
+  expect(keys.find((k) => k.name === 'made by the key')?.createdBy).toEqual({
+    kind: 'account-key',
+    id: owner.id,
+    name: 'account key',
+  });
+  expect((await admin.get('/ui/account')).text).toContain(`made by ${adminEmail}`);
+});
+
+test('issue 31.9: removing a member deletes their half-finished logins', async () => {
+  const email = freshEmail('pending');
+  await joinAs(await invite(ownerBrowser, email, 'developer'), '198.51.100.69');
+  const id = await memberIdOf(email);
+  const pending = stack.mongo.db.collection('web_pending_logins');
+  const expiresAt = new Date(Date.now() + 300_000);
+  const user = { memberId: id, email, role: 'developer' };
+  await pending.insertOne({
+    _id: `pending-of-${id}` as never,
+    accountId: owner.id,
+    user,
+    expiresAt,
+  });
+  const others = { _id: `pending-of-owner-${id}` as never, accountId: owner.id, expiresAt };
+  await pending.insertOne({
+    ...others,
+    user: { memberId: null, email: owner.email, role: 'owner' },
+  });
+  expect((await ownerBrowser.form(`/ui/members/${id}/remove`, {}, '/ui/members')).status).toBe(303);
+  expect(await pending.countDocuments({ _id: `pending-of-${id}` as never })).toBe(0);
+  // The owner's own pending login is not the removed member's: it stays.
+  expect(await pending.countDocuments({ _id: `pending-of-owner-${id}` as never })).toBe(1);
+});
+
 test('regenerating the account key is one audit entry (owners only)', async () => {
   const regenerated = await ownerBrowser.form('/ui/api-key', { confirm: 'yes' }, '/ui/apps');
   expect(regenerated.headers.location).toBe('/ui/apps');

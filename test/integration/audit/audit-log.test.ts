@@ -126,27 +126,24 @@ test('every listed change leaves one entry with its actor and address', async ()
     [`/ui/apps/${SAMPLE}/current`, { sha256 }],
     [`/ui/apps/${SAMPLE}/installations/d1/status`, { status: 'disabled' }],
   ] as const) {
-    const r = await request(`${stack.urls.admin}${path}`, {
-      method: 'POST',
-      headers: {
-        cookie: session.cookie,
-        'x-forwarded-for': WEB_ADDRESS,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      body: new URLSearchParams({ ...form, _csrf: session.csrf }).toString(),
-      ca: stack.ca,
-    });
-    expect(r.status).toBe(303);
+    expect((await webForm(session, path, form)).status).toBe(303);
   }
 
-  const all = (await entries(a.apiKey, '?limit=200')).entries;
+  const everything = (await entries(a.apiKey, '?limit=200')).entries;
+  // The sign-up is the account's first entry (issue 31), by the new account itself.
+  expect(everything[everything.length - 1]).toMatchObject({
+    action: 'account.created',
+    actor: { kind: 'sign-up', id: a.id, name: a.email },
+    resource: { kind: 'account', id: a.id },
+  });
+  const all = everything.slice(0, -1);
   const key = { kind: 'account-key', id: a.id, name: 'account key' };
   const web = { kind: 'session', id: a.id, name: a.email };
   const expected: Array<[string, string, string, typeof key, string]> = [
     ['webhook.created', 'webhook', hookId, key, KEY_ADDRESS],
-    ['upload.accepted', 'upload', '*', key, KEY_ADDRESS],
-    ['upload.accepted', 'upload', '*', key, KEY_ADDRESS],
-    ['upload.accepted', 'upload', '*', key, KEY_ADDRESS],
+    ['upload.received', 'upload', '*', key, KEY_ADDRESS],
+    ['upload.received', 'upload', '*', key, KEY_ADDRESS],
+    ['upload.received', 'upload', '*', key, KEY_ADDRESS],
     ['app.current.changed', 'app', SAMPLE, key, KEY_ADDRESS],
     ['rollout.started', 'rollout', SAMPLE, key, KEY_ADDRESS],
     ['rollout.paused', 'rollout', SAMPLE, key, KEY_ADDRESS],
@@ -173,7 +170,7 @@ test('every listed change leaves one entry with its actor and address', async ()
       e.address,
     ]);
   expect(got).toEqual(expected);
-  expect(all.filter((e) => e.action === 'upload.accepted').map((e) => e.details.current)).toEqual([
+  expect(all.filter((e) => e.action === 'upload.received').map((e) => e.details.current)).toEqual([
     false,
     false,
     true,
@@ -191,7 +188,7 @@ test('every listed change leaves one entry with its actor and address', async ()
   ).toHaveLength(3);
   const future = new Date(Date.now() + 3_600_000).toISOString();
   expect((await entries(a.apiKey, `?from=${future}`)).entries).toHaveLength(0);
-  expect((await entries(a.apiKey, `?to=${future}`)).entries).toHaveLength(19);
+  expect((await entries(a.apiKey, `?to=${future}`)).entries).toHaveLength(20);
   const pages: string[] = [];
   let next: string | null = '';
   while (next !== null) {
@@ -202,7 +199,7 @@ test('every listed change leaves one entry with its actor and address', async ()
     pages.push(...page.entries.map((e) => e.id));
     next = page.next;
   }
-  expect(pages).toEqual(all.map((e) => e.id));
+  expect(pages).toEqual(everything.map((e) => e.id));
 
   // Append-only: no route changes or deletes an entry; another account sees nothing of A's.
   const target = all[0]!.id;
@@ -214,9 +211,12 @@ test('every listed change leaves one entry with its actor and address', async ()
     );
     expect(r.status).toBe(405);
   }
-  expect((await entries(a.apiKey, '?limit=200')).entries).toEqual(all);
+  expect((await entries(a.apiKey, '?limit=200')).entries).toEqual(everything);
   const b = await newAccount(stack);
-  expect((await entries(b.apiKey)).entries).toEqual([]);
+  // B sees its own sign-up only, never A's entries.
+  expect((await entries(b.apiKey)).entries.map((e) => [e.action, e.resource.id])).toEqual([
+    ['account.created', b.id],
+  ]);
 
   // The web administration lists and filters the same log, and redelivers by hand.
   const page = await request(`${stack.urls.admin}/ui/audit?actorKind=session`, {
@@ -254,5 +254,71 @@ test('every listed change leaves one entry with its actor and address', async ()
     actor: web,
     address: WEB_ADDRESS,
     resource: { kind: 'delivery', id: delivery.id },
+  });
+});
+
+/** A web form of `session`, sent from WEB_ADDRESS. */
+function webForm(
+  session: { cookie: string; csrf: string },
+  path: string,
+  form: Record<string, string>,
+) {
+  return request(`${stack.urls.admin}${path}`, {
+    method: 'POST',
+    headers: {
+      cookie: session.cookie,
+      'x-forwarded-for': WEB_ADDRESS,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams({ ...form, _csrf: session.csrf }).toString(),
+    ca: stack.ca,
+  });
+}
+
+test('issue 31.7: download links, a password change and sign out everywhere are one entry each', async () => {
+  const a = await newAccount(stack);
+  const api = keyApi(a.apiKey);
+  await upload(a.apiKey, 'version-1.apk', 'json', true);
+  const made = await api('POST', `/api/v2/apps/${SAMPLE}/download-links`, { ttlSeconds: 3600 });
+  expect(made.status).toBe(201);
+  const { id: linkId, apk } = made.json<{ id: string; apk: { sha256: string } }>();
+  expect((await api('DELETE', `/api/v2/download-links/${linkId}`)).status).toBe(204);
+  // Revoking a revoked link changes nothing, and records nothing.
+  expect((await api('DELETE', `/api/v2/download-links/${linkId}`)).status).toBe(204);
+
+  const session = await signIn(stack, a.email);
+  const webLink = await webForm(session, `/ui/apps/${SAMPLE}/download-links`, {
+    sha256: apk.sha256,
+  });
+  expect(webLink.status).toBe(201);
+  expect((await webForm(session, '/ui/account/sign-out-everywhere', {})).status).toBe(303);
+  const again = await signIn(stack, a.email);
+  const fields = { current: 'password-123', password: 'password-456', confirm: 'password-456' };
+  expect((await webForm(again, '/ui/account/password', fields)).status).toBe(303);
+
+  const key = { kind: 'account-key', id: a.id, name: 'account key' };
+  const web = { kind: 'session', id: a.id, name: a.email };
+  const listed = (await entries(a.apiKey, '?limit=200')).entries.filter(
+    (e) => !['upload.received', 'app.current.changed', 'account.created'].includes(e.action),
+  );
+  const webLinkId = listed.find(
+    (e) => e.actor.kind === 'session' && e.action === 'download-link.created',
+  )?.resource.id;
+  expect(
+    [...listed]
+      .reverse()
+      .map((e) => [e.action, e.resource.kind, e.resource.id, e.actor, e.address]),
+  ).toEqual([
+    ['download-link.created', 'download-link', linkId, key, KEY_ADDRESS],
+    ['download-link.revoked', 'download-link', linkId, key, KEY_ADDRESS],
+    ['download-link.created', 'download-link', webLinkId, web, WEB_ADDRESS],
+    ['member.signed-out-everywhere', 'member', a.id, web, WEB_ADDRESS],
+    ['member.password-changed', 'member', a.id, web, WEB_ADDRESS],
+  ]);
+  expect(webLinkId).toMatch(/^[0-9a-f]{24}$/);
+  expect(webLinkId).not.toBe(linkId);
+  expect(listed[listed.length - 1]!.details).toMatchObject({
+    sha256: apk.sha256,
+    package: SAMPLE,
   });
 });

@@ -266,7 +266,7 @@ test('making another APK current supersedes a running rollout', async () => {
     ['rollout.halted', 'account-key', false, 'halted', 'superseded'],
     ['rollout.completed', 'account-key', false, 'completed', undefined],
   ]);
-  expect(byUpload[0]!.actorId).toMatch(/^upload:[0-9a-f]{24}$/);
+  expect(byUpload[0]!.actorId).toMatch(/^upload:[A-Za-z0-9_-]{22}$/);
 });
 
 /** The account's rollout entries in the audit log, newest first. */

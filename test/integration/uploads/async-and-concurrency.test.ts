@@ -4,7 +4,6 @@
  */
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ObjectId } from 'mongodb';
 import { redisKeys } from '../../../shared/redis-keys';
 import { closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
 import { newAccount } from '../../helpers/accounts';
@@ -183,13 +182,13 @@ test('the same APK uploaded twice at once: exactly one stored, one duplicate rep
     .find({ accountId: id })
     .toArray();
   expect(uploads).toHaveLength(2);
-  const blobIds = uploads.map((u) => new ObjectId(u._id));
+  const blobIds = uploads.map((u) => u._id as never);
   const files = await stack.mongo.db
     .collection('apks.files')
     .find({ _id: { $in: blobIds } })
     .toArray();
   const apk = await stack.mongo.db.collection('apks').findOne({ accountId: id });
-  expect(files.map((f) => f._id.toHexString())).toEqual([apk?.blobId]);
+  expect(files.map((f) => String(f._id))).toEqual([apk?.blobId]);
 });
 
 test('50 concurrent async uploads of different APKs all end done and are all listed', async () => {

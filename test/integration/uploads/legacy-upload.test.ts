@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ObjectId } from 'mongodb';
+import { type ObjectId } from 'mongodb';
 import { newAccount } from '../../helpers/accounts';
 import { postMultipart, type Part } from '../../helpers/multipart';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -200,7 +200,7 @@ test('GridFS holds only ciphertext: no 64-byte window of the APK in any chunk', 
     .findOne({ accountId: id, package: 'dev.apkrelay.fixture' });
   const chunks = await stack.mongo.db
     .collection('apks.chunks')
-    .find({ files_id: new ObjectId(record!.blobId as string) })
+    .find({ files_id: record!.blobId as never })
     .toArray();
   expect(chunks.length).toBeGreaterThan(0);
   const stored = Buffer.concat(

@@ -102,5 +102,19 @@ test('failing for WEBHOOK_DISABLE_AFTER_DAYS disables the endpoint; a success re
   clock = T0 + 6 * DAY_MS;
   await expect(again()).resolves.toMatchObject({ outcome: 'disabled' });
   expect(await endpoint()).toMatchObject({ enabled: false, disabledReason: 'failing' });
+  // Issue 31: the automatic disabling is one audit entry, by the system.
+  const disabled = await store.mongo.db
+    .collection('audit_log')
+    .find({ accountId: 'acct-failing', action: 'webhook.disabled' })
+    .toArray();
+  expect(
+    disabled.map((e): unknown[] => [e.actor, e.resource, (e.details as { reason: string }).reason]),
+  ).toEqual([
+    [
+      { kind: 'system', id: 'webhook-failures', name: 'webhook failure check' },
+      { kind: 'webhook', id: (await endpoint())!._id.toHexString() },
+      'failing',
+    ],
+  ]);
   receiver.status = 200;
 });

@@ -16,6 +16,7 @@ import { QUEUES } from '../../../shared/queues/index';
 import type { Reply } from '../../helpers/http';
 import { routeTable } from '../../helpers/route-table';
 import { recordFigures } from '../report';
+import { AUDIT_EXPECTATIONS, auditProblem } from './audit-expectations';
 import { boardEntries, boardRoutes, boardState } from './board';
 import { EXPECTATIONS, type CaseContext, type Entry } from './expectations';
 import { TEAM_EXPECTATIONS } from './expectations-teams';
@@ -146,6 +147,26 @@ interface Judged {
   readonly note: string;
   /** What the reply did that no cell allows (a leak of A's secrets, a board change). */
   readonly breach?: string;
+  /** What the request added to the audit log, when its route changes state; else undefined. */
+  readonly audit?: string | null;
+}
+
+/** Audit entries by people and keys (the system's come from workers, at their own pace). */
+const byCallers = { 'actor.kind': { $ne: 'system' } };
+
+/** The actions the request `send` added to the audit log, oldest first. */
+async function auditAdded(w: World, send: () => Promise<Reply>) {
+  const log = w.stack.mongo.db.collection('audit_log');
+  const before = await log.countDocuments(byCallers);
+  const reply = await send();
+  const count = (await log.countDocuments(byCallers)) - before;
+  const added =
+    count <= 0
+      ? []
+      : (await log.find(byCallers).sort({ _id: -1 }).limit(count).toArray())
+          .reverse()
+          .map((e) => String(e.action));
+  return { reply, added };
 }
 
 /** The case's request, and its reply read: status, content, leaks, and what a refusal left. */
@@ -161,9 +182,13 @@ async function run(c: Case, w: World, board: { first?: string }): Promise<Judged
   const writesBoard = c.row.refusedLeaves === 'board-unchanged';
   const before = writesBoard ? await boardState(w) : undefined;
   board.first ??= before;
-  const reply = await send(w.stack.urls[c.host], w.stack.ca, await c.entry.call(ctx));
+  const call = await c.entry.call(ctx);
+  const expectedAudit = AUDIT_EXPECTATIONS[c.row.key];
+  const { reply, added } = await auditAdded(w, () => send(w.stack.urls[c.host], w.stack.ca, call));
   const note = `${reply.status} ${reply.text.slice(0, 120).replace(/\s+/g, ' ')}`;
   const verdict = c.entry.judge(reply);
+  const outcome = { allowed: verdict === 'allow', status: reply.status };
+  const audit = expectedAudit ? auditProblem(expectedAudit, outcome, added) : undefined;
   const seesA =
     HOLDERS_OF_A.includes(c.role) || (c.row.aData === 'operator' && c.role === 'operator');
   // A's members read A's data, never its keys; everyone else neither.
@@ -172,14 +197,14 @@ async function run(c: Case, w: World, board: { first?: string }): Promise<Judged
     ? undefined
     : Object.entries(secrets).find(([, v]) => reply.text.includes(v));
   // A leak or a board change fails the case whatever its cell expects (allowed cells included).
-  if (leaked) return { verdict, note, breach: `leaks ${leaked[0]}` };
+  if (leaked) return { verdict, note, breach: `leaks ${leaked[0]}`, audit };
   if (before !== undefined && (await boardState(w)) !== before) {
-    return { verdict, note, breach: 'the queues changed' };
+    return { verdict, note, breach: 'the queues changed', audit };
   }
   if (verdict === 'allow' && !c.cross && !carries(c.row.shows, reply, w, c.role)) {
-    return { verdict: 'unclassified', note: `allowed, but without ${c.row.shows}; ${note}` };
+    return { verdict: 'unclassified', note: `allowed, but without ${c.row.shows}; ${note}`, audit };
   }
-  return { verdict, note };
+  return { verdict, note, audit };
 }
 
 test('matrix.tsv has a row for every route served, on its hosts, and a route for every row', () => {
@@ -195,6 +220,11 @@ test('matrix.tsv has a row for every route served, on its hosts, and a route for
     rowsNotAsked: ROWS.filter((r) => !ENTRIES[r.key]).map((r) => r.key),
     askedWithoutRow: Object.keys(ENTRIES).filter((k) => !rows.has(k)),
     rowsWithoutReason: ROWS.filter((r) => r.why.length < 3).map((r) => r.key),
+    // Issue 31: every route that is not a GET says what it writes to the audit log.
+    changesWithoutAudit: routeTable()
+      .map((r) => `${r.method.toUpperCase()} ${r.path}`)
+      .filter((k) => !k.startsWith('GET ') && !AUDIT_EXPECTATIONS[k]),
+    auditWithoutRoute: Object.keys(AUDIT_EXPECTATIONS).filter((k) => !routes.has(k)),
   }).toEqual({
     routesWithoutRow: [],
     rowsWithoutRoute: [],
@@ -202,6 +232,8 @@ test('matrix.tsv has a row for every route served, on its hosts, and a route for
     rowsNotAsked: [],
     askedWithoutRow: [],
     rowsWithoutReason: [],
+    changesWithoutAudit: [],
+    auditWithoutRoute: [],
   });
 });
 
@@ -237,7 +269,8 @@ describe('against the real stack', () => {
     const board: { first?: string } = {};
     const breaches: string[] = [];
     for (const c of cases()) {
-      const { verdict, note, breach } = await run(c, w, board);
+      const { verdict, note, breach, audit } = await run(c, w, board);
+      if (audit) failures.push(`${label(c)} (audit-expectations.ts): ${audit} (${note})`);
       const variant = c.cross ? 'own package' : 'A';
       const got = breach ? `${verdict}, ${breach}` : verdict;
       rows.push([c.row.key, c.host, c.role, variant, c.expected, got, note].join('\t'));

@@ -9,7 +9,7 @@ import { request } from '../../helpers/http';
 import type { CaseContext, Entry } from './expectations';
 import { formJudge, loginJudge, publicJudge, pageJudge, type Call, type Judge } from './judge';
 import { knowsCsrf, sessionOf } from './roles';
-import { invitePath, joinForm, memberEmail, newMember } from './world-members';
+import { invitePath, joinForm, memberEmail, newMember, PASSWORD } from './world-members';
 
 const cookie = (c: CaseContext): Record<string, string> => {
   const session = sessionOf(c.w, c.role);
@@ -102,14 +102,18 @@ export const TEAM_EXPECTATIONS: Readonly<Record<string, Entry>> = {
     call: (c) => ({ method: 'GET', path: c.w.members.joinPath, headers: cookie(c) }),
   },
   'POST /ui/join/:token': { judge: formJudge, call: joinCall },
-  'POST /ui/account/totp': { judge: formJudge, call: form(() => '/ui/account/totp') },
+  // Each signed-in role's password is PASSWORD (world.ts, world-members.ts): issue 31 asks it.
+  'POST /ui/account/totp': {
+    judge: formJudge,
+    call: form(() => '/ui/account/totp', { password: PASSWORD }),
+  },
   'POST /ui/account/totp/confirm': {
     judge: totpJudge,
     call: form(() => '/ui/account/totp/confirm', { code: '000000' }),
   },
   'POST /ui/account/totp/disable': {
     judge: totpJudge,
-    call: form(() => '/ui/account/totp/disable', { code: '000000' }),
+    call: form(() => '/ui/account/totp/disable', { password: PASSWORD, code: '000000' }),
   },
   'POST /ui/login/totp': { judge: loginJudge, call: codeStepCall },
 };

@@ -266,6 +266,10 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     judge: jsonJudge,
     call: bearerGet((c) => `/api/v2/apps/${c.pkg}/rollout`),
   },
+  'GET /api/v2/apps/:package/rollout/preview': {
+    judge: jsonJudge,
+    call: bearerGet((c) => `/api/v2/apps/${c.pkg}/rollout/preview?percent=100`),
+  },
   'POST /api/v2/apps/:package/rollout': {
     judge: rolloutJudge,
     call: (c) => ({

@@ -49,7 +49,7 @@ test('Redis lost just as a legacy upload starts waiting for its verdict: the API
     const { apiKey, id: accountId } = await newAccount(waiting);
     let naming = 0;
     proxy.cutWhen(
-      (chunk) => /upload-[0-9a-f]{24}/.test(chunk.toString('latin1')) && ++naming === 3,
+      (chunk) => /upload-[A-Za-z0-9_-]{22}/.test(chunk.toString('latin1')) && ++naming === 3,
       1_500,
     );
     const reply = postMultipart(

@@ -23,7 +23,7 @@ export type Outcome =
   | { readonly kind: 'retryable'; readonly retryAfter: string }
   | { readonly kind: 'unexpected'; readonly detail: string };
 
-const STATUS_ID = /\/api\/v2\/uploads\/([0-9a-f]{24})/;
+const STATUS_ID = /\/api\/v2\/uploads\/([A-Za-z0-9_-]{22})/;
 
 /** Classifies a reply of `POST /apps/api_upload` (sync) or `POST /api/v2/apps/:pkg/apks`. */
 export function classify(reply: Reply, via: Acknowledged['via']): Outcome {
@@ -102,18 +102,24 @@ export async function auditStorage(db: Db, accountId: string): Promise<StorageAu
   for (const [key, n] of versions) if (n > 1) problems.push(`${key} stored ${n}x`);
 
   const files = await db
-    .collection<{ _id: ObjectId; length: number }>('apks.files')
+    .collection<{ _id: ObjectId | string; length: number }>('apks.files')
     .find({})
     .toArray();
-  const fileIds = new Set(files.map((f) => f._id.toHexString()));
+  // Random upload ids are the files' ids as they are; older ones are ObjectIds.
+  const fileIds = new Set(
+    files.map((f) => (typeof f._id === 'string' ? f._id : f._id.toHexString())),
+  );
   // Blobs of every account: an orphan is a blob no APK record at all owns.
   const owned = new Set(
     (await db.collection<{ blobId: string }>('apks').find({}).toArray()).map((a) => a.blobId),
   );
   for (const id of fileIds) if (!owned.has(id)) problems.push(`orphan blob ${id}`);
-  const chunkOwners = (await db.collection('apks.chunks').distinct('files_id')) as ObjectId[];
+  const chunkOwners = (await db.collection('apks.chunks').distinct('files_id')) as Array<
+    ObjectId | string
+  >;
   for (const o of chunkOwners) {
-    if (!fileIds.has(o.toHexString())) problems.push(`orphan chunks of ${o.toHexString()}`);
+    const id = typeof o === 'string' ? o : o.toHexString();
+    if (!fileIds.has(id)) problems.push(`orphan chunks of ${id}`);
   }
 
   const storedOnce = new Set<string>();

@@ -7,7 +7,6 @@
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
-import { ObjectId } from 'mongodb';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eventuallyValue } from '../../helpers/eventually';
@@ -265,7 +264,7 @@ describe('path-like filenames', () => {
     const upload = await stack.mongo.db.collection('uploads').findOne({ accountId: id });
     const blob = await stack.mongo.db
       .collection('apks.files')
-      .findOne({ _id: new ObjectId(String(upload?._id)) });
+      .findOne({ _id: String(upload?._id) as never });
     expect(blob?.filename).toBe(String(upload?._id));
     expect(
       JSON.stringify(await stack.mongo.db.collection('apks').findOne({ accountId: id })),

@@ -58,6 +58,7 @@ function pagesOf(viewer: Viewer): string {
           kind: 'ci-token',
           name: 'ci',
           apps: [PKG],
+          createdBy: null,
           createdAt: since.toISOString(),
           lastUsedAt: null,
           revokedAt: null,
