@@ -29,6 +29,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -68,6 +69,8 @@ class EngineTest {
   final List<String> downloadQueries = Collections.synchronizedList(new ArrayList<>());
   final List<String> logged = Collections.synchronizedList(new ArrayList<>());
   final List<String> withdrawn = Collections.synchronizedList(new ArrayList<>());
+  /** Installations handed to the "OS" (md5s); it answers nothing unless a test says so. */
+  final BlockingQueue<String> installs = new LinkedBlockingQueue<>();
   final AtomicInteger exceptionPosts = new AtomicInteger();
   final List<String> exceptionBodies = Collections.synchronizedList(new ArrayList<>());
   /** Registrations still to refuse with 503 (the device API down for them). */
@@ -127,7 +130,7 @@ class EngineTest {
     if (engine != null) {
       engine.stop();
       // Its threads may still be writing into the @TempDir that JUnit deletes next.
-      engine.awaitStopped(5_000);
+      assertTrue(engine.awaitStopped(5_000), "the engine's threads ended");
     }
     server.stop(0);
   }
@@ -182,7 +185,7 @@ class EngineTest {
         if (gaveUp) withdrawn.add("gave up");
       }
       @Override public void install(VersionEvent event, String location) {
-        throw new UnsupportedOperationException();
+        installs.add(event.md5);
       }
     };
     long started = System.currentTimeMillis();
@@ -278,7 +281,7 @@ class EngineTest {
     engine.start();
     assertTrue(presented.poll(20, TimeUnit.SECONDS).startsWith(MD5_ABC));
     engine.stop();
-    Thread.sleep(500); // the stopped engine's last stream request has ended
+    assertTrue(engine.awaitStopped(5_000), "the stopped engine's threads (its last stream request) ended");
     long acceptedAt = Instant.parse("2026-11-25T16:59:30.000Z").toEpochMilli();
     assertEquals(String.valueOf(acceptedAt), new FileStorage(dir.toFile()).read("last-notice-at"));
 
@@ -302,13 +305,49 @@ class EngineTest {
   void everyNoticeIsRefusedWhenTheRegistrationReplyNamesNoAccount() throws Exception {
     registrationReply = "{\"status\":\"enabled\",\"heartbeatSeconds\":3600}"; // an older server
     engine = engine(config());
-    streamBodies.add(sse("1", "version", signed(version())));
+    streamBodies.add(sse("1", "version", signed(version())) + sse("2", "version", signed(version())));
     engine.start();
-    awaitLogged("push: event refused (event addressed to another account)");
-    Thread.sleep(300);
+    // The second notice is the marker: refused after the first, on the same push thread.
+    awaitCount(this::refusals, 2);
+    CountDownLatch marker = new CountDownLatch(1); // then whatever the first could have queued has run
+    engine.post(marker::countDown);
+    assertTrue(marker.await(20, TimeUnit.SECONDS));
+    assertEquals(List.of("push: event refused (event addressed to another account)",
+        "push: event refused (event addressed to another account)"), refusals());
     assertEquals(List.of(), downloads);
     assertNull(presented.poll());
     assertNull(new FileStorage(dir.toFile()).read("last-notice-at"));
+  }
+
+  /** Issue 32, must-hold 1: a confirmation nobody gives never leaves the update installing. */
+  @Test
+  void anInstallationTheOsNeverAnswersIsOfferedAgainWithAFailureOutcome() throws Exception {
+    Engine.Config c = config();
+    c.installAnswerTimeoutMs = 500;
+    engine = engine(c);
+    assertFalse(engine.applyUpdate(), "nothing downloaded yet: nothing to apply");
+    streamBodies.add(sse("1", "version", signed(version())));
+    engine.start();
+    File apk = new File(dir.toFile(), "update-" + MD5_ABC + ".apk");
+    assertEquals(MD5_ABC + " " + apk.getAbsolutePath(), presented.poll(20, TimeUnit.SECONDS));
+    assertTrue(engine.applyUpdate());
+    assertEquals(MD5_ABC, installs.poll(20, TimeUnit.SECONDS));
+    // No answer: after the timeout it is downloaded again, presented again, and the failure kept.
+    assertEquals(MD5_ABC + " " + apk.getAbsolutePath(), presented.poll(20, TimeUnit.SECONDS));
+    Map<String, Object> outcome = Json.parseObject(engine.installOutcome());
+    assertEquals("failure", outcome.get("status"));
+    assertEquals(-1L, ((Number) outcome.get("osStatus")).longValue());
+    assertEquals("no answer from the installer within 500 ms (the confirmation was not given, or the OS dropped it)",
+        outcome.get("message"));
+    assertEquals(false, outcome.get("reported"));
+    assertTrue(engine.applyUpdate(), "downloaded, not applied, again: it can be applied again");
+    assertEquals(MD5_ABC, installs.poll(20, TimeUnit.SECONDS));
+  }
+
+  void awaitCount(java.util.function.Supplier<List<String>> list, int n) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 20_000;
+    while (list.get().size() < n && System.currentTimeMillis() < deadline) Thread.sleep(20);
+    assertEquals(n, list.get().size(), String.valueOf(list.get()));
   }
 
   List<String> refusals() {
