@@ -141,7 +141,7 @@ public class KioskSdkTest {
     Intent status = new Intent(app, UpdateReceiver.class).setAction(UpdateReceiver.ACTION_INSTALL_STATUS);
     PendingIntent pi = PendingIntent.getBroadcast(app, sessionId, status,
         PendingIntent.FLAG_NO_CREATE | (Build.VERSION.SDK_INT >= 31 ? PendingIntent.FLAG_MUTABLE : 0));
-    assertNotNull("the status PendingIntent was created for the session", pi);
+    assertNotNull("a mutable status PendingIntent for the session (a lookup with FLAG_MUTABLE finds it)", pi);
     int flags = shadowOf(pi).getFlags();
     assertEquals("never immutable: the OS writes EXTRA_STATUS into it", 0, flags & PendingIntent.FLAG_IMMUTABLE);
     if (Build.VERSION.SDK_INT >= 31) {
