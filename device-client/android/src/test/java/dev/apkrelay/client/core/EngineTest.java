@@ -78,6 +78,10 @@ class EngineTest {
   /** Device API calls in arrival order: "register 503", "register 200", "exception". */
   final List<String> calls = Collections.synchronizedList(new ArrayList<>());
   Engine engine;
+  /** When set, each download waits for it before answering (a transfer that stalls). */
+  volatile CountDownLatch stallDownloads;
+  /** The engines' read timeout (a stalled download holds its thread that long). */
+  int readTimeoutMs = 2_000;
 
   @BeforeEach
   void start() throws Exception {
@@ -101,6 +105,14 @@ class EngineTest {
     server.createContext("/download", ex -> {
       String range = ex.getRequestHeaders().getFirst("range");
       downloads.add(String.valueOf(range));
+      CountDownLatch stall = stallDownloads;
+      if (stall != null) {
+        try {
+          stall.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
       downloadQueries.add(ex.getRequestURI().getRawQuery().split("&")[0]); // apk=…, before api_key and deviceId
       if (range == null) {
         ex.sendResponseHeaders(200, 0);
@@ -193,7 +205,7 @@ class EngineTest {
       @Override public long now() { return NOW + System.currentTimeMillis() - started; }
       @Override public double random() { return Math.random(); }
     };
-    return new Engine(c, new UrlConnectionTransport(2_000, 2_000, 2_000), new FileStorage(dir.toFile()),
+    return new Engine(c, new UrlConnectionTransport(2_000, readTimeoutMs, readTimeoutMs), new FileStorage(dir.toFile()),
         clock, (level, message) -> logged.add(message), presenter, Executors.newSingleThreadScheduledExecutor(),
         () -> Json.object("package", "dev.apkrelay.demo", "deviceId", DEVICE, "installedMd5", c.installedMd5,
             "strategy", "CUSTOM", "metadata", Collections.emptyList()));
@@ -342,6 +354,32 @@ class EngineTest {
     assertEquals(false, outcome.get("reported"));
     assertTrue(engine.applyUpdate(), "downloaded, not applied, again: it can be applied again");
     assertEquals(MD5_ABC, installs.poll(20, TimeUnit.SECONDS));
+  }
+
+  /** Issue 32, must-hold 4: a stalled download delays neither exception delivery nor anything else. */
+  @Test
+  void anExceptionIsDeliveredWhileADownloadStalls() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    stallDownloads = release;
+    readTimeoutMs = 60_000; // the held download keeps its thread until released, not 2 s
+    try {
+      Engine.Config c = config();
+      engine = engine(c);
+      streamBodies.add(sse("1", "version", signed(version())));
+      engine.start();
+      long deadline = System.currentTimeMillis() + 20_000;
+      while (downloads.isEmpty() && System.currentTimeMillis() < deadline) Thread.sleep(20);
+      assertEquals(List.of("null"), downloads); // the download has started and is held
+      engine.report(ExceptionReport.of(List.of("java.lang.IllegalStateException: during a download"), true,
+          Collections.emptyList(), Collections.emptyList(), "dev.apkrelay.demo", DEVICE, c.installedMd5), false);
+      deadline = System.currentTimeMillis() + 20_000;
+      while (exceptionPosts.get() < 1 && System.currentTimeMillis() < deadline) Thread.sleep(20);
+      assertTrue(exceptionPosts.get() >= 1, "the report was sent while the download was still held");
+      assertEquals(List.of("null"), downloads);
+      assertNull(presented.poll(), "the held download has presented nothing");
+    } finally {
+      release.countDown();
+    }
   }
 
   void awaitCount(java.util.function.Supplier<List<String>> list, int n) throws InterruptedException {
