@@ -2,6 +2,7 @@ package dev.apkrelay.client;
 
 import android.app.Activity;
 import android.content.Context;
+import android.content.Intent;
 import android.content.pm.ApplicationInfo;
 import android.content.pm.PackageManager;
 import android.os.Build;
@@ -18,6 +19,7 @@ import dev.apkrelay.client.android.MainThreadPresenter;
 import dev.apkrelay.client.android.ApkProvider;
 import dev.apkrelay.client.android.Running;
 import dev.apkrelay.client.android.SessionInstaller;
+import dev.apkrelay.client.android.StreamService;
 import dev.apkrelay.client.core.Engine;
 import dev.apkrelay.client.core.StartParams;
 import dev.apkrelay.client.core.json.Json;
@@ -333,6 +335,18 @@ public final class Client {
     maxQueue = size;
     Engine e = engine;
     if (e != null) e.setMaxExceptionQueueSize(size);
+  }
+
+  /**
+   * Opt-in: keeps the push stream open in the background with a foreground service
+   * ({@link StreamService}, type {@code dataSync}), which the app must declare with its
+   * permissions (docs/android-kiosk.md). Call from the foreground (Android 12+ refuses to start a
+   * foreground service from the background); {@code false} stops it.
+   */
+  public static void keepStreamInBackground(Context context, boolean keep) {
+    Intent service = new Intent(context, StreamService.class);
+    if (keep) context.startForegroundService(service);
+    else context.stopService(service);
   }
 
   /** The Activity last given to {@link #setCurrentActivity}, if it is still alive. */

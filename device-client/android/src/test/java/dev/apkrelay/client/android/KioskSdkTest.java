@@ -303,6 +303,27 @@ public class KioskSdkTest {
     assertEquals(new ComponentName(app, KeepAliveJob.class), job.getService());
   }
 
+  /** ServiceInfo.FOREGROUND_SERVICE_TYPE_DATA_SYNC (API 29), from the platform's docs. */
+  static final int DATA_SYNC = 1;
+
+  @Test
+  public void theForegroundServiceModeIsADataSyncServiceThatStopsAtItsTimeLimit() {
+    StreamService service = Robolectric.buildService(StreamService.class).create().startCommand(0, 7).get();
+    org.robolectric.shadows.ShadowService shadow = shadowOf(service);
+    android.app.Notification n = shadow.getLastForegroundNotification();
+    assertNotNull("started in the foreground", n);
+    assertEquals(StreamService.CHANNEL, n.getChannelId());
+    assertTrue("ongoing", (n.flags & android.app.Notification.FLAG_ONGOING_EVENT) != 0);
+    assertFalse(shadow.isForegroundStopped());
+    if (Build.VERSION.SDK_INT >= 29) {
+      assertEquals("declared type dataSync (required from 34)", DATA_SYNC,
+          (int) ReflectionHelpers.<Integer>getField(shadow, "foregroundServiceType"));
+    }
+    service.onTimeout(7, DATA_SYNC); // API 35's 6-hour limit for dataSync
+    assertTrue("stops itself at the time limit", shadow.isStoppedBySelf());
+    assertEquals(7, shadow.getStopSelfId());
+  }
+
   @Test
   public void bootSchedulesThePeriodicCheckOnce() {
     new ComebackReceiver().onReceive(app, new Intent(Intent.ACTION_BOOT_COMPLETED));
