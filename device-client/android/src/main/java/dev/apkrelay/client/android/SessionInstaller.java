@@ -100,6 +100,7 @@ public final class SessionInstaller {
           + (owner ? " (device owner: silent)" : ""));
     } catch (Exception e) {
       session.abandon();
+      SelfUpdate.take(context); // nothing was committed: no relaunch is owed
       throw e;
     } finally {
       session.close();
