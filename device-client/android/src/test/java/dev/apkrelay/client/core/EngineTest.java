@@ -82,6 +82,8 @@ class EngineTest {
   volatile CountDownLatch stallDownloads;
   /** The engines' read timeout (a stalled download holds its thread that long). */
   int readTimeoutMs = 2_000;
+  /** Retry-After (seconds) on a refused registration; null: none. */
+  volatile String refusalRetryAfter;
 
   @BeforeEach
   void start() throws Exception {
@@ -91,6 +93,7 @@ class EngineTest {
     server.createContext("/api/v2/installations", ex -> {
       boolean refuse = registrationsToRefuse.getAndDecrement() > 0;
       calls.add(refuse ? "register 503" : "register 200");
+      if (refuse && refusalRetryAfter != null) ex.getResponseHeaders().add("Retry-After", refusalRetryAfter);
       TestHttp.reply(ex, refuse ? 503 : 200, refuse ? "" : registrationReply);
     });
     server.createContext("/api/v2/stream", ex -> {
@@ -380,6 +383,35 @@ class EngineTest {
     } finally {
       release.countDown();
     }
+  }
+
+  /**
+   * Issue 32, must-hold 2: the network back, the periodic job or a boot wake the engine, and a
+   * stream waiting out a long Retry-After reconnects at once instead of an hour later.
+   */
+  @Test
+  void wakeReconnectsAtOnceInsteadOfWaitingOutTheBackoff() throws Exception {
+    registrationsToRefuse.set(1);
+    refusalRetryAfter = "3600";
+    engine = engine(config());
+    engine.start();
+    awaitCount(() -> new ArrayList<>(calls), 1);
+    assertEquals(List.of("register 503"), calls); // and now an hour to wait
+    long waiting = System.currentTimeMillis() + 20_000; // until the push thread sleeps it out
+    while (!pushThreadWaits() && System.currentTimeMillis() < waiting) Thread.sleep(20);
+    assertTrue(pushThreadWaits(), "the push thread waits out the Retry-After");
+    engine.wake();
+    long deadline = System.currentTimeMillis() + 20_000;
+    while (!"enabled".equals(engine.status()) && System.currentTimeMillis() < deadline) Thread.sleep(20);
+    assertEquals("enabled", engine.status());
+    assertEquals(List.of("register 503", "register 200"), calls.subList(0, 2));
+  }
+
+  static boolean pushThreadWaits() {
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().equals("apkrelay-push") && t.getState() == Thread.State.TIMED_WAITING) return true;
+    }
+    return false;
   }
 
   void awaitCount(java.util.function.Supplier<List<String>> list, int n) throws InterruptedException {
