@@ -81,7 +81,8 @@ module.exports = {
 
   /**
    * Installs the downloaded update now, whatever the strategy (a kiosk with nobody there):
-   * `success(true)` when one was handed to the installer, `success(false)` when none is downloaded.
+   * `success(true)` when one was handed to the installer, `success(false)` when none is downloaded
+   * or idle is false.
    */
   applyUpdate: function (success, error) {
     call('applyUpdate', [], success, error);

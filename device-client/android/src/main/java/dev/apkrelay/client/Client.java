@@ -249,7 +249,7 @@ public final class Client {
    * an installation the OS never answers is offered again after 15 minutes, reported as failed.
    * Respects idle (false: nothing is installed).
    *
-   * @return false when there is nothing to install (not started, or no update downloaded)
+   * @return false when nothing is installed (not started, no update downloaded, or idle false)
    */
   public static boolean applyUpdate() {
     Engine e = engine;

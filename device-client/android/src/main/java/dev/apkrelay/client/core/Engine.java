@@ -270,10 +270,11 @@ public final class Engine {
 
   /**
    * The app's own call ({@code Client.applyUpdate}): installs the downloaded update now, whatever
-   * the strategy. False (nothing done) when no update is downloaded and not applied.
+   * the strategy. False (nothing done) when no update is downloaded and not applied, or idle is
+   * false.
    */
   public boolean applyUpdate() {
-    if (!updates.downloaded()) return false;
+    if (!updates.applicable()) return false;
     updates.apply();
     return true;
   }

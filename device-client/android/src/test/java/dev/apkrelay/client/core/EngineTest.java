@@ -345,8 +345,12 @@ class EngineTest {
     engine.start();
     File apk = new File(dir.toFile(), "update-" + MD5_ABC + ".apk");
     assertEquals(MD5_ABC + " " + apk.getAbsolutePath(), presented.poll(20, TimeUnit.SECONDS));
+    engine.idle(false); // spec "Idle flag": nothing is installed until it is true again
+    assertFalse(engine.applyUpdate(), "idle false: not applied");
+    engine.idle(true);
+    assertEquals(MD5_ABC + " " + apk.getAbsolutePath(), presented.poll(20, TimeUnit.SECONDS)); // idle true presents again
     assertTrue(engine.applyUpdate());
-    assertEquals(MD5_ABC, installs.poll(20, TimeUnit.SECONDS));
+    assertEquals(MD5_ABC, installs.poll(20, TimeUnit.SECONDS)); // the first install: none while idle was false
     // No answer: after the timeout it is downloaded again, presented again, and the failure kept.
     assertEquals(MD5_ABC + " " + apk.getAbsolutePath(), presented.poll(20, TimeUnit.SECONDS));
     Map<String, Object> outcome = Json.parseObject(engine.installOutcome());

@@ -142,10 +142,13 @@ public final class UpdateDriver {
     return true;
   }
 
-  /** Whether an update is downloaded, verified and not applied (no side effect, unlike hasPendingUpdate). */
-  public boolean downloaded() {
+  /**
+   * Whether {@link #apply} would install now: an update is downloaded, verified and not applied,
+   * and idle is true (no side effect, unlike hasPendingUpdate).
+   */
+  public boolean applicable() {
     PendingUpdate p = pending;
-    return p != null && p.hasPendingUpdate();
+    return idle && p != null && p.hasPendingUpdate();
   }
 
   /** The user accepted (notification, Update) or custom code applies: hash again, then install. */
