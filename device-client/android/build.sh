@@ -46,6 +46,10 @@ if ((status != 0)); then
   exit "$status"
 fi
 ls target/apkrelay-android-*.jar target/apkrelay-android-*.aar target/dex/classes.dex
+# The AAR stays at most 150 KB (issue 32): a library a till carries must stay small.
+aar_bytes=$(wc -c < "$(ls target/apkrelay-android-*.aar)")
+echo "aar: $aar_bytes bytes (limit 153600)"
+if ((aar_bytes > 153600)); then echo "the AAR is above 150 KB" >&2; exit 1; fi
 bash demo/build.sh
 bash ../cordova/build.sh
 echo "android library built and tested in $(( $(date +%s) - started )) s"

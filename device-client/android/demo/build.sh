@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the demo app that embeds apkrelay's Android library, in two versions (versionCode 1 and 2)
 # signed with one key, without Gradle: aapt (manifest), javac, D8, zipalign, apksigner (Debian
-# packages; installed when missing, as root). Needs the library's jar and, in ~/.m2, android-all
+# packages; installed when missing, as root), with R8 over the app and the library as in a release. Needs the library's jar and, in ~/.m2, android-all
 # and r8: run ../build.sh first (it calls this script at its end).
 # Output: target/demo/apkrelay-demo-<versionCode>.apk, `aapt dump badging` of each, and
 # `apksigner verify`'s verdict. The signing key is a throwaway made per build (target/demo/).
@@ -47,8 +47,18 @@ open(dest, "w").write(app.replace("${applicationId}", "dev.apkrelay.demo"))
 PY
 
 javac --release 11 -nowarn -cp "$android_all:$jar" -d "$out/classes" $(find "$here/src" -name '*.java')
-java -cp "$r8" com.android.tools.r8.D8 --release --min-api 26 --lib "$android_all" \
-  --output "$out" $(find "$out/classes" -name '*.class') "$jar"
+# A release build as a host app's would run it: R8 shrinks the app with the library, reading the
+# app's keep rules from its manifest (aapt -G, as Gradle does) and the library's consumer rules
+# (the AAR's proguard.txt). R8 stops on any class the AAR references but does not ship (a missing
+# -dontwarn), so this line is the proof that a host app with minification can build a release.
+sed -e "s/@VERSION_CODE@/1/" -e "s/@VERSION_NAME@/1.1/" "$out/AndroidManifest.in.xml" > "$out/AndroidManifest.xml"
+aapt package -f -M "$out/AndroidManifest.xml" -I "$android_all" -G "$out/aapt-rules.txt"
+# android-all holds the framework without java.*: the JDK stands in for Android's core library.
+jdk=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")
+java -cp "$r8" com.android.tools.r8.R8 --release --min-api 26 --lib "$android_all" --lib "$jdk" \
+  --pg-conf "$out/aapt-rules.txt" --pg-conf "$lib/src/main/aar/proguard.txt" \
+  --pg-map-output "$out/mapping.txt" --output "$out" $(find "$out/classes" -name '*.class') "$jar"
+echo "r8: demo app shrunk with the library's consumer rules ($(wc -c < "$out/classes.dex") bytes of classes.dex)"
 
 keystore=$out/demo-key.p12
 keytool -genkeypair -keystore "$keystore" -storetype PKCS12 -storepass apkrelay-demo -keypass apkrelay-demo \

@@ -47,6 +47,8 @@ interface ApkRelayCordova {
   ): void;
   getCurrentStrategy(success?: Success<string>, error?: Failure): void;
   hasPendingUpdate(success?: Success<boolean>, error?: Failure): void;
+  /** Installs the downloaded update now (silently where the platform allows); false: none downloaded, or idle false. */
+  applyUpdate(success?: Success<boolean>, error?: Failure): void;
   idle(isIdle: boolean, success?: Success, error?: Failure): void;
   addMetadata(key: string, value: string, success?: Success, error?: Failure): void;
   addExceptionMetadata(key: string, value: string, success?: Success, error?: Failure): void;

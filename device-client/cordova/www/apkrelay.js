@@ -79,6 +79,15 @@ module.exports = {
     call('hasPendingUpdate', [], success, error);
   },
 
+  /**
+   * Installs the downloaded update now, whatever the strategy (a kiosk with nobody there):
+   * `success(true)` when one was handed to the installer, `success(false)` when none is downloaded
+   * or idle is false.
+   */
+  applyUpdate: function (success, error) {
+    call('applyUpdate', [], success, error);
+  },
+
   idle: function (isIdle, success, error) {
     call('idle', [isIdle], success, error);
   },

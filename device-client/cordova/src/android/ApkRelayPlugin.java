@@ -63,6 +63,7 @@ public class ApkRelayPlugin extends CordovaPlugin {
       case "setCurrentStrategy": return () -> setStrategy(text(args, 0), args.optJSONObject(1));
       case "getCurrentStrategy": return ApkRelayPlugin::strategyName;
       case "hasPendingUpdate": return Client::hasPendingUpdate;
+      case "applyUpdate": return Client::applyUpdate;
       case "idle": return () -> { Client.idle(args.getBoolean(0)); return null; };
       case "addMetadata": return () -> { Client.addMetadata(text(args, 0), text(args, 1)); return null; };
       case "addExceptionMetadata":

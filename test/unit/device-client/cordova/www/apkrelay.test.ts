@@ -88,6 +88,7 @@ const table: [string, (p: Api) => void, string, unknown[], unknown, unknown][] =
   ],
   ['getCurrentStrategy', (p) => p.getCurrentStrategy(ok, fail), 'getCurrentStrategy', [], ok, fail],
   ['hasPendingUpdate', (p) => p.hasPendingUpdate(ok, fail), 'hasPendingUpdate', [], ok, fail],
+  ['applyUpdate', (p) => p.applyUpdate(ok, fail), 'applyUpdate', [], ok, fail],
   ['idle', (p) => p.idle(false, ok, fail), 'idle', [false], ok, fail],
   [
     'addMetadata',

@@ -169,6 +169,7 @@ class ApkRelayPluginTest {
   @Test
   void pendingUpdateIdleAndExceptionSwitches() throws Exception {
     assertEquals("false", call("hasPendingUpdate").ok(), "a boolean false before start");
+    assertEquals("false", call("applyUpdate").ok(), "nothing to apply before start: a boolean false");
     assertEquals("OK", call("idle", false).ok());
     assertEquals("OK", call("idle", true).ok());
     call("idle").error();

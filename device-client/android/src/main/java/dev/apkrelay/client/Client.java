@@ -2,19 +2,24 @@ package dev.apkrelay.client;
 
 import android.app.Activity;
 import android.content.Context;
+import android.content.Intent;
 import android.content.pm.ApplicationInfo;
 import android.content.pm.PackageManager;
 import android.os.Build;
 import android.os.Bundle;
+import android.os.Handler;
 import android.os.Looper;
 import android.util.Log;
 import dev.apkrelay.client.android.AndroidDeviceLog;
 import dev.apkrelay.client.android.AndroidLogger;
 import dev.apkrelay.client.android.AndroidScreenshots;
 import dev.apkrelay.client.android.AndroidUi;
+import dev.apkrelay.client.android.Comeback;
+import dev.apkrelay.client.android.MainThreadPresenter;
 import dev.apkrelay.client.android.ApkProvider;
 import dev.apkrelay.client.android.Running;
 import dev.apkrelay.client.android.SessionInstaller;
+import dev.apkrelay.client.android.StreamService;
 import dev.apkrelay.client.core.Engine;
 import dev.apkrelay.client.core.StartParams;
 import dev.apkrelay.client.core.json.Json;
@@ -22,9 +27,9 @@ import dev.apkrelay.client.core.ports.Clock;
 import dev.apkrelay.client.core.ports.DeviceLog;
 import dev.apkrelay.client.core.ports.FileStorage;
 import dev.apkrelay.client.core.ports.Screenshots;
+import dev.apkrelay.client.core.ports.SpkiPins;
 import dev.apkrelay.client.core.ports.UrlConnectionTransport;
 import dev.apkrelay.client.core.queue.ChainingUncaughtHandler;
-import dev.apkrelay.client.core.protocol.VersionEvent;
 import dev.apkrelay.client.core.queue.ExceptionReport;
 import dev.apkrelay.client.core.update.StrategyPresenter;
 import dev.apkrelay.client.strategy.Strategies;
@@ -40,6 +45,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * The library's API, spec section 4.4: {@code Client.start} in {@code Application.onCreate} on the
@@ -54,6 +60,11 @@ public final class Client {
   public static final String META_PUSH_URL = "dev.apkrelay.PUSH_URL";
   public static final String META_BASE_URL = "dev.apkrelay.BASE_URL";
   public static final String META_PUSH_KEY = "dev.apkrelay.PUSH_KEY";
+  /**
+   * Optional: the server's public keys to trust, for a self-hosted server whose certificate no
+   * platform CA signed ({@code sha256/<base64 SPKI SHA-256>}, comma-separated; docs/android-kiosk.md).
+   */
+  public static final String META_SERVER_PINS = "dev.apkrelay.SERVER_PINS";
 
   private static final Strategies STRATEGIES = new Strategies();
   private static final Map<String, String> METADATA = Collections.synchronizedMap(new LinkedHashMap<>());
@@ -66,18 +77,37 @@ public final class Client {
   private static volatile boolean ready;
   private static volatile boolean capture = true;
   private static volatile int maxQueue = 50;
-  private static volatile StrategyPresenter presenter;
+  private static volatile MainThreadPresenter presenter;
+  private static volatile SSLSocketFactory serverTls;
   private static volatile ChainingUncaughtHandler handler;
   private static volatile DeviceLog deviceLog = DeviceLog.NONE;
   private static volatile Screenshots screenshots = Screenshots.NONE;
 
-  /** The spec's start: push and base URLs (and optionally the push key) from manifest meta-data. */
+  /**
+   * The spec's start: push and base URLs (and optionally the push key and the server pins) from
+   * manifest meta-data. A blank value is unset (aapt compiles {@code android:value=""} to "").
+   */
   public static void start(Context context, int launcherIconResId, String apiKey, String deviceId) {
     Bundle meta = context == null ? null : metaData(context);
+    String pins = meta == null ? null : meta.getString(META_SERVER_PINS);
+    if (pins != null && !pins.trim().isEmpty()) setServerPins(pins);
     start(context, launcherIconResId, apiKey, deviceId,
         meta == null ? null : meta.getString(META_PUSH_URL),
         meta == null ? null : meta.getString(META_BASE_URL),
         meta == null ? null : meta.getString(META_PUSH_KEY));
+  }
+
+  /**
+   * Trusts only these public keys for the push and web hosts ({@code sha256/<base64>} pins, as
+   * OkHttp writes them): for a self-hosted server with a self-signed or private-CA certificate.
+   * Call before start; a malformed pin throws IllegalArgumentException naming it.
+   */
+  public static void setServerPins(String pins) {
+    try {
+      serverTls = SpkiPins.socketFactory(SpkiPins.parse(pins));
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException("TLS is not available: " + e.getMessage(), e);
+    }
   }
 
   /**
@@ -116,26 +146,23 @@ public final class Client {
     });
     File dir = ApkProvider.directory(app.getNoBackupFilesDir());
     AndroidLogger logger = new AndroidLogger();
-    StrategyPresenter[] p = new StrategyPresenter[1];
-    Engine.Presenter late = new Engine.Presenter() { // the presenter needs the engine's scheduler
-      @Override public void present(VersionEvent ev, String at) { p[0].present(ev, at); }
-      @Override public void withdraw(boolean gaveUp) { p[0].withdraw(gaveUp); }
-      @Override public void install(VersionEvent ev, String at) throws Exception { p[0].install(ev, at); }
-    };
-    Engine e = new Engine(c, new UrlConnectionTransport(), new FileStorage(dir), Clock.SYSTEM,
-        logger, late, executor, Client::registration);
-    AndroidUi ui = new AndroidUi(app, launcherIconResId, logger, e::post, new SessionInstaller(app, logger));
-    p[0] = new StrategyPresenter(STRATEGIES, ui, e.scheduler(), logger, c.packageName,
-        String.valueOf(app.getApplicationInfo().loadLabel(app.getPackageManager())));
-    p[0].onAccept(e::apply);
-    p[0].reminder(e.reminder());
-    presenter = p[0];
+    Handler main = new Handler(Looper.getMainLooper());
+    AndroidUi ui = new AndroidUi(app, launcherIconResId, logger, main::post, new SessionInstaller(app, logger));
+    StrategyPresenter strategies = new StrategyPresenter(STRATEGIES, ui, MainThreadPresenter.scheduler(main), logger,
+        c.packageName, String.valueOf(app.getApplicationInfo().loadLabel(app.getPackageManager())));
+    MainThreadPresenter p = new MainThreadPresenter(main, strategies);
+    Engine e = new Engine(c, new UrlConnectionTransport(15_000, 30_000, 90_000, serverTls), new FileStorage(dir),
+        Clock.SYSTEM, logger, p, executor, Client::registration);
+    strategies.onAccept(e::apply);
+    strategies.reminder(e.reminder());
+    presenter = p;
     deviceLog = new AndroidDeviceLog(app);
     screenshots = new AndroidScreenshots(Running::activity);
     config = c;
     engine = e;
     Running.engine(e);
     e.idle(idle);
+    Comeback.register(app, e, logger);
     String apk = app.getApplicationInfo().sourceDir;
     executor.execute(() -> {
       c.installedMd5 = md5(apk);
@@ -205,9 +232,28 @@ public final class Client {
   /** Call in each Activity's onResume that may show a popup. */
   public static void setCurrentActivity(Activity current) {
     Running.activity(current);
+    MainThreadPresenter p = presenter;
+    if (current == null) return;
+    // An installer confirmation that could not be shown (no notification permission, no shade).
+    if (Running.showHeldConfirmation(current)) Log.i(TAG, "the installer's held confirmation is shown");
+    if (p != null) p.activityChanged();
+  }
+
+  /**
+   * Installs the downloaded update now, whatever the strategy: the call a kiosk or till makes with
+   * nobody there (from CUSTOM's APPLY broadcast, a schedule of its own, or its admin screen). Silent
+   * where the platform allows it (a device owner; on Android 12+ the installer of record holding
+   * UPDATE_PACKAGES_WITHOUT_USER_ACTION, within the target-SDK rules of docs/android-kiosk.md);
+   * otherwise the OS's confirmation is shown from the current activity, a notification, or, held,
+   * at the next {@link #setCurrentActivity}. The outcome reaches the server on the next heartbeat;
+   * an installation the OS never answers is offered again after 15 minutes, reported as failed.
+   * Respects idle (false: nothing is installed).
+   *
+   * @return false when nothing is installed (not started, no update downloaded, or idle false)
+   */
+  public static boolean applyUpdate() {
     Engine e = engine;
-    StrategyPresenter p = presenter;
-    if (e != null && p != null && current != null) e.post(p::activityChanged);
+    return e != null && e.applyUpdate();
   }
 
   /** See spec "Idle flag": false → nothing is shown, broadcast or installed until it is true again. */
@@ -289,6 +335,18 @@ public final class Client {
     maxQueue = size;
     Engine e = engine;
     if (e != null) e.setMaxExceptionQueueSize(size);
+  }
+
+  /**
+   * Opt-in: keeps the push stream open in the background with a foreground service
+   * ({@link StreamService}, type {@code dataSync}), which the app must declare with its
+   * permissions (docs/android-kiosk.md). Call from the foreground (Android 12+ refuses to start a
+   * foreground service from the background); {@code false} stops it.
+   */
+  public static void keepStreamInBackground(Context context, boolean keep) {
+    Intent service = new Intent(context, StreamService.class);
+    if (keep) context.startForegroundService(service);
+    else context.stopService(service);
   }
 
   /** The Activity last given to {@link #setCurrentActivity}, if it is still alive. */

@@ -70,6 +70,10 @@ public final class AndroidUi implements Ui {
 
   /** Whether a notification can be seen: POST_NOTIFICATIONS granted on 33+, notifications enabled. */
   boolean notificationsAllowed(NotificationManager nm) {
+    return notificationsAllowed(context, nm);
+  }
+
+  static boolean notificationsAllowed(Context context, NotificationManager nm) {
     if (Build.VERSION.SDK_INT >= 33
         && context.checkSelfPermission(Manifest.permission.POST_NOTIFICATIONS) != PackageManager.PERMISSION_GRANTED) {
       return false;
@@ -170,9 +174,13 @@ public final class AndroidUi implements Ui {
     installer.install(event, location);
   }
 
-  /** The OS wants a confirmation while no activity is current: a notification opens it. */
-  static void confirmLater(Context context, Intent confirm) {
+  /**
+   * The OS wants a confirmation while no activity is current: a notification opens it. False (and
+   * nothing posted) when notifications cannot be seen: the OS would drop it silently on 33+.
+   */
+  static boolean confirmLater(Context context, Intent confirm) {
     NotificationManager nm = notifications(context);
+    if (!notificationsAllowed(context, nm)) return false;
     confirm.addFlags(Intent.FLAG_ACTIVITY_NEW_TASK);
     PendingIntent pi = PendingIntent.getActivity(context, 0, confirm,
         PendingIntent.FLAG_UPDATE_CURRENT | PendingIntent.FLAG_IMMUTABLE);
@@ -183,5 +191,6 @@ public final class AndroidUi implements Ui {
         .setContentIntent(pi)
         .setAutoCancel(true)
         .build());
+    return true;
   }
 }

@@ -1,6 +1,7 @@
 package dev.apkrelay.client.android;
 
 import android.app.Activity;
+import android.content.Intent;
 import dev.apkrelay.client.core.Engine;
 import java.lang.ref.WeakReference;
 
@@ -14,6 +15,7 @@ public final class Running {
 
   private static volatile Engine engine;
   private static volatile WeakReference<Activity> activity = new WeakReference<>(null);
+  private static volatile Intent heldConfirmation;
 
   public static void engine(Engine e) {
     engine = e;
@@ -25,6 +27,23 @@ public final class Running {
 
   public static void activity(Activity a) {
     activity = new WeakReference<>(a);
+  }
+
+  /**
+   * The installer's confirmation screen, held when it could be neither started (no current
+   * activity) nor posted (notifications not allowed): {@link #showHeldConfirmation} starts it.
+   */
+  public static void holdConfirmation(Intent confirm) {
+    heldConfirmation = confirm;
+  }
+
+  /** Starts a held confirmation from {@code current} (Client.setCurrentActivity); true if it did. */
+  public static boolean showHeldConfirmation(Activity current) {
+    Intent confirm = heldConfirmation;
+    if (confirm == null || current == null) return false;
+    heldConfirmation = null;
+    current.startActivity(confirm);
+    return true;
   }
 
   /** The activity last given to Client.setCurrentActivity, if it is alive and not finishing. */

@@ -8,6 +8,7 @@ import android.content.Intent;
 import android.content.pm.PackageInfo;
 import android.content.pm.PackageInstaller;
 import android.content.pm.PackageManager;
+import android.content.pm.Signature;
 import android.net.Uri;
 import android.os.Build;
 import android.provider.Settings;
@@ -21,15 +22,19 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Set;
+import java.util.TreeSet;
 import org.codehaus.mojo.animal_sniffer.IgnoreJRERequirement;
 
 /**
  * Installs a verified update through a {@link PackageInstaller} session (API 26+), as F-Droid's
  * SessionInstallManager and Headwind MDM's InstallUtils do: stale sessions abandoned, the archive
- * checked (same package, higher versionCode), the APK copied into the session while it is hashed
+ * checked (same package, higher versionCode, the installed app's signing certificates: a mismatch
+ * is refused here, named, instead of the OS's bare INSTALL_FAILED_UPDATE_INCOMPATIBLE), the APK copied into the session while it is hashed
  * again (MD5 and SHA-256 must equal the signed event's, or the session is abandoned), then
  * committed with an explicit, mutable status PendingIntent to {@link UpdateReceiver}, which
- * reports the OS's answer to the engine.
+ * reports the OS's answer to the engine. A {@link SelfUpdate} mark is left before the commit, so
+ * the replaced app is relaunched.
  *
  * <p>Silent where the platform allows it: a device owner commits without a prompt; on 31+ the
  * session asks for {@code USER_ACTION_NOT_REQUIRED} (honoured when the app holds
@@ -89,11 +94,13 @@ public final class SessionInstaller {
     PackageInstaller.Session session = installer.openSession(id);
     try {
       copyVerified(event, apk, session);
+      SelfUpdate.committing(context);
       session.commit(statusReceiver(event, id).getIntentSender());
       logger.log(Level.INFO, "installer session " + id + " committed for " + event.md5
           + (owner ? " (device owner: silent)" : ""));
     } catch (Exception e) {
       session.abandon();
+      SelfUpdate.take(context); // nothing was committed: no relaunch is owed
       throw e;
     } finally {
       session.close();
@@ -130,19 +137,33 @@ public final class SessionInstaller {
     return sb.toString();
   }
 
-  @SuppressWarnings("deprecation")
+  @SuppressWarnings("deprecation") // GET_SIGNATURES: its successor GET_SIGNING_CERTIFICATES is API 28
   private void checkArchive(PackageManager pm, File apk) throws Exception {
-    PackageInfo archive = pm.getPackageArchiveInfo(apk.getPath(), 0);
+    PackageInfo archive = pm.getPackageArchiveInfo(apk.getPath(), PackageManager.GET_SIGNATURES);
     if (archive == null) throw new IllegalStateException("the downloaded file is not an APK the OS can parse");
     if (!context.getPackageName().equals(archive.packageName)) {
       throw new IllegalStateException("the APK is for " + archive.packageName + ", not " + context.getPackageName());
     }
-    PackageInfo running = pm.getPackageInfo(context.getPackageName(), 0);
+    PackageInfo running = pm.getPackageInfo(context.getPackageName(), PackageManager.GET_SIGNATURES);
+    Set<String> signer = signers(archive.signatures);
+    Set<String> installed = signers(running.signatures);
+    if (signer.isEmpty() || !signer.equals(installed)) {
+      throw new SecurityException("the APK is signed by " + (signer.isEmpty() ? "no certificate" : signer)
+          + ", not by the installed app's " + installed + " (SHA-256): installation refused");
+    }
     long newer = Build.VERSION.SDK_INT >= 28 ? longVersionCode(archive) : archive.versionCode;
     long now = Build.VERSION.SDK_INT >= 28 ? longVersionCode(running) : running.versionCode;
     if (newer <= now) {
       throw new IllegalStateException("the APK's versionCode " + newer + " is not above the installed " + now);
     }
+  }
+
+  /** The SHA-256 of each signing certificate, in hex. */
+  static Set<String> signers(Signature[] signatures) throws NoSuchAlgorithmException {
+    Set<String> out = new TreeSet<>();
+    if (signatures == null) return out;
+    for (Signature s : signatures) out.add(hex(MessageDigest.getInstance("SHA-256").digest(s.toByteArray())));
+    return out;
   }
 
   private PendingIntent statusReceiver(VersionEvent event, int sessionId) {

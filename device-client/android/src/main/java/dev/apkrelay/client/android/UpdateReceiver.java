@@ -43,12 +43,17 @@ public final class UpdateReceiver extends BroadcastReceiver {
         engine.installResult(md5, false, status, "the OS asked for confirmation without a confirmation screen");
         return;
       }
-      // The confirmation may start from the foreground only; in the background it waits in a notification.
+      // The confirmation may start from the foreground only; in the background it waits in a
+      // notification, or, when notifications cannot be seen (no POST_NOTIFICATIONS on 33+, a kiosk
+      // without a shade), it is held and started at the next Client.setCurrentActivity. The
+      // engine's answer timeout ends the wait if nobody comes.
       Activity a = Running.activity();
       if (a != null) {
         a.startActivity(confirm);
-      } else {
-        AndroidUi.confirmLater(context, confirm);
+      } else if (!AndroidUi.confirmLater(context, confirm)) {
+        Running.holdConfirmation(confirm);
+        Log.w(AndroidLogger.TAG, "the installer asks for a confirmation and notifications are not allowed:"
+            + " it is shown when an activity is current");
       }
       return;
     }

@@ -24,16 +24,18 @@ import dev.apkrelay.client.core.update.UpdatePresenter;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The running client without its platform: the push session on its own thread, and on one
- * scheduled executor the heartbeat, the update driver ({@link UpdateDriver}: downloads, presenting,
- * installing) and exception delivery ({@link ExceptionDelivery}). What the user sees and the OS
- * installs goes through {@link Presenter}; pushed events pass the {@link NoticeGate} first.
+ * The running client without its platform: the push session on its own thread, downloads on
+ * another, and on one scheduled executor the heartbeat, the update driver ({@link UpdateDriver}:
+ * presenting, installing) and exception delivery ({@link ExceptionDelivery}). What the user sees
+ * and the OS installs goes through {@link Presenter}; pushed events pass the {@link NoticeGate}
+ * first. {@link #wake} (a periodic job, the network coming back) reconnects and beats at once.
  */
 public final class Engine {
   /** The glue's side: strategies' UI and broadcasts, and the installer. Called on worker threads. */
@@ -50,6 +52,8 @@ public final class Engine {
     public String installedMd5;
     public int maxExceptionQueue = 50;
     public int maxTamperedDownloads = 3;
+    /** See {@link UpdateDriver#DEFAULT_INSTALL_ANSWER_TIMEOUT_MS}. */
+    public long installAnswerTimeoutMs = UpdateDriver.DEFAULT_INSTALL_ANSWER_TIMEOUT_MS;
   }
 
   private final Config config;
@@ -58,6 +62,13 @@ public final class Engine {
   private final Clock clock;
   private final Logger logger;
   private final ScheduledExecutorService executor;
+  private final ScheduledExecutorService downloads = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "apkrelay-download");
+    t.setDaemon(true);
+    return t;
+  });
+  private final Object wakeLock = new Object();
+  private boolean wakeRequested; // guarded by wakeLock
   private final Supplier<Map<String, Object>> registration;
   private final PushSession push;
   private final NoticeGate notices;
@@ -79,8 +90,9 @@ public final class Engine {
     this.registration = registration;
     this.notices = new NoticeGate(storage, clock, config.packageName, config.deviceId);
     this.exceptions = new ExceptionDelivery(executor, logger, config.maxExceptionQueue);
-    this.updates = new UpdateDriver(storage, clock, logger, presenter, executor,
+    this.updates = new UpdateDriver(storage, clock, logger, presenter, executor, downloads,
         new Downloader(transport, storage), config.apiKey, config.deviceId);
+    updates.installAnswerTimeoutMs(config.installAnswerTimeoutMs);
     this.push = new PushSession(transport, storage, clock, logger, Backoff.reconnectDefault(), config.pushUrl,
         config.apiKey, config.pushKeySpki, new PushSession.Listener() {
           @Override
@@ -127,6 +139,7 @@ public final class Engine {
     updates.stop();
     push.stop();
     executor.shutdownNow();
+    downloads.shutdownNow();
     Thread t = pushThread;
     if (t != null) t.interrupt(); // out of its reconnect wait
   }
@@ -139,6 +152,8 @@ public final class Engine {
   public boolean awaitStopped(long timeoutMs) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     if (!executor.awaitTermination(timeoutMs, TimeUnit.MILLISECONDS)) return false;
+    long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+    if (!downloads.awaitTermination(left, TimeUnit.MILLISECONDS)) return false;
     Thread t = pushThread;
     if (t == null) return true;
     t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
@@ -149,10 +164,38 @@ public final class Engine {
     while (!stopped) {
       long wait = push.connectOnce(registrationBody());
       try {
-        Thread.sleep(wait);
+        synchronized (wakeLock) {
+          long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(wait);
+          long left = wait;
+          while (!wakeRequested && !stopped && left > 0) {
+            wakeLock.wait(left);
+            left = TimeUnit.NANOSECONDS.toMillis(until - System.nanoTime());
+          }
+          wakeRequested = false;
+        }
       } catch (InterruptedException e) {
         return;
       }
+    }
+  }
+
+  /**
+   * Something says the device may reach the server now (the network came back, the periodic job
+   * ran, the device booted): a stream waiting out its backoff reconnects at once, and a registered
+   * installation beats now (the outcome of an installation rides on it). From any thread.
+   */
+  public void wake() {
+    synchronized (wakeLock) {
+      wakeRequested = true;
+      wakeLock.notifyAll();
+    }
+    if (stopped) return;
+    try {
+      executor.execute(() -> {
+        if (push.registered()) heartbeat();
+      });
+    } catch (java.util.concurrent.RejectedExecutionException stoppedMeanwhile) {
+      // stopped: nothing to wake
     }
   }
 
@@ -223,6 +266,17 @@ public final class Engine {
   /** The user accepted (notification, Update) or custom code applies: hash again, then install. */
   public void apply() {
     updates.apply();
+  }
+
+  /**
+   * The app's own call ({@code Client.applyUpdate}): installs the downloaded update now, whatever
+   * the strategy. False (nothing done) when no update is downloaded and not applied, or idle is
+   * false.
+   */
+  public boolean applyUpdate() {
+    if (!updates.applicable()) return false;
+    updates.apply();
+    return true;
   }
 
   /** The OS's answer to a committed session (see {@link UpdateDriver#installResult}). */

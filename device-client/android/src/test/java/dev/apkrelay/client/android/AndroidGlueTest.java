@@ -267,6 +267,8 @@ public class AndroidGlueTest {
     archive.packageName = pkg;
     archive.versionCode = 1000;
     if (Build.VERSION.SDK_INT >= 28) archive.setLongVersionCode(1000);
+    archive.signatures = new android.content.pm.Signature[] {new android.content.pm.Signature(new byte[] {1})};
+    shadowOf(app.getPackageManager()).getInternalMutablePackageInfo(pkg).signatures = archive.signatures;
     shadowOf(app.getPackageManager()).setPackageArchiveInfo(f.getPath(), archive);
     shadowOf(app.getPackageManager()).setCanRequestPackageInstalls(true);
   }
@@ -330,6 +332,7 @@ public class AndroidGlueTest {
 
   @Test
   public void theInstallersConfirmationOpensFromTheForegroundOrWaitsInANotification() {
+    shadowOf(app).grantPermissions(Manifest.permission.POST_NOTIFICATIONS); // denied: KioskSdkTest
     Running.engine(engine());
     Intent confirm = new Intent("android.content.pm.action.CONFIRM_INSTALL");
     Intent status = new Intent(UpdateReceiver.ACTION_INSTALL_STATUS)

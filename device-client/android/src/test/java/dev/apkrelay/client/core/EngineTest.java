@@ -29,6 +29,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -68,6 +69,8 @@ class EngineTest {
   final List<String> downloadQueries = Collections.synchronizedList(new ArrayList<>());
   final List<String> logged = Collections.synchronizedList(new ArrayList<>());
   final List<String> withdrawn = Collections.synchronizedList(new ArrayList<>());
+  /** Installations handed to the "OS" (md5s); it answers nothing unless a test says so. */
+  final BlockingQueue<String> installs = new LinkedBlockingQueue<>();
   final AtomicInteger exceptionPosts = new AtomicInteger();
   final List<String> exceptionBodies = Collections.synchronizedList(new ArrayList<>());
   /** Registrations still to refuse with 503 (the device API down for them). */
@@ -75,6 +78,12 @@ class EngineTest {
   /** Device API calls in arrival order: "register 503", "register 200", "exception". */
   final List<String> calls = Collections.synchronizedList(new ArrayList<>());
   Engine engine;
+  /** When set, each download waits for it before answering (a transfer that stalls). */
+  volatile CountDownLatch stallDownloads;
+  /** The engines' read timeout (a stalled download holds its thread that long). */
+  int readTimeoutMs = 2_000;
+  /** Retry-After (seconds) on a refused registration; null: none. */
+  volatile String refusalRetryAfter;
 
   @BeforeEach
   void start() throws Exception {
@@ -84,6 +93,7 @@ class EngineTest {
     server.createContext("/api/v2/installations", ex -> {
       boolean refuse = registrationsToRefuse.getAndDecrement() > 0;
       calls.add(refuse ? "register 503" : "register 200");
+      if (refuse && refusalRetryAfter != null) ex.getResponseHeaders().add("Retry-After", refusalRetryAfter);
       TestHttp.reply(ex, refuse ? 503 : 200, refuse ? "" : registrationReply);
     });
     server.createContext("/api/v2/stream", ex -> {
@@ -98,6 +108,14 @@ class EngineTest {
     server.createContext("/download", ex -> {
       String range = ex.getRequestHeaders().getFirst("range");
       downloads.add(String.valueOf(range));
+      CountDownLatch stall = stallDownloads;
+      if (stall != null) {
+        try {
+          stall.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
       downloadQueries.add(ex.getRequestURI().getRawQuery().split("&")[0]); // apk=…, before api_key and deviceId
       if (range == null) {
         ex.sendResponseHeaders(200, 0);
@@ -127,7 +145,7 @@ class EngineTest {
     if (engine != null) {
       engine.stop();
       // Its threads may still be writing into the @TempDir that JUnit deletes next.
-      engine.awaitStopped(5_000);
+      assertTrue(engine.awaitStopped(5_000), "the engine's threads ended");
     }
     server.stop(0);
   }
@@ -182,7 +200,7 @@ class EngineTest {
         if (gaveUp) withdrawn.add("gave up");
       }
       @Override public void install(VersionEvent event, String location) {
-        throw new UnsupportedOperationException();
+        installs.add(event.md5);
       }
     };
     long started = System.currentTimeMillis();
@@ -190,7 +208,7 @@ class EngineTest {
       @Override public long now() { return NOW + System.currentTimeMillis() - started; }
       @Override public double random() { return Math.random(); }
     };
-    return new Engine(c, new UrlConnectionTransport(2_000, 2_000, 2_000), new FileStorage(dir.toFile()),
+    return new Engine(c, new UrlConnectionTransport(2_000, readTimeoutMs, readTimeoutMs), new FileStorage(dir.toFile()),
         clock, (level, message) -> logged.add(message), presenter, Executors.newSingleThreadScheduledExecutor(),
         () -> Json.object("package", "dev.apkrelay.demo", "deviceId", DEVICE, "installedMd5", c.installedMd5,
             "strategy", "CUSTOM", "metadata", Collections.emptyList()));
@@ -278,7 +296,7 @@ class EngineTest {
     engine.start();
     assertTrue(presented.poll(20, TimeUnit.SECONDS).startsWith(MD5_ABC));
     engine.stop();
-    Thread.sleep(500); // the stopped engine's last stream request has ended
+    assertTrue(engine.awaitStopped(5_000), "the stopped engine's threads (its last stream request) ended");
     long acceptedAt = Instant.parse("2026-11-25T16:59:30.000Z").toEpochMilli();
     assertEquals(String.valueOf(acceptedAt), new FileStorage(dir.toFile()).read("last-notice-at"));
 
@@ -302,13 +320,108 @@ class EngineTest {
   void everyNoticeIsRefusedWhenTheRegistrationReplyNamesNoAccount() throws Exception {
     registrationReply = "{\"status\":\"enabled\",\"heartbeatSeconds\":3600}"; // an older server
     engine = engine(config());
-    streamBodies.add(sse("1", "version", signed(version())));
+    streamBodies.add(sse("1", "version", signed(version())) + sse("2", "version", signed(version())));
     engine.start();
-    awaitLogged("push: event refused (event addressed to another account)");
-    Thread.sleep(300);
+    // The second notice is the marker: refused after the first, on the same push thread.
+    awaitCount(this::refusals, 2);
+    CountDownLatch marker = new CountDownLatch(1); // then whatever the first could have queued has run
+    engine.post(marker::countDown);
+    assertTrue(marker.await(20, TimeUnit.SECONDS));
+    assertEquals(List.of("push: event refused (event addressed to another account)",
+        "push: event refused (event addressed to another account)"), refusals());
     assertEquals(List.of(), downloads);
     assertNull(presented.poll());
     assertNull(new FileStorage(dir.toFile()).read("last-notice-at"));
+  }
+
+  /** Issue 32, must-hold 1: a confirmation nobody gives never leaves the update installing. */
+  @Test
+  void anInstallationTheOsNeverAnswersIsOfferedAgainWithAFailureOutcome() throws Exception {
+    Engine.Config c = config();
+    c.installAnswerTimeoutMs = 500;
+    engine = engine(c);
+    assertFalse(engine.applyUpdate(), "nothing downloaded yet: nothing to apply");
+    streamBodies.add(sse("1", "version", signed(version())));
+    engine.start();
+    File apk = new File(dir.toFile(), "update-" + MD5_ABC + ".apk");
+    assertEquals(MD5_ABC + " " + apk.getAbsolutePath(), presented.poll(20, TimeUnit.SECONDS));
+    engine.idle(false); // spec "Idle flag": nothing is installed until it is true again
+    assertFalse(engine.applyUpdate(), "idle false: not applied");
+    engine.idle(true);
+    assertEquals(MD5_ABC + " " + apk.getAbsolutePath(), presented.poll(20, TimeUnit.SECONDS)); // idle true presents again
+    assertTrue(engine.applyUpdate());
+    assertEquals(MD5_ABC, installs.poll(20, TimeUnit.SECONDS)); // the first install: none while idle was false
+    // No answer: after the timeout it is downloaded again, presented again, and the failure kept.
+    assertEquals(MD5_ABC + " " + apk.getAbsolutePath(), presented.poll(20, TimeUnit.SECONDS));
+    Map<String, Object> outcome = Json.parseObject(engine.installOutcome());
+    assertEquals("failure", outcome.get("status"));
+    assertEquals(-1L, ((Number) outcome.get("osStatus")).longValue());
+    assertEquals("no answer from the installer within 500 ms (the confirmation was not given, or the OS dropped it)",
+        outcome.get("message"));
+    assertEquals(false, outcome.get("reported"));
+    assertTrue(engine.applyUpdate(), "downloaded, not applied, again: it can be applied again");
+    assertEquals(MD5_ABC, installs.poll(20, TimeUnit.SECONDS));
+  }
+
+  /** Issue 32, must-hold 4: a stalled download delays neither exception delivery nor anything else. */
+  @Test
+  void anExceptionIsDeliveredWhileADownloadStalls() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    stallDownloads = release;
+    readTimeoutMs = 60_000; // the held download keeps its thread until released, not 2 s
+    try {
+      Engine.Config c = config();
+      engine = engine(c);
+      streamBodies.add(sse("1", "version", signed(version())));
+      engine.start();
+      long deadline = System.currentTimeMillis() + 20_000;
+      while (downloads.isEmpty() && System.currentTimeMillis() < deadline) Thread.sleep(20);
+      assertEquals(List.of("null"), downloads); // the download has started and is held
+      engine.report(ExceptionReport.of(List.of("java.lang.IllegalStateException: during a download"), true,
+          Collections.emptyList(), Collections.emptyList(), "dev.apkrelay.demo", DEVICE, c.installedMd5), false);
+      deadline = System.currentTimeMillis() + 20_000;
+      while (exceptionPosts.get() < 1 && System.currentTimeMillis() < deadline) Thread.sleep(20);
+      assertTrue(exceptionPosts.get() >= 1, "the report was sent while the download was still held");
+      assertEquals(List.of("null"), downloads);
+      assertNull(presented.poll(), "the held download has presented nothing");
+    } finally {
+      release.countDown();
+    }
+  }
+
+  /**
+   * Issue 32, must-hold 2: the network back, the periodic job or a boot wake the engine, and a
+   * stream waiting out a long Retry-After reconnects at once instead of an hour later.
+   */
+  @Test
+  void wakeReconnectsAtOnceInsteadOfWaitingOutTheBackoff() throws Exception {
+    registrationsToRefuse.set(1);
+    refusalRetryAfter = "3600";
+    engine = engine(config());
+    engine.start();
+    awaitCount(() -> new ArrayList<>(calls), 1);
+    assertEquals(List.of("register 503"), calls); // and now an hour to wait
+    long waiting = System.currentTimeMillis() + 20_000; // until the push thread sleeps it out
+    while (!pushThreadWaits() && System.currentTimeMillis() < waiting) Thread.sleep(20);
+    assertTrue(pushThreadWaits(), "the push thread waits out the Retry-After");
+    engine.wake();
+    long deadline = System.currentTimeMillis() + 20_000;
+    while (!"enabled".equals(engine.status()) && System.currentTimeMillis() < deadline) Thread.sleep(20);
+    assertEquals("enabled", engine.status());
+    assertEquals(List.of("register 503", "register 200"), calls.subList(0, 2));
+  }
+
+  static boolean pushThreadWaits() {
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().equals("apkrelay-push") && t.getState() == Thread.State.TIMED_WAITING) return true;
+    }
+    return false;
+  }
+
+  void awaitCount(java.util.function.Supplier<List<String>> list, int n) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 20_000;
+    while (list.get().size() < n && System.currentTimeMillis() < deadline) Thread.sleep(20);
+    assertEquals(n, list.get().size(), String.valueOf(list.get()));
   }
 
   List<String> refusals() {

@@ -67,7 +67,7 @@ class InstallOutcomeHeartbeatTest {
     if (engine != null) {
       engine.stop();
       // Its threads may still be writing into the @TempDir that JUnit deletes next.
-      engine.awaitStopped(5_000);
+      assertTrue(engine.awaitStopped(5_000), "the engine's threads ended");
     }
     server.stop(0);
   }

@@ -70,7 +70,11 @@ public final class PushSession {
   private int attempt;
   private String sentMetadata = "";
 
-  /** @param pinnedKeySpki the push key (SPKI DER, base64); null: trust the first one fetched */
+  /**
+   * @param pinnedKeySpki the push key (SPKI DER, base64); null or blank: trust the first one fetched
+   *     (manifest meta-data given as {@code android:value=""}, as a Cordova app installed without
+   *     {@code --variable PUSH_KEY} has, compiles to "", which is "not pinned")
+   */
   public PushSession(HttpTransport transport, Storage storage, Clock clock, Logger logger, Backoff backoff,
       String pushUrl, String apiKey, String pinnedKeySpki, Listener listener) {
     this.transport = transport;
@@ -80,7 +84,7 @@ public final class PushSession {
     this.backoff = backoff;
     this.pushUrl = pushUrl.replaceAll("/+$", "");
     this.apiKey = apiKey;
-    this.pinnedKey = pinnedKeySpki;
+    this.pinnedKey = pinnedKeySpki == null || pinnedKeySpki.trim().isEmpty() ? null : pinnedKeySpki;
     this.listener = listener;
   }
 

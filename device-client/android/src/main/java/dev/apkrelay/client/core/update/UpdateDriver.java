@@ -16,9 +16,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Carries out {@link PendingUpdate}'s answers on the engine's executor: downloads (resumed with
- * backoff), presenting per the idle flag, the install hand-off and the OS's answer. The decisions
- * stay in PendingUpdate; this class only does what they say.
+ * Carries out {@link PendingUpdate}'s answers: downloads (resumed with backoff) on their own
+ * executor, so a long transfer never delays heartbeats or exception delivery; presenting per the
+ * idle flag, the install hand-off and the OS's answer on the engine's executor. An installation the
+ * OS never answers (a confirmation nobody gives, a notification the OS dropped) is given up after
+ * {@code installAnswerTimeoutMs}: downloaded again, with a failure outcome for the heartbeat, so no
+ * state is ever stuck in installing. The decisions stay in PendingUpdate.
  */
 public final class UpdateDriver {
   private final Storage storage;
@@ -26,6 +29,7 @@ public final class UpdateDriver {
   private final Logger logger;
   private final UpdatePresenter presenter;
   private final ScheduledExecutorService executor;
+  private final ScheduledExecutorService downloads;
   private final Downloader downloader;
   private final String apiKey;
   private final String deviceId;
@@ -34,15 +38,22 @@ public final class UpdateDriver {
   private volatile boolean idle = true;
   private volatile boolean stopped;
   private volatile String lastDownloadedMd5;
+  private volatile long installAnswerTimeoutMs = DEFAULT_INSTALL_ANSWER_TIMEOUT_MS;
   private int downloadAttempt;
 
+  /** How long an installation may wait for the OS's answer (a confirmation included): 15 minutes. */
+  public static final long DEFAULT_INSTALL_ANSWER_TIMEOUT_MS = 15 * 60_000L;
+
+  /** @param downloads where downloads run (not {@code executor}: heartbeats and reports go on there) */
   public UpdateDriver(Storage storage, Clock clock, Logger logger, UpdatePresenter presenter,
-      ScheduledExecutorService executor, Downloader downloader, String apiKey, String deviceId) {
+      ScheduledExecutorService executor, ScheduledExecutorService downloads, Downloader downloader,
+      String apiKey, String deviceId) {
     this.storage = storage;
     this.clock = clock;
     this.logger = logger;
     this.presenter = presenter;
     this.executor = executor;
+    this.downloads = downloads;
     this.downloader = downloader;
     this.apiKey = apiKey;
     this.deviceId = deviceId;
@@ -56,6 +67,12 @@ public final class UpdateDriver {
 
   public void stop() {
     stopped = true;
+  }
+
+  /** See {@link #DEFAULT_INSTALL_ANSWER_TIMEOUT_MS}. */
+  public void installAnswerTimeoutMs(long ms) {
+    if (ms < 1) throw new IllegalArgumentException("the install answer timeout must be at least 1 ms");
+    installAnswerTimeoutMs = ms;
   }
 
   /** The MD5 of the last fully downloaded and verified APK in this run, or null. */
@@ -77,7 +94,7 @@ public final class UpdateDriver {
     if (action == Action.DOWNLOAD) {
       presenter.withdraw(false);
       downloadAttempt = 0;
-      executor.execute(this::download);
+      downloads.execute(this::download);
     } else if (action == Action.PRESENT) {
       present();
     }
@@ -93,9 +110,9 @@ public final class UpdateDriver {
       Action next = p.onDownloaded(e, result);
       if (next == Action.PRESENT) {
         lastDownloadedMd5 = e.md5;
-        present();
+        executor.execute(this::present);
       } else if (next == Action.RETRY) {
-        executor.schedule(this::download, downloadBackoff.delay(downloadAttempt++, clock.random()), TimeUnit.MILLISECONDS);
+        downloads.schedule(this::download, downloadBackoff.delay(downloadAttempt++, clock.random()), TimeUnit.MILLISECONDS);
       }
     } catch (IOException | RuntimeException ex) {
       logger.log(Level.ERROR, "download of " + e.md5 + " failed: " + ex.getMessage());
@@ -125,6 +142,15 @@ public final class UpdateDriver {
     return true;
   }
 
+  /**
+   * Whether {@link #apply} would install now: an update is downloaded, verified and not applied,
+   * and idle is true (no side effect, unlike hasPendingUpdate).
+   */
+  public boolean applicable() {
+    PendingUpdate p = pending;
+    return idle && p != null && p.hasPendingUpdate();
+  }
+
   /** The user accepted (notification, Update) or custom code applies: hash again, then install. */
   public void apply() {
     executor.execute(() -> {
@@ -142,6 +168,8 @@ public final class UpdateDriver {
         p.installing();
         presenter.install(e, storage.location(p.fileName()));
         logger.log(Level.INFO, "update " + e.md5 + " handed to the OS installer");
+        long timeout = installAnswerTimeoutMs;
+        executor.schedule(() -> unanswered(p, e, timeout), timeout, TimeUnit.MILLISECONDS);
       } catch (Exception ex) {
         failed(p, -1, String.valueOf(ex.getMessage()));
       }
@@ -168,6 +196,14 @@ public final class UpdateDriver {
       }
       failed(p, status, message);
     });
+  }
+
+  /** No answer from the OS in time: the installation failed, the update is offered again. */
+  private void unanswered(PendingUpdate p, VersionEvent e, long timeoutMs) {
+    if (pending != p || p.event() != e || p.state() != PendingUpdate.State.INSTALLING) return;
+    failed(p, -1, "no answer from the installer within "
+        + (timeoutMs >= 1000 ? timeoutMs / 1000 + " s" : timeoutMs + " ms")
+        + " (the confirmation was not given, or the OS dropped it)");
   }
 
   private void failed(PendingUpdate p, int status, String message) {

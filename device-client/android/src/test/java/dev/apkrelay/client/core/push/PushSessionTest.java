@@ -75,13 +75,17 @@ class PushSessionTest {
   }
 
   PushSession session() {
+    return session(null);
+  }
+
+  PushSession session(String pinnedKey) {
     Clock clock = new Clock() {
       @Override public long now() { return 0; }
       @Override public double random() { return 0; }
     };
     return new PushSession(new UrlConnectionTransport(2_000, 2_000, 2_000), new FileStorage(dir.toFile()), clock,
         (level, message) -> { }, new Backoff(1_000, 60_000, 0.5),
-        "http://127.0.0.1:" + server.getAddress().getPort() + "/", "key-1", null,
+        "http://127.0.0.1:" + server.getAddress().getPort() + "/", "key-1", pinnedKey,
         new PushSession.Listener() {
           @Override public void onEvent(SseEvent event, PushKey key, String accountId) {
             received.add(event.event + " " + accountId);
@@ -143,5 +147,22 @@ class PushSessionTest {
     assertTrue(requests.get(3).endsWith(",\"metadata\":[{\"key\":\"k\",\"value\":\"b\"}]}"));
     assertEquals("disabled", statuses.get(statuses.size() - 1));
     assertNull(null);
+  }
+
+  /**
+   * A Cordova app installed without {@code --variable PUSH_KEY}: aapt compiles {@code android:value=""}
+   * to "", which means "not pinned" (trust on first use), not a key that can never verify.
+   */
+  @Test
+  void aBlankPinnedKeyMeansNotPinned() {
+    for (String blank : new String[] {"", "  "}) {
+      requests.clear();
+      received.clear();
+      streams.add("id: 41\nevent: version\ndata: " + SignedEventsTest.VERSION + "\n\n");
+      PushSession s = session(blank);
+      s.connectOnce(registration("a"));
+      assertTrue(s.registered(), "registered with PUSH_KEY \"" + blank + "\"");
+      assertEquals(List.of("version 6745a1b2c3d4e5f6000000aa"), received);
+    }
   }
 }

@@ -80,6 +80,18 @@ final class StackProcess implements AutoCloseable {
     return (String) ready.get("apiKey");
   }
 
+  /**
+   * The pin of the stack's self-signed certificate, as docs/android-kiosk.md has an operator make
+   * it ({@code openssl x509 -pubkey | openssl pkey -pubin -outform der | openssl dgst -sha256}),
+   * here with the JDK: {@code sha256/} and the base64 SHA-256 of its SubjectPublicKeyInfo.
+   */
+  String pin() throws Exception {
+    java.security.cert.Certificate cert = CertificateFactory.getInstance("X.509")
+        .generateCertificate(new ByteArrayInputStream(((String) ready.get("ca")).getBytes(StandardCharsets.US_ASCII)));
+    byte[] hash = java.security.MessageDigest.getInstance("SHA-256").digest(cert.getPublicKey().getEncoded());
+    return "sha256/" + java.util.Base64.getEncoder().encodeToString(hash);
+  }
+
   /** TLS sockets trusting the stack's self-signed certificate (and nothing else). */
   SSLSocketFactory tls() throws Exception {
     KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
