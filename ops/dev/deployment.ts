@@ -136,6 +136,8 @@ async function deploymentEnv(
     // the flood limits (which a leaked key meets in production), so those are out of the way.
     DEVICE_NEW_REGISTRATIONS_PER_KEY: '1000000',
     DEVICE_NEW_REGISTRATIONS_PER_APP: '1000000',
+    // Every simulated PushLink device connects from loopback, thousands at once.
+    LEGACY_PUSH_MAX_PENDING_PER_ADDRESS: '0',
     LOG_LEVEL: 'warn',
     ...options.env,
   };
