@@ -7,7 +7,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { ObjectId } from 'mongodb';
 import { newAccount } from '../helpers/accounts';
 import { eventually } from '../helpers/eventually';
 import { postMultipart } from '../helpers/multipart';
@@ -102,18 +101,19 @@ test('SIGKILL mid-ingest, restart: all uploads decided, no orphan blobs, no dupl
 
   // Every GridFS file and chunk belongs to an APK record.
   const blobIds = apks.map((a) => a.blobId as string).sort();
-  const uploadBlobIds = all.map((u) => new ObjectId(u._id));
+  // Upload ids are random strings, and GridFS file ids the same strings (blob-store.ts).
+  const uploadBlobIds = all.map((u) => String(u._id));
   const fileIds = (
     await stack.mongo.db
-      .collection('apks.files')
+      .collection<{ _id: string }>('apks.files')
       .find({ _id: { $in: uploadBlobIds } })
       .toArray()
   )
-    .map((f) => f._id.toHexString())
+    .map((f) => String(f._id))
     .sort();
   expect(fileIds).toEqual(blobIds);
   const chunkOwners = await stack.mongo.db
     .collection('apks.chunks')
     .distinct('files_id', { files_id: { $in: uploadBlobIds } });
-  expect(chunkOwners.map((o: ObjectId) => o.toHexString()).sort()).toEqual(blobIds);
+  expect(chunkOwners.map((o) => String(o)).sort()).toEqual(blobIds);
 });
