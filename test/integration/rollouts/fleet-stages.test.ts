@@ -34,7 +34,9 @@ const fleets: Fleet[] = [];
 const probes: SseClient[] = [];
 
 beforeAll(async () => {
-  stack = await startStack();
+  // 1,000 new installations with one key in a minute: a fleet launch, past the default flood
+  // limits (DEVICE_NEW_REGISTRATIONS_*); this test is about rollout buckets, not those limits.
+  stack = await startStack({ registrationLimits: { perKey: 2 * DEVICES, perApp: 2 * DEVICES } });
   tmp = await mkdtemp(path.join(os.tmpdir(), 'apkrelay-rollout-'));
 });
 afterAll(async () => {
