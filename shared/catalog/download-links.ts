@@ -141,11 +141,23 @@ export async function revokeDownloadLink(
 ): Promise<'revoked' | 'unchanged' | 'missing'> {
   if (!/^[0-9a-f]{24}$/.test(id) || !ObjectId.isValid(id)) return 'missing';
   const _id = new ObjectId(id);
-  // Revoked here, or already: a revoked link keeps its first revocation (and its one audit entry).
-  const result = await downloadLinks(db).updateOne(
-    { _id, accountId, revokedAt: null },
-    { $set: { revokedAt: now } },
-  );
-  if (result.modifiedCount === 1) return 'revoked';
-  return (await downloadLinks(db).countDocuments({ _id, accountId })) > 0 ? 'unchanged' : 'missing';
+  let revokedHere = false;
+  // FerretDB v1 writes a whole document per update, so a download finishing at the same moment
+  // (its `unfinished` decrement) can overwrite the revocation: it is read back, and set again
+  // until it holds. Revoked here, or already: a revoked link keeps its first revocation (and
+  // its one audit entry).
+  for (let attempt = 1; ; attempt++) {
+    const result = await downloadLinks(db).updateOne(
+      { _id, accountId, revokedAt: null },
+      { $set: { revokedAt: now } },
+    );
+    revokedHere ||= result.modifiedCount === 1;
+    const link = await downloadLinks(db).findOne(
+      { _id, accountId },
+      { projection: { revokedAt: 1 } },
+    );
+    if (!link) return 'missing';
+    if (link.revokedAt) return revokedHere ? 'revoked' : 'unchanged';
+    if (attempt === 5) throw new Error(`download link ${id}: the revocation did not hold`);
+  }
 }
