@@ -142,10 +142,10 @@ export async function revokeDownloadLink(
   if (!/^[0-9a-f]{24}$/.test(id) || !ObjectId.isValid(id)) return 'missing';
   const _id = new ObjectId(id);
   let revokedHere = false;
-  // FerretDB v1 writes a whole document per update, so a download finishing at the same moment
-  // (its `unfinished` decrement) can overwrite the revocation: it is read back, and set again
-  // until it holds. Revoked here, or already: a revoked link keeps its first revocation (and
-  // its one audit entry).
+  // On a store that rewrites a whole document per update (the embedded one does), a download
+  // finishing at the same moment (its `unfinished` decrement) can overwrite the revocation: it
+  // is read back, and set again until it holds. Revoked here, or already: a revoked link keeps
+  // its first revocation (and its one audit entry).
   for (let attempt = 1; ; attempt++) {
     const result = await downloadLinks(db).updateOne(
       { _id, accountId, revokedAt: null },
