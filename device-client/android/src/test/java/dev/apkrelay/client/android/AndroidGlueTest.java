@@ -28,9 +28,6 @@ import android.os.ParcelFileDescriptor;
 import android.view.KeyEvent;
 import android.view.View;
 import dev.apkrelay.client.Client;
-import dev.apkrelay.client.core.Engine;
-import dev.apkrelay.client.core.ports.Clock;
-import dev.apkrelay.client.core.ports.FileStorage;
 import dev.apkrelay.client.core.ports.Logger;
 import dev.apkrelay.client.core.ports.Scheduler;
 import dev.apkrelay.client.core.protocol.VersionEvent;
@@ -44,10 +41,8 @@ import java.nio.file.Files;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.junit.After;
@@ -315,25 +310,11 @@ public class AndroidGlueTest {
     assertTrue(app.getPackageManager().getPackageInstaller().getAllSessions().isEmpty());
   }
 
-  Engine engine() {
-    Engine.Config c = new Engine.Config();
-    c.packageName = pkg;
-    c.apiKey = "key";
-    c.deviceId = "device";
-    c.pushUrl = "http://push.invalid";
-    c.baseUrl = "http://base.invalid";
-    return new Engine(c, null, new FileStorage(app.getNoBackupFilesDir()), Clock.SYSTEM, logger,
-        new Engine.Presenter() {
-          @Override public void present(VersionEvent event, String location) { }
-          @Override public void withdraw(boolean gaveUp) { }
-          @Override public void install(VersionEvent event, String location) { }
-        }, Executors.newSingleThreadScheduledExecutor(), HashMap::new);
-  }
 
   @Test
   public void theInstallersConfirmationOpensFromTheForegroundOrWaitsInANotification() {
     shadowOf(app).grantPermissions(Manifest.permission.POST_NOTIFICATIONS); // denied: KioskSdkTest
-    Running.engine(engine());
+    Running.engine(TestEngines.silent(app, logger));
     Intent confirm = new Intent("android.content.pm.action.CONFIRM_INSTALL");
     Intent status = new Intent(UpdateReceiver.ACTION_INSTALL_STATUS)
         .putExtra(PackageInstaller.EXTRA_STATUS, PackageInstaller.STATUS_PENDING_USER_ACTION)

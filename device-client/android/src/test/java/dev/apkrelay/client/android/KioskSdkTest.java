@@ -172,12 +172,7 @@ public class KioskSdkTest {
     FileStorage storage = new FileStorage(dir);
     storage.write("pending-update", Json.stringify(Json.object("event", e.toJson(), "state", "DOWNLOADED",
         "remindAt", 0)));
-    Engine.Config c = new Engine.Config();
-    c.packageName = pkg;
-    c.apiKey = "key";
-    c.deviceId = "device";
-    c.pushUrl = "http://push.invalid";
-    c.baseUrl = "http://base.invalid";
+    Engine.Config c = TestEngines.config(pkg);
     c.installedMd5 = "11111111111111111111111111111111";
     Engine en = new Engine(c, null, storage, Clock.SYSTEM, logger, new Engine.Presenter() {
       @Override public void present(VersionEvent event, String location) { }
@@ -246,7 +241,7 @@ public class KioskSdkTest {
     Intent pending = new Intent(UpdateReceiver.ACTION_INSTALL_STATUS)
         .putExtra(PackageInstaller.EXTRA_STATUS, PackageInstaller.STATUS_PENDING_USER_ACTION)
         .putExtra(Intent.EXTRA_INTENT, confirm);
-    Running.engine(placeholderEngine());
+    Running.engine(TestEngines.silent(app, logger));
     new UpdateReceiver().onReceive(app, pending); // in the background, nothing can be seen
     NotificationManager nm = (NotificationManager) app.getSystemService(NotificationManager.class);
     assertEquals("a notification the OS would drop is not posted", 0, shadowOf(nm).getAllNotifications().size());
@@ -259,20 +254,6 @@ public class KioskSdkTest {
     assertNull("shown once", shadowOf(a).getNextStartedActivity());
   }
 
-  Engine placeholderEngine() {
-    Engine.Config c = new Engine.Config();
-    c.packageName = pkg;
-    c.apiKey = "key";
-    c.deviceId = "device";
-    c.pushUrl = "http://push.invalid";
-    c.baseUrl = "http://base.invalid";
-    return new Engine(c, null, new FileStorage(app.getNoBackupFilesDir()), Clock.SYSTEM, logger,
-        new Engine.Presenter() {
-          @Override public void present(VersionEvent event, String location) { }
-          @Override public void withdraw(boolean gaveUp) { }
-          @Override public void install(VersionEvent event, String location) { }
-        }, Executors.newSingleThreadScheduledExecutor(), HashMap::new);
-  }
 
   void launcherActivity() {
     ActivityInfo info = new ActivityInfo();
