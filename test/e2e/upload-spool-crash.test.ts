@@ -14,7 +14,7 @@ import { newAccount } from '../helpers/accounts';
 import { eventually } from '../helpers/eventually';
 import { request } from '../helpers/http';
 import { stackEnv } from '../helpers/processes';
-import { BOUNDARY, fileHead } from '../helpers/raw-upload';
+import { BOUNDARY, chunk, fileHead } from '../helpers/raw-upload';
 import { sendClientUpload } from '../helpers/pushlink-clients';
 import { startStack, testTls, type TestStack } from '../helpers/stack';
 import { fixture } from '../helpers/uploads';
@@ -91,8 +91,7 @@ test('SIGKILL mid-spool leaves no file; a named leftover is removed at the next 
       `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\n\r\n`,
   );
   const part = Buffer.concat([fileHead(), Buffer.alloc(1024 * 1024, 0x61)]);
-  await connection.write(`${part.length.toString(16)}\r\n`);
-  await connection.write(Buffer.concat([part, Buffer.from('\r\n')]));
+  await connection.write(chunk(part));
   const pid = api!.pid!;
   const held = await eventually('the API to spool the file', async () => {
     const files = await spoolFilesOf(pid);

@@ -5,6 +5,7 @@
  * socket so that no HTTP library of ours normalises them.
  */
 import { openRaw, type RawResponse } from '../resilience/protocol/raw-http';
+import { chunk } from './raw-upload';
 
 export interface ClientUpload {
   readonly apiKey: string;
@@ -135,11 +136,6 @@ export const UPLOAD_CLIENTS = {
 } as const;
 
 export type UploadClient = keyof typeof UPLOAD_CLIENTS;
-
-/** Chunked framing as Node's http client writes a stream: one chunk per write. */
-function chunk(bytes: Buffer): Buffer {
-  return Buffer.concat([text(`${bytes.length.toString(16)}${CRLF}`), bytes, text(CRLF)]);
-}
 
 /** Sends `client`'s upload to `url` (the admin host) and reads the one reply. */
 export async function sendClientUpload(

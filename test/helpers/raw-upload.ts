@@ -20,6 +20,10 @@ export const fileHead = (filename = 'app.apk'): Buffer =>
   );
 
 export const fileEnd = Buffer.from('\r\n');
+
+/** One chunk of a `Transfer-Encoding: chunked` body (the last is `0\r\n\r\n`). */
+export const chunk = (bytes: Buffer): Buffer =>
+  Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]);
 export const formEnd = Buffer.from(`--${BOUNDARY}--\r\n`);
 
 export function requestHead(

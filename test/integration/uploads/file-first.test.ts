@@ -9,7 +9,7 @@ import { readdir, readlink, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { newAccount } from '../../helpers/accounts';
 import { eventually } from '../../helpers/eventually';
-import { BOUNDARY, fileHead, formField } from '../../helpers/raw-upload';
+import { BOUNDARY, chunk, fileHead, formField } from '../../helpers/raw-upload';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { fixture } from '../../helpers/uploads';
 import { closeAllRaw, openRaw, type RawConnection } from '../../resilience/protocol/raw-http';
@@ -45,9 +45,6 @@ async function spoolDescriptors(): Promise<string[]> {
   );
   return open.filter((fd): fd is string => fd !== null);
 }
-
-const chunk = (bytes: Buffer) =>
-  Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]);
 
 /** A chunked upload from `forwardedFor` whose file part is sent up to `held` bytes, then waits. */
 async function startFileFirst(forwardedFor: string, held: number): Promise<RawConnection> {
