@@ -1,5 +1,6 @@
 // Which top-level folder may import which: the house's layering (ops -> api/workers -> shared),
-// with the device client apart from the server. Used by eslint.config.mjs and checked by
+// with the device client apart from the server, and the wire formats (device-client/protocol/,
+// imported by both) apart from everything. Used by eslint.config.mjs and checked by
 // test/unit/eslint.boundaries.test.ts.
 const restrict = (folders, why) => ({
   'no-restricted-imports': [
@@ -22,6 +23,25 @@ module.exports = [
       ['shared', 'api', 'workers', 'ops'],
       'The device client runs on devices: it imports nothing of the server.',
     ),
+  },
+  {
+    // Last for these files, so it replaces the device-client rule above (the stricter of the two).
+    files: ['device-client/protocol/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./)',
+              message:
+                'device-client/protocol/ is the wire formats both the server and the devices import: ' +
+                'it imports only its own files (no Node module, no package, nothing of the client).',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['shared/**/*.ts'],

@@ -12,6 +12,6 @@ export {
   DEFAULT_TEXTS,
 } from './core/strategies';
 export type { StrategyName } from './core/strategies';
-export { canonicalJson } from './core/signed-events';
+export { canonicalJson } from './protocol/canonical-json';
 export { Client, createNodeClient, broadcaster } from './node/index';
 export type { NodeStartParams } from './node/index';

@@ -5,7 +5,7 @@
  * never handed to the installer.
  */
 import type { Crypto, Storage, Transport } from './ports';
-import type { VersionEvent } from './signed-events';
+import type { VersionEvent } from '../protocol/signed-notice';
 import { coerceError } from './errors';
 
 export type DownloadResult =

@@ -1,6 +1,6 @@
 /** An error turned into the JSON report body, and its fingerprint (identical reports match). */
 import type { ExceptionBody } from './exception-queue';
-import { canonicalJson } from './signed-events';
+import { canonicalJson } from '../protocol/canonical-json';
 
 export function stackLines(error: unknown): string[] {
   if (error instanceof Error) {

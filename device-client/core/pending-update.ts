@@ -11,7 +11,7 @@ import { downloadOnce, verifyFile } from './download';
 import type { EventListener } from './events';
 import { osStatusOf, type InstallOutcomes } from './install-outcome';
 import type { Cancel, Ports } from './ports';
-import type { GiveupEvent, VersionEvent } from './signed-events';
+import type { GiveupEvent, VersionEvent } from '../protocol/signed-notice';
 import type { Strategies } from './strategies';
 import { UpdatePresenter } from './update-presenter';
 import { coerceError } from './errors';

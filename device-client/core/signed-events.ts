@@ -1,26 +1,22 @@
 /**
- * Push events as the server signs them: Ed25519 over the canonical JSON of the event without its
- * `signature` (object keys sorted at every level, undefined members left out). Kept here, not
- * imported from the server's `shared/`, so the library stays standalone; a test proves it agrees
- * byte for byte with `shared/devices/push-signing.ts`.
+ * How this device judges a signed push notice: Ed25519 over the protocol layer's signed bytes
+ * (device-client/protocol/signed-notice.ts, the definition the server signs with), then the
+ * notice's audience and time against this device.
  *
  * Format 2 (`v: 2`) binds a notice to its account, package and device (`*`: every installation of
  * that app in that account) and to `issuedAt`; `checkNotice` refuses anything else, including
  * format 1 notices, which named only the package. The rule is in docs/push.md ("Signed events");
  * test/fixtures/push-notices/vectors.json pins it for this core and the Java one.
  */
+import {
+  asGiveupEvent,
+  asVersionEvent,
+  NOTICE_FORMAT,
+  signedBytes,
+  type GiveupEvent,
+  type VersionEvent,
+} from '../protocol/signed-notice';
 import type { Crypto } from './ports';
-
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /** Who a device is, as notices address it. */
 export interface NoticeAudience {
@@ -30,59 +26,20 @@ export interface NoticeAudience {
   readonly device: string;
 }
 
-interface BoundNotice {
-  readonly v: 2;
-  readonly account: string;
-  readonly package: string;
-  /** A device id, or `*` for every installation of the app in the account. */
-  readonly device: string;
-  readonly issuedAt: string;
-}
-
-export interface VersionEvent extends BoundNotice {
-  readonly type: 'version';
-  readonly apkId: string;
-  readonly md5: string;
-  readonly sha256: string;
-  readonly versionCode: number;
-  readonly versionName: string | null;
-  readonly size: number;
-  readonly url: string;
-  readonly signature: string;
-}
-
-export interface GiveupEvent extends BoundNotice {
-  readonly type: 'giveup';
-  readonly apkId: string;
-  readonly md5: string | null;
-  readonly signature: string;
-}
-
 export function verifySignature(
   crypto: Crypto,
   publicKey: string,
   event: Record<string, unknown>,
 ): boolean {
-  const { signature, ...body } = event;
+  const { signature } = event;
   if (typeof signature !== 'string') return false;
   try {
-    return crypto.verifyEd25519(
-      publicKey,
-      new TextEncoder().encode(canonicalJson(body)),
-      signature,
-    );
+    return crypto.verifyEd25519(publicKey, signedBytes(event), signature);
   } catch {
     return false;
   }
 }
 
-const MD5 = /^[0-9a-f]{32}$/;
-const SHA256 = /^[0-9a-f]{64}$/;
-/** What the server writes (`Date.prototype.toISOString`), and nothing looser. */
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-/** The notice format this client accepts. */
-export const NOTICE_FORMAT = 2;
 /** How far `issuedAt` may be from this device's clock, either way (see docs/push.md). */
 export const NOTICE_CLOCK_SKEW_MS = 24 * 3_600_000;
 /** How much older than the last accepted notice one may be (API processes' clocks differ). */
@@ -129,36 +86,4 @@ export function checkNotice(
     return refuse("issued too far from this device's clock");
   }
   return { ok: true, event, issuedAtMs };
-}
-
-function isInstant(value: unknown): value is string {
-  return typeof value === 'string' && INSTANT.test(value) && !Number.isNaN(Date.parse(value));
-}
-
-/** The event's shape, checked before its signature (a malformed event is refused alike). */
-export function asVersionEvent(e: Record<string, unknown>): VersionEvent | null {
-  const ok =
-    e.type === 'version' &&
-    typeof e.package === 'string' &&
-    typeof e.apkId === 'string' &&
-    typeof e.md5 === 'string' &&
-    MD5.test(e.md5) &&
-    typeof e.sha256 === 'string' &&
-    SHA256.test(e.sha256) &&
-    typeof e.versionCode === 'number' &&
-    typeof e.size === 'number' &&
-    typeof e.url === 'string' &&
-    isInstant(e.issuedAt) &&
-    typeof e.signature === 'string';
-  return ok ? (e as unknown as VersionEvent) : null;
-}
-
-export function asGiveupEvent(e: Record<string, unknown>): GiveupEvent | null {
-  const ok =
-    e.type === 'giveup' &&
-    typeof e.package === 'string' &&
-    typeof e.apkId === 'string' &&
-    isInstant(e.issuedAt) &&
-    typeof e.signature === 'string';
-  return ok ? (e as unknown as GiveupEvent) : null;
 }

@@ -6,10 +6,18 @@
  * the whole subscribe line again when metadata changes. It keeps every server line it reads,
  * parsed (a line that is not JSON is kept as `{ raw }`), and does not act on them: what the SDK
  * would do with a line is for the caller to check. The SDK's one-line-per-10-s reading pace is
- * not reproduced.
+ * not reproduced. The lines' bytes are the protocol layer's (device-client/protocol/pushlink-lines.ts),
+ * the same the server reads and writes.
  */
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { connect as tcpConnect, type Socket } from 'node:net';
+import {
+  readServerLine,
+  subscribeLine as encodeSubscribeLine,
+  type ServerLine,
+} from '../protocol/pushlink-lines';
+
+export type { ServerLine };
 
 export type SdkVersion = '5.6.0' | '5.0.3';
 
@@ -27,13 +35,10 @@ export interface PushlinkDevice {
   readonly heartbeatSeconds?: number;
 }
 
-/** A server line as read: `{mt, msg}` when it was JSON, else the raw text. */
-export type ServerLine = { readonly mt?: unknown; readonly msg?: unknown; readonly raw?: string };
-
 /** The subscribe line the SDK writes (with its `\n`): the key sets of 5.6.0 and 5.0.3. */
 export function subscribeLine(d: PushlinkDevice): string {
   const sdk = d.sdk ?? '5.6.0';
-  const line: Record<string, unknown> = {
+  return encodeSubscribeLine({
     deviceId: d.deviceId,
     apiKey: d.apiKey,
     package: d.package,
@@ -47,13 +52,14 @@ export function subscribeLine(d: PushlinkDevice): string {
     osVersion: sdk === '5.0.3' ? '4.4.2' : '11',
     androidId: `aid-${d.deviceId}`,
     metadata: d.metadata ?? {},
-  };
-  if (sdk !== '5.0.3') {
-    line.heartbeatIntervalInSeconds = d.heartbeatSeconds ?? 30;
-    line.lastDownloadHash = d.lastDownloadHash ?? '';
-    line.currentStrategy = d.strategy ?? 'STATUS_BAR';
-  }
-  return `${JSON.stringify(line)}\n`;
+    ...(sdk === '5.0.3'
+      ? {}
+      : {
+          heartbeatIntervalInSeconds: d.heartbeatSeconds ?? 30,
+          lastDownloadHash: d.lastDownloadHash ?? '',
+          currentStrategy: d.strategy ?? 'STATUS_BAR',
+        }),
+  });
 }
 
 export interface ReplayOptions {
@@ -167,7 +173,7 @@ export class PushlinkReplay {
     while ((nl = this.buffered.indexOf('\n')) !== -1) {
       const text = this.buffered.slice(0, nl);
       this.buffered = this.buffered.slice(nl + 1);
-      const line = parseLine(text);
+      const line = readServerLine(text);
       this.lines.push(line);
       for (const listener of this.listeners) listener(line);
     }
@@ -178,14 +184,5 @@ export class PushlinkReplay {
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w();
-  }
-}
-
-function parseLine(text: string): ServerLine {
-  try {
-    const v = JSON.parse(text) as unknown;
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : { raw: text };
-  } catch {
-    return { raw: text };
   }
 }

@@ -5,7 +5,9 @@
  * the package and device, so a signed event cannot be replayed to another installation. The key
  * pair comes from the pinned `push-signing` seed (shared/crypto/pinned-keys.ts: first derived
  * from the master key, then stored sealed in the database), so every API process signs with the
- * same key, no key file needs distributing, and a master key rotation leaves it unchanged.
+ * same key, no key file needs distributing, and a master key rotation leaves it unchanged. What
+ * the signature covers is the protocol layer's (device-client/protocol/signed-notice.ts), the
+ * same definition the devices check against.
  */
 import {
   createPrivateKey,
@@ -15,6 +17,7 @@ import {
   verify,
   type KeyObject,
 } from 'node:crypto';
+import { signedBytes } from '../../device-client/protocol/signed-notice';
 
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
@@ -40,38 +43,24 @@ export function pushKeysFromSeed(seed: Buffer): PushKeys {
   return { privateKey, publicKey: createPublicKey(privateKey) };
 }
 
-/** JSON with object keys sorted at every level: one byte string per value. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 export function signEvent<T extends Record<string, unknown>>(
   keys: PushKeys,
   event: T,
 ): T & { signature: string } {
-  const signature = sign(null, Buffer.from(canonicalJson(event)), keys.privateKey).toString(
-    'base64',
-  );
+  const signature = sign(null, signedBytes(event), keys.privateKey).toString('base64');
   return { ...event, signature };
 }
 
 /** Checks a received event against a pinned public key (SPKI DER, base64). */
 export function verifyEvent(publicKeyDerBase64: string, event: Record<string, unknown>): boolean {
-  const { signature, ...body } = event;
+  const { signature } = event;
   if (typeof signature !== 'string') return false;
   const key = createPublicKey({
     key: Buffer.from(publicKeyDerBase64, 'base64'),
     format: 'der',
     type: 'spki',
   });
-  return verify(null, Buffer.from(canonicalJson(body)), key, Buffer.from(signature, 'base64'));
+  return verify(null, signedBytes(event), key, Buffer.from(signature, 'base64'));
 }
 
 export function publicKeyInfo(keys: PushKeys) {

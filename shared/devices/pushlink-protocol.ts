@@ -1,17 +1,24 @@
 /**
  * The PushLink SDK's push protocol (SDK 5.0.3 to 5.6.0; ../shared/spec/pushlink-device-protocol.md),
- * without sockets: a device's line in, its meaning out; the server's lines out. Pure.
+ * as the server means it, without sockets: a device's line in, its meaning out. The bytes (line
+ * framing, the `mt` lines) are the protocol layer's, device-client/protocol/pushlink-lines.ts,
+ * shared with the SDK replay; here a subscribe line's values are validated and mapped to the
+ * registration the SSE side makes. Pure.
  *
  * Device → server: a subscribe line (one JSON object), then bare `\n` heartbeats; the subscribe
  * line again when the device's metadata changed. Server → device: only
  * `{"mt":"0","msg":"<md5>"}` (the APK to run) and `{"mt":"1","msg":"<text>"}` (a text the SDK
  * logs), one JSON object per line: the SDK logs anything else as an error.
  */
+import {
+  INVALID_SUBSCRIBE as BAD,
+  readDeviceLine,
+} from '../../device-client/protocol/pushlink-lines';
 import { AppError } from '../errors';
 import { parseMetadata, type RegistrationInput } from './registration-input';
 
-/** Longest line a device may send, in bytes (a subscribe line with 100 metadata pairs fits). */
-export const MAX_LINE_BYTES = 64 * 1024;
+// The legacy push socket writes these lines; it imports them, with the parsing, from here.
+export { apkLine, MAX_LINE_BYTES, textLine } from '../../device-client/protocol/pushlink-lines';
 
 /** What the SDK reports in its subscribe line, validated. */
 export interface Subscribe {
@@ -31,7 +38,6 @@ const MD5 = /^[0-9a-f]{32}$/;
 const PACKAGE = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
 const VERSION = /^[0-9A-Za-z._-]{1,32}$/;
 const STRATEGIES = ['STATUS_BAR', 'FRIENDLY_POPUP', 'ANNOYING_POPUP', 'CUSTOM', 'NO_STRATEGY'];
-const BAD = 'Device register failed: Invalid subscribe line.';
 
 /** A refusal the device is told as `Device register failed: Invalid subscribe line. <why>`. */
 function invalid(why: string): never {
@@ -114,44 +120,15 @@ export function parseSubscribe(o: Record<string, unknown>): Subscribe {
   };
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 /** What one line from a device (without its `\n`; a trailing `\r` is allowed) means. */
 export function parseDeviceLine(line: Uint8Array): DeviceLine {
-  if (line.length > MAX_LINE_BYTES) {
-    return { kind: 'invalid', text: `${BAD} Longer than ${MAX_LINE_BYTES} bytes.` };
-  }
-  let s: string;
+  const frame = readDeviceLine(line);
+  if (frame.kind !== 'object') return frame;
   try {
-    s = utf8.decode(line);
-  } catch {
-    return { kind: 'invalid', text: `${BAD} Not UTF-8.` };
-  }
-  if (s.trim() === '') return { kind: 'heartbeat' };
-  let o: unknown;
-  try {
-    o = JSON.parse(s);
-  } catch {
-    return { kind: 'invalid', text: `${BAD} Not JSON.` };
-  }
-  if (typeof o !== 'object' || o === null || Array.isArray(o)) {
-    return { kind: 'invalid', text: `${BAD} Not a JSON object.` };
-  }
-  try {
-    return { kind: 'subscribe', subscribe: parseSubscribe(o as Record<string, unknown>) };
+    return { kind: 'subscribe', subscribe: parseSubscribe(frame.value) };
   } catch (err) {
     return { kind: 'invalid', text: (err as Error).message };
   }
-}
-
-/** `{"mt":"0","msg":"<md5>"}`: the APK the device should run. */
-export function apkLine(md5: string): string {
-  return `${JSON.stringify({ mt: '0', msg: md5 })}\n`;
-}
-
-/** `{"mt":"1","msg":"<text>"}`: a text the SDK writes to the device's log. */
-export function textLine(message: string): string {
-  return `${JSON.stringify({ mt: '1', msg: message })}\n`;
 }
 
 /** What a device whose installation is disabled (beyond the plan, or by its owner) is told. */

@@ -1,7 +1,8 @@
 /**
  * The folder boundaries are lint errors (eslint.boundaries.js): a device-client file importing the
- * server's config, a shared file importing the API, a worker importing the API are each refused;
- * the imports the layering allows pass.
+ * server's config, a shared file importing the API, a worker importing the API, a protocol file
+ * (device-client/protocol/) importing anything but its own folder are each refused; the imports
+ * the layering allows pass.
  */
 import path from 'node:path';
 import { Linter } from 'eslint';
@@ -30,6 +31,13 @@ test.each([
   ['shared/backup/archive.ts', "import { ensureServices } from '../../ops/services/embedded';"],
   ['workers/processors/backup.ts', "import { allRoutes } from '../../api/routes';"],
   ['api/main.ts', "import { startWorkers } from '../workers/main';"],
+  ['device-client/protocol/signed-notice.ts', "import type { Crypto } from '../core/ports';"],
+  ['device-client/protocol/signed-notice.ts', "import { createHash } from 'node:crypto';"],
+  ['device-client/protocol/pushlink-lines.ts', "import { AppError } from '../../shared/errors';"],
+  [
+    'device-client/protocol/canonical-json.ts',
+    "import stringify from 'fast-json-stable-stringify';",
+  ],
 ])('%s may not: %s', (file, source) => {
   const errors = errorsOf(file, source);
   expect(errors).toHaveLength(1);
@@ -42,6 +50,15 @@ test.each([
   ['workers/processors/backup.ts', "import { loadConfig } from '../../shared/config';"],
   ['api/main.ts', "import { loadConfig } from '../shared/config';"],
   ['ops/cli/main.ts', "import { startApi } from '../../api/main';"],
+  ['device-client/protocol/signed-notice.ts', "import { canonicalJson } from './canonical-json';"],
+  [
+    'device-client/core/signed-events.ts',
+    "import { signedBytes } from '../protocol/signed-notice';",
+  ],
+  [
+    'shared/devices/push-signing.ts',
+    "import { signedBytes } from '../../device-client/protocol/signed-notice';",
+  ],
 ])('%s may: %s', (file, source) => {
   expect(errorsOf(file, source)).toEqual([]);
 });

@@ -1,6 +1,6 @@
 import { abandonedDownload, decide, gaveUpMd5Mark } from '../../../../shared/devices/decide';
+import { canonicalJson } from '../../../../device-client/protocol/canonical-json';
 import {
-  canonicalJson,
   derivePushKeys,
   publicKeyInfo,
   signEvent,
