@@ -8,8 +8,10 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * The signed push events, as device-client/core/signed-events.ts: Ed25519 over the canonical JSON
- * of the event without its {@code signature} member (keys sorted at every level), UTF-8 encoded.
+ * The signed push events, as device-client/protocol/signed-notice.ts defines them for the server
+ * and the TS client: Ed25519 over the canonical JSON of the event without its {@code signature}
+ * member (keys sorted at every level), UTF-8 encoded; the shared vectors (ProtocolVectorsTest)
+ * hold this class to the same bytes.
  * The event's shape is checked first; a malformed event is refused like a badly signed one.
  */
 public final class SignedEvents {
