@@ -5,11 +5,17 @@
  * Last-Event-ID) names that device and is signed afresh; a notice fanned out live to every open
  * stream of an app names `*` (every installation of that app in that account), so one signature
  * serves them all (signing per device made a notice to a large fleet cost seconds of CPU). A client
- * refuses another account's notice, another device's, and stale ones (docs/push.md).
+ * refuses another account's notice, another device's, and stale ones (docs/push.md). The notice's
+ * fields and format are the protocol layer's (device-client/protocol/signed-notice.ts).
  */
 import { createEventBuffer, type EventBuffer } from 'better-sse';
 import type { ApkDoc } from '../../shared/catalog/types';
 import { signEvent, type PushKeys } from '../../shared/devices/push-signing';
+import {
+  NOTICE_FORMAT,
+  type GiveupNoticeBody,
+  type VersionNoticeBody,
+} from '../../device-client/protocol/signed-notice';
 
 export interface EventContext {
   readonly keys: PushKeys;
@@ -22,9 +28,6 @@ export interface NoticeAudience {
   readonly account: string;
   readonly device: string;
 }
-
-/** The notice format: `v` is signed with the rest, so a client can tell and refuse others. */
-export const NOTICE_FORMAT = 2;
 
 export function versionEvent(ctx: EventContext, to: NoticeAudience, apk: ApkDoc) {
   return signEvent(ctx.keys, {
@@ -42,7 +45,7 @@ export function versionEvent(ctx: EventContext, to: NoticeAudience, apk: ApkDoc)
     // The client adds its api_key and deviceId, as PushLink clients do.
     url: `${ctx.webUrl}/download?package=${encodeURIComponent(apk.package)}`,
     issuedAt: ctx.now.toISOString(),
-  });
+  } satisfies VersionNoticeBody);
 }
 
 export function giveupEvent(
@@ -61,7 +64,7 @@ export function giveupEvent(
     apkId,
     md5: apk?.md5 ?? null,
     issuedAt: ctx.now.toISOString(),
-  });
+  } satisfies GiveupNoticeBody);
 }
 
 /**
