@@ -132,19 +132,25 @@ const DEVICE_LINES: ReadonlyArray<readonly [string, string]> = [
 ];
 
 function pushlinkVectors() {
-  const serverLines = [
+  const server: ReadonlyArray<readonly [string, string]> = [
     ['apk to run', apkLine('0123456789abcdef0123456789abcdef')],
     [
       'known text',
       textLine('Device register failed: Invalid Package. Probably you never uploaded this app.'),
     ],
     ['text with quotes, non-ASCII and a newline', textLine('Zwei – "ü" / 🚀\nzwei')],
-  ].map(([name, line]) => ({ name, line, read: readServerLine(line!.slice(0, -1)) }));
-  const subscribeLines = [
+  ];
+  const serverLines = server.map(([name, line]) => ({
+    name,
+    line,
+    read: readServerLine(line.slice(0, -1)),
+  }));
+  const subscribe: ReadonlyArray<readonly [string, SubscribeFields]> = [
     ['SDK 5.6.0', SDK_560],
     ['SDK 5.0.3', SDK_503],
-  ].map(([name, fields]) => {
-    const line = subscribeLine(fields as SubscribeFields);
+  ];
+  const subscribeLines = subscribe.map(([name, fields]) => {
+    const line = subscribeLine(fields);
     return { name, fields, line, read: readDeviceLine(Buffer.from(line.slice(0, -1))) };
   });
   const deviceLines = DEVICE_LINES.map(([name, hex]) => ({
