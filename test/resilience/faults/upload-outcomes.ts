@@ -6,7 +6,7 @@ import { type ObjectId, type Db } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HOUSEKEEPING_SCHEDULE } from '../../../shared/queues/housekeeping';
 import { gridFsBlobStore } from '../../../shared/storage/blob-store';
-import { housekeepingProcessor } from '../../../workers/processors/housekeeping';
+import { housekeepingProcessor } from '../../../workers/uploads/housekeeping-processor';
 import { request, type Reply } from '../../helpers/http';
 import { jobContext } from '../../helpers/job-context';
 import type { TestStack } from '../../helpers/stack';
