@@ -1,5 +1,5 @@
 /**
- * The web sign-up form (`/ui/signup`), on the same rules as the JSON API (api/sign-up.ts): closed
+ * The web sign-up form (`/ui/signup`), on the same rules as the JSON API (sign-up.ts): closed
  * (SIGNUP=closed) it answers 403 with a page that says who creates accounts; past the per-address
  * limit it shows the form again with status 429, Retry-After and a message saying how long to wait.
  */

@@ -1,5 +1,5 @@
 /**
- * Handlers of the account page (mounted by api/routes/web.ts): the password change checks the
+ * Handlers of the account page (mounted by api/web/routes.ts): the password change checks the
  * current password under the login throttle (a wrong one counts as a failed login), then renews
  * the caller's session and ends every other one of the same user; "sign out everywhere" ends every
  * session of the user (the founding owner's, or one member's: docs/teams.md). Each is one audit

@@ -1,7 +1,7 @@
 /**
  * The account page of the web administration: the signed-in user's password change, "sign out
  * everywhere" and second factor (totp-views.ts); the account's device keys and CI tokens
- * (account-keys-views.ts).
+ * (key-views.ts).
  */
 import { keysSection, type KeysState } from './key-views';
 import { html } from '../web/html';

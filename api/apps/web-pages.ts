@@ -1,8 +1,8 @@
 /**
- * Handlers of the web administration's signed-in pages (mounted by api/routes/web.ts): the apps
+ * Handlers of the web administration's signed-in pages (mounted by api/web/routes.ts): the apps
  * list, an app's APKs and Installations tabs, the API key. Each one takes the session's viewer,
- * asks a use-case, and renders a view. The Exceptions tab is in exception-pages.ts, the forms that
- * change an app in app-actions.ts, the upload form in upload-page.ts.
+ * asks a use-case, and renders a view. The Exceptions tab is in api/exceptions/web-pages.ts, the
+ * forms that change an app in web-actions.ts, the upload form in api/uploads/web-page.ts.
  */
 import type { Request, Response } from 'express';
 import { adoptionSeries } from '../../shared/adoption/samples';

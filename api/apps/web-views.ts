@@ -1,6 +1,6 @@
 /**
  * The app page of the web administration: tabs APKs, Installations, Exceptions (and Rollouts,
- * rollout-views.ts); a link page.
+ * api/rollouts/web-views.ts); a link page.
  */
 import type { AdoptionPoint } from '../../shared/adoption/points';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
@@ -45,7 +45,7 @@ function hidden(viewer: Viewer, apk: ApkDoc): Html {
     <input type="hidden" name="sha256" value="${apk.sha256}" />`;
 }
 
-/** An APK's install funnel, as the APKs tab shows it (api/routes/insights.ts has the rows). */
+/** An APK's install funnel, as the APKs tab shows it (api/insights/routes.ts has the rows). */
 function funnelCell(counts: FunnelCounts | undefined): Html {
   const c = counts ?? { offered: 0, downloaded: 0, installed: 0, failed: 0 };
   return html`<dl class="funnel">

@@ -1,7 +1,7 @@
 /**
  * Operations on the admin host: `GET /metrics` (Prometheus text; `Authorization: Bearer
  * <METRICS_TOKEN>`, off when no token is configured). The queue board (`/ops/queues`, bull-board)
- * is a UI with its own sub-routes and assets, mounted by api/ops-board.ts outside this table.
+ * is a UI with its own sub-routes and assets, mounted by ops-board.ts outside this table.
  */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';

@@ -1,6 +1,6 @@
 /**
- * The Rollouts tab's handlers (mounted by api/routes/web.ts): show the app's rollout, start one,
- * act on it. Each asks the JSON API's use-cases (shared/rollouts/actions.ts, api/rollout-view.ts,
+ * The Rollouts tab's handlers (mounted by api/web/routes.ts): show the app's rollout, start one,
+ * act on it. Each asks the JSON API's use-cases (shared/rollouts/actions.ts, rollout-view.ts,
  * shared/funnel/report.ts); a refusal (a wrong field, a state that does not allow the action) is
  * shown as a page with its status.
  */

@@ -1,5 +1,5 @@
 /**
- * The upload routes: the PushLink-compatible `POST /apps/api_upload` (api/upload/legacy-upload.ts:
+ * The upload routes: the PushLink-compatible `POST /apps/api_upload` (api/uploads/legacy-upload.ts:
  * plain-text replies, waits for the verdict unless asked to answer at once), the JSON
  * `POST /api/v2/apps/{package}/apks` (always asynchronous) and `GET /api/v2/uploads/{jobId}`.
  */

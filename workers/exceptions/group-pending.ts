@@ -3,7 +3,7 @@
  * them. Pure.
  *
  * A report is counted in its group before its document is inserted, and the database may have no
- * transactions to join the two writes (exception-groups.ts); so the group document itself records,
+ * transactions to join the two writes (groups.ts); so the group document itself records,
  * in the same single-document write as the count, the ids of the reports it counted (`pending`). A
  * report is counted if and only if its id is in `pending` or its stored marker (set in Redis once
  * the report document is inserted) exists. An id leaves `pending` only once its marker is seen, so

@@ -5,12 +5,12 @@
  * - a stored report leaves a Redis marker (kept 25 h, longer than the window in which a resend
  *   can map to the same report id): its job finds it and does nothing more;
  * - the screenshot's GridFS id derives from the report id, and a complete copy is kept;
- * - the group is counted (exception-groups.ts) before the report document is inserted
+ * - the group is counted (groups.ts) before the report document is inserted
  *   (`_id` = report id, so it cannot happen twice), then the marker is set. The count is exact
  *   however a run fails: the group's write records the report id in its `pending` list, and the
  *   id leaves that list only once its marker exists (group-pending.ts); a retry finds one or the
  *   other and does not count again. A report is never stored without having been counted.
- * Inserts and group updates are coalesced per worker process (coalesce.ts, exception-groups.ts).
+ * Inserts and group updates are coalesced per worker process (coalesce.ts, groups.ts).
  * Every read and write here addresses one document by `_id`: a server that scans a collection for
  * other filters would make ingestion slow down as reports accumulate.
  * A payload that cannot be stored (bad base64) never will be: UnrecoverableError. Nor will one
@@ -40,12 +40,12 @@ import { exceptionEvents, type ExceptionEventDeps } from './events';
 
 export interface ExceptionIngestDeps {
   readonly db: Db;
-  /** For the per-group locks (see exception-groups.ts). */
+  /** For the per-group locks (see groups.ts). */
   readonly redis: Redis;
   readonly prefix: string;
   /** Defaults to GridFS in `db`; built on first use. */
   readonly screenshots?: ScreenshotStore;
-  /** Webhook events of reports (exception-events.ts); unset: none. */
+  /** Webhook events of reports (events.ts); unset: none. */
   readonly events?: Omit<ExceptionEventDeps, 'db' | 'redis' | 'prefix'>;
 }
 

@@ -1,6 +1,6 @@
 /**
  * Pages show each role only the forms it may send (docs/teams.md): the expected forms per role are
- * written by hand from the page routes' needs (api/routes/web.ts, the roles table of
+ * written by hand from the page routes' needs (api/web/routes.ts, the roles table of
  * docs/teams.md), not read from shared/accounts/principal.ts.
  */
 import { ObjectId } from 'mongodb';
