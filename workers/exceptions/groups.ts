@@ -19,6 +19,7 @@ import { withDeadline } from '../../shared/deadline';
 import { DAY_MS } from '../../shared/exceptions/sliding-window';
 import { FAILED_JOB_KEPT_S } from '../../shared/queues/exception-ingest';
 import { idsToCheck, planCount } from './group-pending';
+import { AppError } from '../../shared/errors';
 
 export interface GroupEntry {
   readonly reportId: string;
@@ -68,7 +69,9 @@ async function withLock<T>(redis: Redis, key: string, work: () => Promise<T>): P
   const token = randomBytes(12).toString('hex');
   const deadline = Date.now() + LOCK_WAIT_MS;
   while ((await redis.set(key, token, 'PX', LOCK_TTL_MS, 'NX')) !== 'OK') {
-    if (Date.now() > deadline) throw new Error(`${key}: lock not acquired`);
+    if (Date.now() > deadline) {
+      throw new AppError('LOCK_NOT_ACQUIRED', { message: `${key}: lock not acquired` });
+    }
     await new Promise((r) => setTimeout(r, 5 + Math.random() * 20));
   }
   try {

@@ -163,7 +163,9 @@ async function deliverOnce(
   }
   if (await noteFailure(deps, ep, at)) return { outcome: 'disabled', statusCode: r.statusCode };
   if (r.refused) throw new UnrecoverableError(r.excerpt);
-  throw new Error(`delivery failed: ${r.statusCode ?? r.excerpt}`);
+  throw new AppError('WEBHOOK_DELIVERY_FAILED', {
+    message: `delivery failed: ${r.statusCode ?? r.excerpt}`,
+  });
 }
 
 function skipped(at: Date) {
