@@ -152,3 +152,59 @@ test('a worker file is named *-processor.ts exactly when it is the processor of 
   expect(files.length).toBeGreaterThan(10);
   expect(misnamed).toEqual([]);
 });
+
+/**
+ * Errors come from the catalogue (shared/errors.ts): an `AppError` with a stable code, or one of
+ * its subclasses. A plain `throw new Error(` stays only where it cannot reach a user nor a job as
+ * it is (the rule is in docs/architecture.md#errors); this table lists them by hand, per file.
+ * shared/apk/ has errors of its own (issue 34, item 3) and is not counted.
+ */
+const PLAIN_THROWS: Record<string, number> = {
+  // Invariants: a guard or a caller's bug, never a user's input.
+  'api/web/sessions.ts': 1,
+  'api/audit-context.ts': 2,
+  'api/uploads/legacy-upload.ts': 1,
+  'workers/runtime.ts': 1,
+  'shared/queues/producers.ts': 1,
+  'shared/crypto/keys.ts': 3,
+  'shared/crypto/segmented-aead.ts': 4,
+  'shared/storage/blob-store.ts': 1,
+  'shared/webhooks/address.ts': 1,
+  'shared/backup/tar.ts': 1,
+  'shared/devices/store.ts': 1,
+  // A late write after the reception ended: its caller has answered already.
+  'api/uploads/pre-auth-hold.ts': 1,
+  // Caught where they are thrown and turned into a configuration problem (ConfigError).
+  'shared/storage/redis-url.ts': 3,
+  'shared/config-reader.ts': 1,
+  // Removed with the version-notice queue (issue 34, item 5).
+  'shared/queues/version-notice.ts': 3,
+};
+
+/** Error classes outside the catalogue: RedisUnavailableError keeps ioredis's shape (its doc says why). */
+const PLAIN_ERROR_CLASSES = new Set([path.join('shared', 'storage', 'redis.ts')]);
+
+test('plain throw new Error( and Error classes stay where the table allows them', async () => {
+  const files = (
+    await Promise.all(['api', 'workers', 'shared'].map((d) => sources(path.join(root, d))))
+  )
+    .flat()
+    .filter((f) => !path.relative(root, f).startsWith(path.join('shared', 'apk') + path.sep));
+  expect(files.length).toBeGreaterThan(100);
+  const throws: Record<string, number> = {};
+  const classes: string[] = [];
+  for (const file of files) {
+    const rel = path.relative(root, file);
+    const text = await readFile(file, 'utf8');
+    const n = text.split('throw new Error(').length - 1;
+    if (n > 0) throws[rel.split(path.sep).join('/')] = n;
+    if (
+      /class \w+ extends (Error|TypeError|RangeError)\b/.test(text) &&
+      rel !== path.join('shared', 'errors.ts')
+    ) {
+      if (!PLAIN_ERROR_CLASSES.has(rel)) classes.push(rel);
+    }
+  }
+  expect(throws).toEqual(PLAIN_THROWS);
+  expect(classes).toEqual([]);
+});
