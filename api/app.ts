@@ -9,7 +9,7 @@ import type { ApiDeps } from './deps';
 import { jsonBody } from './body-parsers';
 import { closeUnreadBodies } from './close-after-reply';
 import { errorMiddleware, notFound } from './http-errors';
-import { mountOpsBoard } from './ops-board';
+import { mountOpsBoard } from './operations/ops-board';
 import { requestLog } from './request-log';
 import type { Host, Route } from './route-table';
 import { isStreamRequest, streamEndpoint } from './push/stream-endpoint';

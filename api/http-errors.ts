@@ -1,7 +1,7 @@
 /**
  * The one place where errors become HTTP replies. JSON API errors have the shape
- * `{"error":{"code","message"}}`; anything unexpected is logged and answered as INTERNAL without
- * details. Backing-service outages become 503 with Retry-After, so clients know to retry.
+ * `{"error":{"code","message"}}`; anything unexpected (an internal code of the catalogue included)
+ * is logged and answered as INTERNAL without details. Backing-service outages become 503 with Retry-After, so clients know to retry.
  */
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
@@ -11,13 +11,15 @@ import {
   MongoServerSelectionError,
   MongoTopologyClosedError,
 } from 'mongodb';
-import { AppError, ERRORS, type ErrorCode } from '../shared/errors';
+import { AppError, ERRORS, isInternalCode, type ErrorCode } from '../shared/errors';
 import type { Logger } from '../shared/log';
 import { RedisUnavailableError } from '../shared/storage/redis';
 import { requestLogger } from './request-log';
 
 export function toAppError(err: unknown): AppError {
-  if (err instanceof AppError) return err;
+  if (err instanceof AppError) {
+    return isInternalCode(err.code) ? new AppError('INTERNAL', { cause: err }) : err;
+  }
   const e = err as { type?: string; status?: number; name?: string; message?: string };
   // body-parser / raw-body errors
   if (e.type === 'entity.parse.failed')

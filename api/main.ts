@@ -46,9 +46,9 @@ import {
 } from './push/legacy/listener';
 import { liveState, deviceLookups } from '../shared/devices/store';
 import type { Host } from './route-table';
-import { createIngestClient } from './upload/ingest-client';
-import { uploadSlots } from './upload/upload-slots';
-import { spoolBudget, sweepSpool } from './upload/pre-auth-hold';
+import { createIngestClient } from './uploads/ingest-client';
+import { uploadSlots } from './uploads/upload-slots';
+import { spoolBudget, sweepSpool } from './uploads/pre-auth-hold';
 import { createApiMetrics } from './metrics/api-metrics';
 import { exceptionIntake } from './exceptions/wiring';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from '../shared/uploads/upload-limits';

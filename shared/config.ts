@@ -25,6 +25,7 @@ import {
   webhookSettings,
   type TrustProxy,
 } from './config-sections';
+import { AppError } from './errors';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -148,9 +149,12 @@ export interface Config {
   };
 }
 
-export class ConfigError extends Error {
+/** Every problem of the settings at once (CONFIG_INVALID); the process refuses to start. */
+export class ConfigError extends AppError {
   constructor(readonly problems: readonly string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super('CONFIG_INVALID', {
+      message: `Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    });
     this.name = 'ConfigError';
   }
 }

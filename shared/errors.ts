@@ -148,9 +148,47 @@ export const ERRORS = {
     status: 503,
     message: 'The job ran past its time budget; it is retried like any failed attempt.',
   },
-} as const satisfies Record<string, { status: number; message: string }>;
+  // Internal codes: they name a failure for the log, a job's failure and the CLI; a client that
+  // meets one is answered INTERNAL (api/http-errors.ts), as it was before they had a code.
+  PAYLOAD_INVALID: {
+    status: 500,
+    message: 'A job payload, stored document or archive is not what its reader expects.',
+    internal: true,
+  },
+  CONFIG_INVALID: { status: 500, message: 'The configuration is not valid.', internal: true },
+  STORED_DATA_UNAUTHENTIC: {
+    status: 500,
+    message: 'Stored encrypted data failed authentication (tampered, truncated or a wrong key).',
+    internal: true,
+  },
+  STORE_INCONSISTENT: {
+    status: 500,
+    message: 'A record vanished or changed under a write that needed it.',
+    internal: true,
+  },
+  BLOB_INCOMPLETE: {
+    status: 500,
+    message: 'A stored blob is shorter than its record says.',
+    internal: true,
+  },
+  LOCK_NOT_ACQUIRED: {
+    status: 500,
+    message: 'A lock was not acquired in time; the job is retried.',
+    internal: true,
+  },
+  WEBHOOK_DELIVERY_FAILED: {
+    status: 500,
+    message: 'A webhook delivery was not accepted by its endpoint; it is retried.',
+    internal: true,
+  },
+} as const satisfies Record<string, { status: number; message: string; internal?: true }>;
 
 export type ErrorCode = keyof typeof ERRORS;
+
+/** An internal code: never shown to a client as it is (a client sees INTERNAL). */
+export function isInternalCode(code: ErrorCode): boolean {
+  return 'internal' in ERRORS[code];
+}
 
 export interface AppErrorOptions {
   /** Replaces the catalogue's message (the spec's exact text where it gives one). */
@@ -176,6 +214,21 @@ export class AppError extends Error {
     this.name = 'AppError';
     this.status = ERRORS[code].status;
     if (options.details !== undefined) this.details = options.details;
+  }
+}
+
+/**
+ * A job payload, a stored document, an archive or a JSON body read by a worker that is not what
+ * its reader expects: the one error of every such parse. `kind` names what was read (a queue's
+ * name, `tar`, `backup`, `sealed value`), `reason` what is wrong with it.
+ */
+export class PayloadInvalid extends AppError {
+  constructor(
+    readonly kind: string,
+    readonly reason: string,
+  ) {
+    super('PAYLOAD_INVALID', { message: `${kind}: ${reason}`, details: { kind, reason } });
+    this.name = 'PayloadInvalid';
   }
 }
 

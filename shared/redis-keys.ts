@@ -34,7 +34,7 @@ export function redisKeys(prefix: string) {
     lastBackup: () => `${prefix}:backup:last`,
     /** Hash per queue: job-duration histogram buckets, `sum` and `count` (written by workers). */
     jobDurations: (queue: string) => `${prefix}:metrics:job-seconds:${queue}`,
-    /** Lock serialising writes to one exception group document (why: exception-groups.ts). */
+    /** Lock serialising writes to one exception group (why: workers/exceptions/groups.ts). */
     exceptionGroupLock: (groupId: string) => `${prefix}:exceptions:group-lock:${groupId}`,
     /** Marker of an exception report stored by the worker (expires after the window). */
     exceptionStored: (reportId: string) => `${prefix}:exceptions:stored:${reportId}`,

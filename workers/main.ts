@@ -14,12 +14,12 @@ import { ensureIndexes } from '../shared/storage/indexes';
 import type { ConnectOptions } from '../shared/storage/connect-options';
 import { connectMongo } from '../shared/storage/mongo';
 import { bullPrefix, closeRedis, createWorkerRedis } from '../shared/storage/redis';
-import { createProcessors } from './processors';
-import type { BackupSettings } from './processors/backup';
+import { createProcessors } from './queue-processors';
+import type { BackupSettings } from './backup/backup-processor';
 import { startWorkerRuntime } from './runtime';
 import { startStoreWatch } from './store-watch';
-import type { WebhookSettings } from './processors/webhook-delivery';
-import type { SpikeSettings } from './processors/exception-events';
+import type { WebhookSettings } from './webhooks/delivery-processor';
+import type { SpikeSettings } from './exceptions/events';
 import { DEFAULT_ROLLOUT_SETTINGS, type RolloutSettings } from '../shared/rollouts/health';
 
 export interface WorkerOptions extends ConnectOptions {

@@ -1,21 +1,21 @@
 import type { ApiDeps } from '../deps';
 import { openApiDocument } from '../openapi/index';
 import type { Route } from '../route-table';
-import { accountRoutes } from './accounts';
-import { auditRoutes } from './audit';
-import { appRoutes } from './apps';
-import { deviceRoutes } from './devices';
-import { downloadLinkRoutes } from './download-links';
-import { downloadRoutes } from './downloads';
-import { exceptionRoutes } from './exceptions';
-import { healthRoutes } from './health';
-import { insightRoutes } from './insights';
-import { keyRoutes } from './keys';
-import { operationsRoutes } from './operations';
-import { rolloutRoutes } from './rollouts';
-import { uploadRoutes } from './uploads';
-import { webRoutes } from './web';
-import { webhookRoutes } from './webhooks';
+import { accountRoutes } from '../accounts/routes';
+import { auditRoutes } from '../audit/routes';
+import { appRoutes } from '../apps/routes';
+import { deviceRoutes } from '../devices/routes';
+import { downloadLinkRoutes } from '../downloads/link-routes';
+import { downloadRoutes } from '../downloads/routes';
+import { exceptionRoutes } from '../exceptions/routes';
+import { healthRoutes } from '../operations/health-routes';
+import { insightRoutes } from '../insights/routes';
+import { keyRoutes } from '../accounts/key-routes';
+import { operationsRoutes } from '../operations/routes';
+import { rolloutRoutes } from '../rollouts/routes';
+import { uploadRoutes } from '../uploads/routes';
+import { webRoutes } from '../web/routes';
+import { webhookRoutes } from '../webhooks/routes';
 
 /** Every route of every host. */
 export function allRoutes(deps: ApiDeps): Route[] {

@@ -7,12 +7,12 @@ import type { RequestHandler } from 'express';
 import { totpEnabled, userKey } from '../../shared/accounts/totp-factors';
 import { clientAddress } from '../auth';
 import type { ApiDeps } from '../deps';
-import { throttledMessage } from './account-pages';
-import { sendPage, type PageHandler } from './pages';
+import { throttledMessage } from '../accounts/web-pages';
+import { sendPage, type PageHandler } from '../apps/web-pages';
 import { verifyUser } from './password-check';
 import { anonymousCsrf, endSession, startSession } from './sessions';
-import { credentialFields } from './sign-up-form';
-import { askTotpCode } from './totp-pages';
+import { credentialFields } from '../accounts/sign-up-form';
+import { askTotpCode } from '../accounts/totp-pages';
 import { credentialsPage } from './views';
 
 export function loginForm(deps: ApiDeps): RequestHandler {

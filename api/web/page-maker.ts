@@ -1,5 +1,5 @@
 /**
- * How a web administration page becomes a route (api/routes/web.ts): admin host, secure headers,
+ * How a web administration page becomes a route (api/web/routes.ts): admin host, secure headers,
  * and for a signed-in page the session check and the ONE guard of its need: every page names
  * either `public` or the scope its user's role must hold (shared/accounts/principal.ts), so a new
  * page cannot forget it. Reads need `read`; each form its own scope (docs/teams.md).

@@ -8,7 +8,7 @@ import { memberByEmail, verifyMemberPassword } from '../../shared/accounts/membe
 import type { Account } from '../../shared/accounts/types';
 import { clientAddress } from '../auth';
 import type { ApiDeps } from '../deps';
-import { throttledMessage } from './account-pages';
+import { throttledMessage } from '../accounts/web-pages';
 import { currentSession, userOf, type WebUser } from './sessions';
 
 /** The account and user whose email and password these are (one password hashing either way). */

@@ -196,7 +196,7 @@ export function sessionAuth(deps: ApiDeps): RequestHandler {
 }
 
 /**
- * The one guard of every signed-in page (api/routes/web.ts): the session's role must hold `scope`,
+ * The one guard of every signed-in page (api/web/routes.ts): the session's role must hold `scope`,
  * else 403 with a page saying so. Runs after sessionAuth, before the body is read.
  */
 export function requireScope(scope: Scope): RequestHandler {

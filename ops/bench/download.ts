@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { APK_CONTENT_TYPE } from '../../api/download/send-apk';
+import { APK_CONTENT_TYPE } from '../../api/downloads/send-apk';
 import { uploadFile } from '../cli/upload/upload-file';
 import { cpuSnapshot } from './lib/cpu-time';
 import { createBenchAccount, startDeployment, type Deployment } from '../dev/deployment';

@@ -25,18 +25,21 @@ import {
   SegmentEncryptor,
   newNoncePrefix,
 } from '../crypto/segmented-aead';
+import { AppError } from '../errors';
 
 const MAGIC = Buffer.from('APKRBAK2');
 const SALT_SIZE = 16;
 const ID_SIZE = 4;
 export const HEADER_SIZE = MAGIC.length + ID_SIZE + SALT_SIZE + NONCE_PREFIX_SIZE;
 
-export class BackupAuthError extends Error {
+/** A backup archive that fails its authentication (STORED_DATA_UNAUTHENTIC): nothing restored. */
+export class BackupAuthError extends AppError {
   constructor(detail: string) {
-    super(
-      `backup archive failed authentication: ${detail} ` +
+    super('STORED_DATA_UNAUTHENTIC', {
+      message:
+        `backup archive failed authentication: ${detail} ` +
         '(tampered, damaged, or written under another MASTER_KEY); nothing was restored',
-    );
+    });
     this.name = 'BackupAuthError';
   }
 }

@@ -6,6 +6,7 @@
  * size, SHA-256 and document count. The master key is never part of an archive.
  */
 import { DateTime } from 'luxon';
+import { PayloadInvalid } from '../errors';
 
 export const MANIFEST_NAME = 'manifest.json';
 export const FORMAT = 'apkrelay-backup';
@@ -45,7 +46,7 @@ export interface Manifest {
 export function parseManifest(text: string): Manifest {
   const m = JSON.parse(text) as Partial<Manifest>;
   if (m.format !== FORMAT || m.version !== 1 || !Array.isArray(m.parts)) {
-    throw new Error('not an apkrelay backup manifest (format 1)');
+    throw new PayloadInvalid('backup', 'not an apkrelay backup manifest (format 1)');
   }
   return m as Manifest;
 }

@@ -13,7 +13,7 @@ import { openArchive } from './envelope';
 import { hashFile } from './hashing';
 import { MANIFEST_NAME, parseManifest, sidecarName, type Manifest, type Part } from './manifest';
 import { tarEntries } from './tar';
-import { coerceError } from '../errors';
+import { coerceError, PayloadInvalid } from '../errors';
 
 export interface VerifyReport {
   readonly ok: boolean;
@@ -63,7 +63,9 @@ async function walk(
   const entries = tarEntries(await openArchive(file, keys));
   for await (const entry of entries) {
     if (manifest === null) {
-      if (entry.name !== MANIFEST_NAME) throw new Error('the first entry is not manifest.json');
+      if (entry.name !== MANIFEST_NAME) {
+        throw new PayloadInvalid('backup', 'the first entry is not manifest.json');
+      }
       manifest = parseManifest((await collect(entry.body)).toString('utf8'));
       continue;
     }
@@ -82,9 +84,9 @@ async function walk(
     } else if (part.kind === 'collection' && state.lines !== part.count) {
       problems.push(`${what}: ${state.lines} documents, manifest says ${part.count}`);
     }
-    if (consume && problems.length > 0) throw new Error(problems.join('; '));
+    if (consume && problems.length > 0) throw new PayloadInvalid('backup', problems.join('; '));
   }
-  if (manifest === null) throw new Error('empty archive');
+  if (manifest === null) throw new PayloadInvalid('backup', 'empty archive');
   for (const p of manifest.parts) if (!seen.has(p.path)) problems.push(`missing part ${p.path}`);
   return manifest;
 }
@@ -126,6 +128,6 @@ export async function readParts(
 ): Promise<Manifest> {
   const problems: string[] = [];
   const manifest = await walk(file, keys, problems, consume);
-  if (!manifest || problems.length > 0) throw new Error(problems.join('; '));
+  if (!manifest || problems.length > 0) throw new PayloadInvalid('backup', problems.join('; '));
   return manifest;
 }

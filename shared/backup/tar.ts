@@ -4,6 +4,7 @@
  * the caller's business (node:zlib).
  */
 import { createReadStream } from 'node:fs';
+import { PayloadInvalid, AppError } from '../errors';
 
 const BLOCK = 512;
 const MAX_OCTAL_SIZE = 8 ** 11 - 1;
@@ -66,7 +67,11 @@ export async function* tarStream(inputs: readonly TarInput[], mtime: Date): Asyn
       seen += chunk.length;
       yield chunk;
     }
-    if (seen !== input.size) throw new Error(`tar: ${input.file} changed while archiving`);
+    if (seen !== input.size) {
+      throw new AppError('STORE_INCONSISTENT', {
+        message: `tar: ${input.file} changed while archiving`,
+      });
+    }
     yield padding(input.size);
   }
   yield Buffer.alloc(2 * BLOCK, 0);
@@ -75,7 +80,7 @@ export async function* tarStream(inputs: readonly TarInput[], mtime: Date): Asyn
 function parseSize(field: Buffer): number {
   if (((field[0] ?? 0) & 0x80) !== 0) return Number(field.readBigUInt64BE(4));
   const text = field.toString('ascii').replace(/\0.*$/s, '').trim();
-  if (!/^[0-7]+$/.test(text)) throw new Error('tar: malformed size field');
+  if (!/^[0-7]+$/.test(text)) throw new PayloadInvalid('tar', 'malformed size field');
   return parseInt(text, 8);
 }
 
@@ -83,7 +88,8 @@ function checkHeader(h: Buffer): void {
   const stored = parseInt(h.subarray(148, 156).toString('ascii').replace(/\0.*$/s, '').trim(), 8);
   const copy = Buffer.from(h);
   copy.write('        ', 148, 'ascii');
-  if (copy.reduce((acc, b) => acc + b, 0) !== stored) throw new Error('tar: header checksum');
+  if (copy.reduce((acc, b) => acc + b, 0) !== stored)
+    throw new PayloadInvalid('tar', 'header checksum');
 }
 
 /** Entries of a tar byte stream; throws on a truncated or corrupted archive. */
@@ -93,7 +99,7 @@ export async function* tarEntries(source: AsyncIterable<Buffer>): AsyncGenerator
   const fill = async (n: number): Promise<void> => {
     while (buf.length < n) {
       const r = await it.next();
-      if (r.done) throw new Error('tar: truncated archive');
+      if (r.done) throw new PayloadInvalid('tar', 'truncated archive');
       buf = buf.length === 0 ? r.value : Buffer.concat([buf, r.value]);
     }
   };

@@ -16,6 +16,7 @@ import { applyAction, findRollout, isActive } from '../rollouts/store';
 import type { RolloutChange } from '../rollouts/types';
 import { catalog } from './collections';
 import type { ApkDoc, AppDoc } from './types';
+import { AppError } from '../errors';
 
 export interface NoticeSink {
   publish(notice: VersionNoticePayload): Promise<void>;
@@ -55,7 +56,11 @@ export async function moveCurrent(db: Db, apk: ApkDoc, now: Date): Promise<AppDo
     { returnDocument: 'after' },
   );
   const app = moved ?? (await apps.findOne({ _id: apk.appId }));
-  if (!app) throw new Error(`app ${apk.appId.toHexString()} not found`);
+  if (!app) {
+    throw new AppError('STORE_INCONSISTENT', {
+      message: `app ${apk.appId.toHexString()} not found`,
+    });
+  }
   return app;
 }
 
@@ -86,7 +91,9 @@ export async function announceTargets(
     { $set: { updatedAt: now }, $inc: { currentVersion: 1 } },
     { returnDocument: 'after' },
   );
-  if (!bumped) throw new Error(`app ${app._id.toHexString()} not found`);
+  if (!bumped) {
+    throw new AppError('STORE_INCONSISTENT', { message: `app ${app._id.toHexString()} not found` });
+  }
   await publishNotice(notices, bumped);
   return bumped;
 }

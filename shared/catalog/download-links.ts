@@ -10,6 +10,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ObjectId, type Collection, type Db } from 'mongodb';
 import type { KeyRing } from '../crypto/keys';
 import type { ApkDoc, AppDoc } from './types';
+import { AppError } from '../errors';
 
 export interface DownloadLinkDoc {
   _id: ObjectId;
@@ -158,6 +159,10 @@ export async function revokeDownloadLink(
     );
     if (!link) return 'missing';
     if (link.revokedAt) return revokedHere ? 'revoked' : 'unchanged';
-    if (attempt === 5) throw new Error(`download link ${id}: the revocation did not hold`);
+    if (attempt === 5) {
+      throw new AppError('STORE_INCONSISTENT', {
+        message: `download link ${id}: the revocation did not hold`,
+      });
+    }
   }
 }

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../log';
+import { AppError } from '../errors';
 
 export async function resolveMasterKey(
   configured: Buffer | undefined,
@@ -17,7 +18,11 @@ export async function resolveMasterKey(
   const file = path.join(dataDir, 'master.key');
   try {
     const key = Buffer.from((await readFile(file, 'utf8')).trim(), 'base64');
-    if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
+    if (key.length !== 32) {
+      throw new AppError('CONFIG_INVALID', {
+        message: `${file} does not hold a 32-byte base64 key`,
+      });
+    }
     return key;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;

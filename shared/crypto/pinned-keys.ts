@@ -12,6 +12,7 @@
 import { MongoServerError, type Collection, type Db } from 'mongodb';
 import { PINNED_PURPOSES, type KeyRing, type PinnedPurpose } from './keys';
 import { unseal, seal } from './seal';
+import { AppError } from '../errors';
 
 export const PINNED_KEYS = 'pinned_keys';
 
@@ -38,7 +39,11 @@ async function loadOne(db: Db, keys: KeyRing, purpose: PinnedPurpose): Promise<B
       if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
     }
     doc = await collection.findOne({ _id: purpose });
-    if (!doc) throw new Error(`pinned key ${purpose} vanished while being created`);
+    if (!doc) {
+      throw new AppError('STORE_INCONSISTENT', {
+        message: `pinned key ${purpose} vanished while being created`,
+      });
+    }
   }
   return unseal(keys, 'pinned-key-seal', doc.sealed, pinnedAad(purpose));
 }

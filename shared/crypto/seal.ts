@@ -9,6 +9,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { missingKeyError, type KeyRing, type SubkeyPurpose } from './keys';
+import { AppError, PayloadInvalid } from '../errors';
 
 const b64 = (b: Buffer) => b.toString('base64url');
 
@@ -39,7 +40,7 @@ function parse(sealed: string): Parts {
   if (parts[0] === 'v2' && parts.length === 5 && /^[0-9a-f]{8}$/.test(parts[1]!)) {
     return { keyId: parts[1]!, iv: iv!, ct: ct!, tag: tag! };
   }
-  throw new Error('sealed value is malformed');
+  throw new PayloadInvalid('sealed value', 'malformed');
 }
 
 function open(key: Buffer, p: Parts, aad: string): Buffer {
@@ -68,10 +69,11 @@ export function unseal(keys: KeyRing, purpose: SubkeyPurpose, sealed: string, aa
       // not this key: try the next
     }
   }
-  throw new Error(
-    `a v1 sealed value (no key id) opens under none of the configured master keys ` +
+  throw new AppError('STORED_DATA_UNAUTHENTIC', {
+    message:
+      `a v1 sealed value (no key id) opens under none of the configured master keys ` +
       `(${keys.ids.join(', ')}): it was sealed under another key, or was altered`,
-  );
+  });
 }
 
 /** True when the value is sealed under the ring's current key (nothing for reseal to do). */

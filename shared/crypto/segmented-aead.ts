@@ -11,6 +11,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
+import { AppError } from '../errors';
 
 export const SEGMENT_SIZE = 64 * 1024;
 export const TAG_SIZE = 16;
@@ -18,9 +19,12 @@ export const CIPHER_SEGMENT_SIZE = SEGMENT_SIZE + TAG_SIZE;
 export const NONCE_PREFIX_SIZE = 7;
 const MAX_SEGMENTS = 0xffffffff;
 
-export class SegmentAuthError extends Error {
+/** One segment of a stored blob failed its tag (STORED_DATA_UNAUTHENTIC). */
+export class SegmentAuthError extends AppError {
   constructor(readonly segment: number) {
-    super(`encrypted segment ${segment} failed authentication (tampered, truncated or wrong key)`);
+    super('STORED_DATA_UNAUTHENTIC', {
+      message: `encrypted segment ${segment} failed authentication (tampered, truncated or wrong key)`,
+    });
     this.name = 'SegmentAuthError';
   }
 }

@@ -237,7 +237,12 @@ export async function writeRegistration(
     if (!(err instanceof MongoServerError && err.code === 11000)) throw err;
     await admission.withdraw();
     const won = await update();
-    if (!won) throw new Error('installation vanished during registration', { cause: err });
+    if (!won) {
+      throw new AppError('STORE_INCONSISTENT', {
+        message: 'installation vanished during registration',
+        cause: err,
+      });
+    }
     return { doc: won, created: false };
   }
 }

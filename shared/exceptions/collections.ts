@@ -55,7 +55,7 @@ export interface ExceptionGroupDoc {
   lastReportId: string;
   /**
    * Reports counted here whose report document may not be stored yet: the proof, for a retried
-   * job, that its report is already counted (workers/processors/group-pending.ts). Absent on
+   * job, that its report is already counted (workers/exceptions/group-pending.ts). Absent on
    * groups written before it existed.
    */
   pending?: PendingCount[];

@@ -4,6 +4,7 @@
  * an object, because a document key may not hold `.` or start with `$`.
  */
 import { createHash } from 'node:crypto';
+import { AppError } from '../errors';
 
 export interface MetadataEntry {
   readonly key: string;
@@ -44,9 +45,10 @@ export function isJpegBase64(screen: string): boolean {
   return head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff;
 }
 
-export class ReportInvalid extends Error {
+/** A report the validation refuses (EXCEPTION_REPORT_INVALID), listing every problem. */
+export class ReportInvalid extends AppError {
   constructor(readonly problems: readonly string[]) {
-    super(problems.join('; '));
+    super('EXCEPTION_REPORT_INVALID', { message: problems.join('; ') });
     this.name = 'ReportInvalid';
   }
 }

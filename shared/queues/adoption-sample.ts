@@ -6,6 +6,7 @@
 import { MINUTE_MS } from './budget';
 import { SAMPLE_EVERY_MS } from '../adoption/points';
 import { asRecord, defineQueue } from './definition';
+import { PayloadInvalid } from '../errors';
 
 export interface AdoptionSamplePayload {
   readonly task: 'sample-adoption';
@@ -28,7 +29,7 @@ export const adoptionSampleQueue = defineQueue<
   parse(data) {
     const p = asRecord(data, 'adoption-sample');
     if (p.task !== 'sample-adoption')
-      throw new Error(`adoption-sample: unknown task ${String(p.task)}`);
+      throw new PayloadInvalid('adoption-sample', `unknown task ${String(p.task)}`);
     return { task: p.task };
   },
   jobOptions: {

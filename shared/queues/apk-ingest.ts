@@ -6,6 +6,7 @@
 import { MINUTE_MS } from './budget';
 import { isUploadId } from '../uploads/upload-id';
 import { asRecord, defineQueue } from './definition';
+import { PayloadInvalid } from '../errors';
 
 export interface ApkIngestPayload {
   readonly uploadId: string;
@@ -27,11 +28,11 @@ export const apkIngestQueue = defineQueue<ApkIngestPayload, { status: string }, 
   parse(data) {
     const p = asRecord(data, 'apk-ingest');
     const str = (k: string) => {
-      if (typeof p[k] !== 'string') throw new Error(`apk-ingest: ${k} must be a string`);
+      if (typeof p[k] !== 'string') throw new PayloadInvalid('apk-ingest', `${k} must be a string`);
       return p[k];
     };
     const uploadId = str('uploadId');
-    if (!isUploadId(uploadId)) throw new Error('apk-ingest: uploadId is no upload id');
+    if (!isUploadId(uploadId)) throw new PayloadInvalid('apk-ingest', 'uploadId is no upload id');
     const optional = (k: string) => (p[k] === null || p[k] === undefined ? null : str(k));
     return {
       uploadId,

@@ -6,6 +6,7 @@
  */
 import { MINUTE_MS } from './budget';
 import { asRecord, defineQueue } from './definition';
+import { PayloadInvalid } from '../errors';
 
 export interface BackupPayload {
   readonly task: 'backup';
@@ -27,7 +28,7 @@ export const backupQueue = defineQueue<BackupPayload, BackupJobResult, 'backup'>
   budgetMs: 2 * 60 * MINUTE_MS,
   parse(data) {
     const p = asRecord(data, 'backup');
-    if (p.task !== 'backup') throw new Error(`backup: unknown task ${String(p.task)}`);
+    if (p.task !== 'backup') throw new PayloadInvalid('backup', `unknown task ${String(p.task)}`);
     return { task: 'backup' };
   },
   jobOptions: {

@@ -4,6 +4,7 @@
  * used for de-duplication and its retry policy.
  */
 import type { JobsOptions } from 'bullmq';
+import { PayloadInvalid } from '../errors';
 
 export interface QueueDefinition<Payload, Result, Name extends string = string> {
   readonly name: Name;
@@ -36,7 +37,7 @@ export function defineQueue<Payload, Result, Name extends string = string>(
 /** Small helper for payload validators: a plain object. */
 export function asRecord(data: unknown, queue: string): Record<string, unknown> {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new Error(`${queue}: payload must be an object`);
+    throw new PayloadInvalid(queue, 'payload must be an object');
   }
   return data as Record<string, unknown>;
 }

@@ -8,6 +8,7 @@
 import type { ExceptionReport, MetadataEntry } from '../exceptions/report';
 import { MINUTE_MS } from './budget';
 import { asRecord, defineQueue } from './definition';
+import { PayloadInvalid } from '../errors';
 
 export interface ExceptionIngestPayload {
   readonly reportId: string;
@@ -33,17 +34,17 @@ const REPORT_ID = /^[0-9a-f]{32}-\d{1,16}$/;
 
 function strings(value: unknown, what: string): string[] {
   if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
-    throw new Error(`exception-ingest: ${what} must be a list of strings`);
+    throw new PayloadInvalid('exception-ingest', `${what} must be a list of strings`);
   }
   return value;
 }
 
 function entries(value: unknown, what: string): MetadataEntry[] {
-  if (!Array.isArray(value)) throw new Error(`exception-ingest: ${what} must be a list`);
+  if (!Array.isArray(value)) throw new PayloadInvalid('exception-ingest', `${what} must be a list`);
   return value.map((e) => {
     const r = asRecord(e, `exception-ingest ${what}`);
     if (typeof r.key !== 'string' || typeof r.value !== 'string') {
-      throw new Error(`exception-ingest: ${what} entries are {key, value} strings`);
+      throw new PayloadInvalid('exception-ingest', `${what} entries are {key, value} strings`);
     }
     return { key: r.key, value: r.value };
   });
@@ -62,18 +63,21 @@ export const exceptionIngestQueue = defineQueue<
   parse(data) {
     const p = asRecord(data, 'exception-ingest');
     const str = (r: Record<string, unknown>, k: string) => {
-      if (typeof r[k] !== 'string') throw new Error(`exception-ingest: ${k} must be a string`);
+      if (typeof r[k] !== 'string')
+        throw new PayloadInvalid('exception-ingest', `${k} must be a string`);
       return r[k];
     };
     const reportId = str(p, 'reportId');
-    if (!REPORT_ID.test(reportId)) throw new Error('exception-ingest: malformed reportId');
+    if (!REPORT_ID.test(reportId))
+      throw new PayloadInvalid('exception-ingest', 'malformed reportId');
     if (typeof p.admittedAt !== 'number' || !Number.isSafeInteger(p.admittedAt)) {
-      throw new Error('exception-ingest: admittedAt must be an integer');
+      throw new PayloadInvalid('exception-ingest', 'admittedAt must be an integer');
     }
     const r = asRecord(p.report, 'exception-ingest report');
-    if (typeof r.handled !== 'boolean') throw new Error('exception-ingest: handled is boolean');
+    if (typeof r.handled !== 'boolean')
+      throw new PayloadInvalid('exception-ingest', 'handled is boolean');
     if (r.screen !== null && typeof r.screen !== 'string') {
-      throw new Error('exception-ingest: screen must be a string or null');
+      throw new PayloadInvalid('exception-ingest', 'screen must be a string or null');
     }
     return {
       reportId,

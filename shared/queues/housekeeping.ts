@@ -6,6 +6,7 @@
  */
 import { MINUTE_MS } from './budget';
 import { asRecord, defineQueue } from './definition';
+import { PayloadInvalid } from '../errors';
 
 export interface HousekeepingPayload {
   readonly task: 'sweep-orphan-blobs';
@@ -29,9 +30,9 @@ export const housekeepingQueue = defineQueue<
   parse(data) {
     const p = asRecord(data, 'housekeeping');
     if (p.task !== 'sweep-orphan-blobs')
-      throw new Error(`housekeeping: unknown task ${String(p.task)}`);
+      throw new PayloadInvalid('housekeeping', `unknown task ${String(p.task)}`);
     if (typeof p.olderThanMs !== 'number' || !(p.olderThanMs >= 0)) {
-      throw new Error('housekeeping: olderThanMs must be a non-negative number');
+      throw new PayloadInvalid('housekeeping', 'olderThanMs must be a non-negative number');
     }
     return { task: p.task, olderThanMs: p.olderThanMs };
   },

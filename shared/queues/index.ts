@@ -1,6 +1,6 @@
 /**
  * The queue registry: every queue apkrelay has. Workers refuse to start unless each one has a
- * processor (`workers/processors/index.ts`), and the API creates its producers from this list.
+ * processor (`workers/queue-processors.ts`), and the API creates its producers from this list.
  */
 import { adoptionSampleQueue } from './adoption-sample';
 import { apkIngestQueue } from './apk-ingest';

@@ -5,6 +5,7 @@
  */
 import { MINUTE_MS } from './budget';
 import { asRecord, defineQueue } from './definition';
+import { PayloadInvalid } from '../errors';
 
 export interface RolloutHealthPayload {
   readonly task: 'evaluate';
@@ -27,7 +28,8 @@ export const rolloutHealthQueue = defineQueue<
   budgetMs: 10 * MINUTE_MS,
   parse(data) {
     const p = asRecord(data, 'rollout-health');
-    if (p.task !== 'evaluate') throw new Error(`rollout-health: unknown task ${String(p.task)}`);
+    if (p.task !== 'evaluate')
+      throw new PayloadInvalid('rollout-health', `unknown task ${String(p.task)}`);
     return { task: 'evaluate' };
   },
   jobOptions: {

@@ -7,6 +7,7 @@
  */
 import { MINUTE_MS } from './budget';
 import { asRecord, defineQueue } from './definition';
+import { PayloadInvalid } from '../errors';
 
 export interface WebhookDeliveryPayload {
   readonly deliveryId: string;
@@ -31,11 +32,11 @@ export const webhookDeliveryQueue = defineQueue<
   parse(data) {
     const p = asRecord(data, 'webhook-delivery');
     if (typeof p.deliveryId !== 'string' || !/^[0-9a-f]{24}$/.test(p.deliveryId)) {
-      throw new Error('webhook-delivery: deliveryId must be a delivery id');
+      throw new PayloadInvalid('webhook-delivery', 'deliveryId must be a delivery id');
     }
     const redelivery = p.redelivery ?? 0;
     if (typeof redelivery !== 'number' || !Number.isInteger(redelivery) || redelivery < 0) {
-      throw new Error('webhook-delivery: redelivery must be a whole number');
+      throw new PayloadInvalid('webhook-delivery', 'redelivery must be a whole number');
     }
     return { deliveryId: p.deliveryId, redelivery };
   },

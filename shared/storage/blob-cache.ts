@@ -27,6 +27,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Logger } from '../log';
 import { isUploadId } from '../uploads/upload-id';
 import type { BlobStore } from './blob-store';
+import { AppError } from '../errors';
 
 export interface BlobCacheOptions {
   readonly dir: string;
@@ -55,7 +56,9 @@ export function cachedBlobStore(inner: BlobStore, o: BlobCacheOptions): BlobStor
     try {
       await pipeline(inner.openRange(id, 0, size), createWriteStream(part, { flags: 'wx' }));
       const written = (await stat(part)).size;
-      if (written !== size) throw new Error(`copied ${written} of ${size} bytes`);
+      if (written !== size) {
+        throw new AppError('BLOB_INCOMPLETE', { message: `copied ${written} of ${size} bytes` });
+      }
       await rename(part, fileOf(id));
       return true;
     } finally {

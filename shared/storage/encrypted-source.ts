@@ -15,6 +15,7 @@ import {
   decryptSegment,
   plaintextSize,
 } from '../crypto/segmented-aead';
+import { AppError } from '../errors';
 
 /** Where ciphertext bytes come from: a staging file, a GridFS file. */
 export interface CiphertextReader {
@@ -99,7 +100,9 @@ export async function fileCiphertext(path: string): Promise<CiphertextReader> {
       let done = 0;
       while (done < length) {
         const { bytesRead } = await handle.read(buffer, done, length - done, offset + done);
-        if (bytesRead === 0) throw new Error(`unexpected end of ${path}`);
+        if (bytesRead === 0) {
+          throw new AppError('BLOB_INCOMPLETE', { message: `unexpected end of ${path}` });
+        }
         done += bytesRead;
       }
       return buffer;
@@ -127,7 +130,9 @@ export function blobCiphertext(
       }
       const bytes = Buffer.concat(chunks);
       if (bytes.length !== length) {
-        throw new Error(`blob ${id}: read ${bytes.length} of ${length} bytes at ${offset}`);
+        throw new AppError('BLOB_INCOMPLETE', {
+          message: `blob ${id}: read ${bytes.length} of ${length} bytes at ${offset}`,
+        });
       }
       return bytes;
     },
@@ -176,7 +181,11 @@ export async function localCiphertextCopy(
   try {
     await pipeline(blobs.openRange(id, 0, size), createWriteStream(file, { mode: 0o600 }));
     const written = (await stat(file)).size;
-    if (written !== size) throw new Error(`blob ${id}: copied ${written} of ${size} bytes`);
+    if (written !== size) {
+      throw new AppError('BLOB_INCOMPLETE', {
+        message: `blob ${id}: copied ${written} of ${size} bytes`,
+      });
+    }
     return { path: file, cleanup };
   } catch (err) {
     await cleanup();

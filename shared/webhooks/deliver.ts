@@ -37,7 +37,9 @@ export async function pinnedAddress(url: URL, options: DeliverOptions): Promise<
   const literal = isIP(host);
   const resolve = options.resolve ?? ((h: string) => dnsLookup(h, { all: true, verbatim: true }));
   const found = literal ? [{ address: host, family: literal }] : await resolve(host);
-  if (found.length === 0) throw new Error(`${host} has no address`);
+  if (found.length === 0) {
+    throw new AppError('WEBHOOK_DELIVERY_FAILED', { message: `${host} has no address` });
+  }
   const refused = found.find((a) => classifyAddress(a.address) !== 'public');
   if (refused && !options.allowPrivate) {
     throw new AppError('WEBHOOK_TARGET_REFUSED', {

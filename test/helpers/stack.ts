@@ -17,8 +17,8 @@ import type { UploadLimits } from '../../shared/uploads/upload-limits';
 import { selfSignedCertificate, type TlsMaterial } from '../../shared/crypto/tls';
 import { connectMongo, type Mongo } from '../../shared/storage/mongo';
 import { startWorkers, type WorkerProcess } from '../../workers/main';
-import type { SpikeSettings } from '../../workers/processors/exception-events';
-import type { WebhookSettings } from '../../workers/processors/webhook-delivery';
+import type { SpikeSettings } from '../../workers/exceptions/events';
+import type { WebhookSettings } from '../../workers/webhooks/delivery-processor';
 import { track } from './resources';
 import { isolation, serviceUrls, testLogger } from './services';
 

@@ -29,7 +29,7 @@ test.each([
   ['shared/devices/seats.ts', "import { sendText } from '../../api/text-reply';"],
   ['shared/config.ts', "import { startApi } from '../api/main';"],
   ['shared/backup/archive.ts', "import { ensureServices } from '../../ops/services/embedded';"],
-  ['workers/processors/backup.ts', "import { allRoutes } from '../../api/routes';"],
+  ['workers/backup/backup-processor.ts', "import { allRoutes } from '../../api/routes';"],
   ['api/main.ts', "import { startWorkers } from '../workers/main';"],
   ['device-client/protocol/signed-notice.ts', "import type { Crypto } from '../core/ports';"],
   ['device-client/protocol/signed-notice.ts', "import { createHash } from 'node:crypto';"],
@@ -47,7 +47,7 @@ test.each([
 test.each([
   ['device-client/core/client.ts', "import { parseSse } from './sse-parser';"],
   ['shared/devices/seats.ts', "import { AppError } from '../errors';"],
-  ['workers/processors/backup.ts', "import { loadConfig } from '../../shared/config';"],
+  ['workers/backup/backup-processor.ts', "import { loadConfig } from '../../shared/config';"],
   ['api/main.ts', "import { loadConfig } from '../shared/config';"],
   ['ops/cli/main.ts', "import { startApi } from '../../api/main';"],
   ['device-client/protocol/signed-notice.ts', "import { canonicalJson } from './canonical-json';"],

@@ -32,8 +32,8 @@ function paddedFunctionOf(lines: number): string {
 }
 
 test.each([
-  'api/upload/receive-upload.ts',
-  'workers/processors/apk-ingest.ts',
+  'api/uploads/receive-upload.ts',
+  'workers/uploads/ingest-processor.ts',
   'shared/apk/v1/verify-v1.ts',
   'device-client/core/ports.ts',
   'ops/cli/commands/start.ts',

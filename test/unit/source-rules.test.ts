@@ -1,4 +1,5 @@
 /** House rules that hold for all product code (not tests). */
+import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -90,4 +91,123 @@ test('at most 4 product files outside ops/services and config name FerretDB or i
         named.sort().join('\n'),
     );
   }
+});
+
+/**
+ * A feature in one place (issue 34): the top of `api/` holds only the HTTP plumbing every feature
+ * uses, the top of `workers/` only the worker runtime; a feature's files sit in its own folder.
+ * Written by hand: adding a file here is a decision, not a default.
+ */
+const PROCESS_TOPS: Record<string, string[]> = {
+  api: [
+    'app.ts',
+    'audit-context.ts',
+    'auth.ts',
+    'body-parsers.ts',
+    'close-after-reply.ts',
+    'connections.ts',
+    'deps.ts',
+    'http-errors.ts',
+    'main.ts',
+    'owned-app.ts',
+    'owner-route.ts',
+    'request-log.ts',
+    'route-table.ts',
+    'server.ts',
+    'text-reply.ts',
+  ],
+  workers: [
+    'every.ts',
+    'job-ownership.ts',
+    'main.ts',
+    'processor.ts',
+    'queue-processors.ts',
+    'runtime.ts',
+    'store-watch.ts',
+    'watchdog.ts',
+  ],
+};
+
+test.each(Object.entries(PROCESS_TOPS))(
+  'the top of %s/ holds only its plumbing; features sit in folders',
+  async (folder, plumbing) => {
+    const entries = await readdir(path.join(root, folder), { withFileTypes: true });
+    const files = entries.filter((e) => e.isFile()).map((e) => e.name);
+    expect(files).toContain('main.ts');
+    expect(files.filter((f) => !plumbing.includes(f)).sort()).toEqual([]);
+  },
+);
+
+/** Until the version-notice queue goes (issue 34, item 5), its processor keeps its old place. */
+const UNNAMED_PROCESSORS = new Set([path.join('workers', 'processors', 'version-notice.ts')]);
+
+test('a worker file is named *-processor.ts exactly when it is the processor of a queue', async () => {
+  const files = await sources(path.join(root, 'workers'));
+  const misnamed: string[] = [];
+  for (const file of files) {
+    const rel = path.relative(root, file);
+    const isProcessor = /^\/\*\*\s*\n?\s*\*?\s*Processor of `/.test(await readFile(file, 'utf8'));
+    const named = file.endsWith('-processor.ts') || UNNAMED_PROCESSORS.has(rel);
+    if (isProcessor !== named) misnamed.push(rel);
+  }
+  expect(files.length).toBeGreaterThan(10);
+  expect(misnamed).toEqual([]);
+});
+
+/**
+ * Errors come from the catalogue (shared/errors.ts): an `AppError` with a stable code, or one of
+ * its subclasses. A plain `throw new Error(` stays only where it cannot reach a user nor a job as
+ * it is (the rule is in docs/architecture.md#errors); this table lists them by hand, per file.
+ * shared/apk/ has errors of its own (issue 34, item 3) and is not counted.
+ */
+const PLAIN_THROWS: Record<string, number> = {
+  // Invariants: a guard or a caller's bug, never a user's input.
+  'api/web/sessions.ts': 1,
+  'api/audit-context.ts': 2,
+  'api/uploads/legacy-upload.ts': 1,
+  'workers/runtime.ts': 1,
+  'shared/queues/producers.ts': 1,
+  'shared/crypto/keys.ts': 3,
+  'shared/crypto/segmented-aead.ts': 4,
+  'shared/storage/blob-store.ts': 1,
+  'shared/webhooks/address.ts': 1,
+  'shared/backup/tar.ts': 1,
+  'shared/devices/store.ts': 1,
+  // A late write after the reception ended: its caller has answered already.
+  'api/uploads/pre-auth-hold.ts': 1,
+  // Caught where they are thrown and turned into a configuration problem (ConfigError).
+  'shared/storage/redis-url.ts': 3,
+  'shared/config-reader.ts': 1,
+  // Removed with the version-notice queue (issue 34, item 5).
+  'shared/queues/version-notice.ts': 3,
+};
+
+/** Error classes outside the catalogue: RedisUnavailableError keeps ioredis's shape (its doc says why). */
+const PLAIN_ERROR_CLASSES = new Set([path.join('shared', 'storage', 'redis.ts')]);
+
+test('plain throw new Error( and Error classes stay where the table allows them', async () => {
+  const files = (
+    await Promise.all(['api', 'workers', 'shared'].map((d) => sources(path.join(root, d))))
+  )
+    .flat()
+    .filter((f) => !path.relative(root, f).startsWith(path.join('shared', 'apk') + path.sep));
+  expect(files.length).toBeGreaterThan(100);
+  const throws: Record<string, number> = {};
+  const classes: string[] = [];
+  for (const file of files) {
+    const rel = path.relative(root, file);
+    const text = await readFile(file, 'utf8');
+    const n = text.split('throw new Error(').length - 1;
+    if (n > 0) throws[rel.split(path.sep).join('/')] = n;
+    if (
+      /class \w+ extends (Error|TypeError|RangeError)\b/.test(text) &&
+      rel !== path.join('shared', 'errors.ts')
+    ) {
+      if (!PLAIN_ERROR_CLASSES.has(rel)) classes.push(rel);
+    }
+  }
+  // A listed file that is gone (moved or removed) is no offence; its successor must be listed.
+  const present = Object.entries(PLAIN_THROWS).filter(([rel]) => existsSync(path.join(root, rel)));
+  expect(throws).toEqual(Object.fromEntries(present));
+  expect(classes).toEqual([]);
 });

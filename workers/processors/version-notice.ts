@@ -9,7 +9,7 @@ import type { Db } from 'mongodb';
 import { appendNotice } from '../../shared/notices/append-notice';
 import type { VersionNoticePayload } from '../../shared/queues/version-notice';
 import type { Processor } from '../processor';
-import { appOfAccount } from './job-ownership';
+import { appOfAccount } from '../job-ownership';
 
 export function versionNoticeProcessor(deps: {
   readonly db: Db;

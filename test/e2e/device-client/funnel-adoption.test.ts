@@ -14,7 +14,7 @@ import path from 'node:path';
 import { startFleet, type FleetEvent } from '../../../device-client/simulator/fleet';
 import { liveState } from '../../../shared/devices/store';
 import { createWorkerRedis, closeRedis } from '../../../shared/storage/redis';
-import { adoptionSampleProcessor } from '../../../workers/processors/adoption-sample';
+import { adoptionSampleProcessor } from '../../../workers/insights/adoption-sample-processor';
 import { newAccount } from '../../helpers/accounts';
 import { registerDevices } from '../../helpers/devices';
 import { eventuallyValue } from '../../helpers/eventually';

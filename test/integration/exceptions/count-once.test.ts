@@ -13,7 +13,7 @@ import type { ExceptionIngestPayload } from '../../../shared/queues/exception-in
 import { connectMongo } from '../../../shared/storage/mongo';
 import { closeRedis } from '../../../shared/storage/redis';
 import { redisKeys } from '../../../shared/redis-keys';
-import { exceptionIngestProcessor } from '../../../workers/processors/exception-ingest';
+import { exceptionIngestProcessor } from '../../../workers/exceptions/ingest-processor';
 import { jobContext } from '../../helpers/job-context';
 import { track } from '../../helpers/resources';
 import { isolation, serviceUrls, useIsolatedMongo } from '../../helpers/services';

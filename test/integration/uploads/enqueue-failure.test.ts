@@ -1,5 +1,5 @@
 /**
- * The ingest client's submit when the enqueue fails (api/upload/ingest-client.ts). A failure that
+ * The ingest client's submit when the enqueue fails (api/uploads/ingest-client.ts). A failure that
  * proves the job was never sent leaves nothing behind (the client resends). An ambiguous one (the
  * producer's deadline passed, the job may have landed) must not delete what a landed job needs:
  * when Redis says the job exists the upload is acknowledged; when it cannot say, the upload and
@@ -10,8 +10,8 @@ import { Readable } from 'node:stream';
 import { Queue } from 'bullmq';
 import { ObjectId } from 'mongodb';
 import { isDependencyOutage } from '../../../api/http-errors';
-import { createIngestClient, type IngestClientDeps } from '../../../api/upload/ingest-client';
-import type { ReceivedFile } from '../../../api/upload/received';
+import { createIngestClient, type IngestClientDeps } from '../../../api/uploads/ingest-client';
+import type { ReceivedFile } from '../../../api/uploads/received';
 import { catalog } from '../../../shared/catalog/collections';
 import { createKeyRing } from '../../../shared/crypto/keys';
 import { newDataKey } from '../../../shared/crypto/data-keys';

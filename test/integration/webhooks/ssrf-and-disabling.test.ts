@@ -12,7 +12,7 @@ import { createEndpoint, endpoints } from '../../../shared/webhooks/endpoints';
 import {
   webhookDeliveryProcessor,
   type WebhookSettings,
-} from '../../../workers/processors/webhook-delivery';
+} from '../../../workers/webhooks/delivery-processor';
 import { jobContext } from '../../helpers/job-context';
 import { useIsolatedMongo } from '../../helpers/services';
 import { testTls } from '../../helpers/stack';

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { appendNotice } from '../../../shared/notices/append-notice';
 import { redisKeys } from '../../../shared/redis-keys';
 import { gridFsBlobStore } from '../../../shared/storage/blob-store';
-import { housekeepingProcessor } from '../../../workers/processors/housekeeping';
+import { housekeepingProcessor } from '../../../workers/uploads/housekeeping-processor';
 import { jobContext } from '../../helpers/job-context';
 import { track } from '../../helpers/resources';
 import { isolation, serviceUrls, useIsolatedMongo } from '../../helpers/services';

@@ -4,7 +4,7 @@
  * its row), how each role asks it, and the state a refused write must leave untouched.
  */
 import { appRoutes } from '@bull-board/api/dist/routes.js';
-import { OPS_BOARD_PATH } from '../../../api/ops-board';
+import { OPS_BOARD_PATH } from '../../../api/operations/ops-board';
 import { HOUSEKEEPING_SCHEDULE } from '../../../shared/queues/housekeeping';
 import { QUEUES } from '../../../shared/queues/index';
 import { eventually } from '../../helpers/eventually';

@@ -111,7 +111,10 @@ const ROLLOUT_REFUSALS = [
 export const webRolloutJudge: Judge = (r) =>
   r.status === 409 && ROLLOUT_REFUSALS.some((t) => t.test(r.text)) ? 'allow' : formJudge(r);
 
-/** The queue board: as the JSON API, and 405 is its refusal of a write (api/ops-board.ts). */
+/**
+ * The queue board: as the JSON API, and 405 is its refusal of a write
+ * (api/operations/ops-board.ts).
+ */
 export const boardJudge: Judge = (r) => (r.status === 405 ? 'methodNotAllowed' : jsonJudge(r));
 
 /** Public pages and assets: any success or redirect. */

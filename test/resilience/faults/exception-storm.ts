@@ -220,7 +220,7 @@ export function notStoredOnce(reports: readonly Report[], docs: readonly StoredD
  * Screenshots: one GridFS file per report that carried one, none extra. Groups: every stored
  * report counted exactly once (a stop between a group's count and its report's insert makes the
  * job retry; the group's `pending` list keeps the retry from counting again,
- * workers/processors/group-pending.ts).
+ * workers/exceptions/group-pending.ts).
  */
 export async function expectScreenshotsAndGroups(
   stack: TestStack,

@@ -147,7 +147,7 @@ test('a master SIGKILLed mid-run, its replica promoted: nothing acknowledged is 
   const ids = uploads.flatMap((o) => (o.kind === 'acknowledged' ? [o.upload.uploadId] : []));
   const statuses = await waitForVerdicts(stack.urls.admin, stack.ca, account.apiKey, ids, 120_000);
   // An upload answered 503 while Redis could not say whether its job landed keeps its blob
-  // (api/upload/ingest-client.ts); with no job, housekeeping's sweep fails it once it is stale.
+  // (api/uploads/ingest-client.ts); with no job, housekeeping's sweep fails it once it is stale.
   // Run that sweep as its schedule would a day later: only such uploads may be swept.
   const swept = await sweepADayLater(stack);
   expect(swept.removed).toBeLessThanOrEqual(retryUploads.length);

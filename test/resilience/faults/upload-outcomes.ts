@@ -6,7 +6,7 @@ import { type ObjectId, type Db } from 'mongodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HOUSEKEEPING_SCHEDULE } from '../../../shared/queues/housekeeping';
 import { gridFsBlobStore } from '../../../shared/storage/blob-store';
-import { housekeepingProcessor } from '../../../workers/processors/housekeeping';
+import { housekeepingProcessor } from '../../../workers/uploads/housekeeping-processor';
 import { request, type Reply } from '../../helpers/http';
 import { jobContext } from '../../helpers/job-context';
 import type { TestStack } from '../../helpers/stack';
@@ -137,7 +137,7 @@ export async function auditStorage(db: Db, accountId: string): Promise<StorageAu
 
 /**
  * Housekeeping's orphan sweep, run as its schedule would a day later. An upload answered 503
- * while Redis could not say whether its job landed keeps its blob (api/upload/ingest-client.ts);
+ * while Redis could not say whether its job landed keeps its blob (api/uploads/ingest-client.ts);
  * with no job, this sweep fails it and removes the blob once it is stale.
  */
 export async function sweepADayLater(stack: TestStack): Promise<{ removed: number }> {

@@ -1,7 +1,7 @@
 /** Outages are told by class or code (issue 23), never by an error's message text. */
 import { MongoNetworkError, MongoServerError, MongoServerSelectionError } from 'mongodb';
-import { isDependencyOutage } from '../../../api/http-errors';
-import { AppError } from '../../../shared/errors';
+import { isDependencyOutage, toAppError } from '../../../api/http-errors';
+import { AppError, PayloadInvalid } from '../../../shared/errors';
 import { RedisUnavailableError } from '../../../shared/storage/redis';
 
 const withCode = (code: string) => Object.assign(new Error('socket'), { code });
@@ -40,4 +40,21 @@ test.each([
   ['null', null, false],
 ])('%s → outage: %p', (_name, err, expected) => {
   expect(isDependencyOutage(err)).toBe(expected);
+});
+
+/** Internal codes (shared/errors.ts) name a failure for logs and jobs; a client still sees INTERNAL. */
+test.each([
+  ['PayloadInvalid', new PayloadInvalid('apk-ingest', 'uploadId is no upload id')],
+  ['AppError CONFIG_INVALID', new AppError('CONFIG_INVALID')],
+  ['AppError STORED_DATA_UNAUTHENTIC', new AppError('STORED_DATA_UNAUTHENTIC')],
+  ['AppError WEBHOOK_DELIVERY_FAILED', new AppError('WEBHOOK_DELIVERY_FAILED')],
+])('%s is answered 500 INTERNAL with the catalogue text, keeping it as the cause', (_n, err) => {
+  const reply = toAppError(err);
+  expect([reply.status, reply.code, reply.message]).toEqual([500, 'INTERNAL', 'Internal error.']);
+  expect(reply.cause).toBe(err);
+});
+
+test('a client-facing AppError is answered as it is', () => {
+  const err = new AppError('NOT_FOUND', { message: 'no such app' });
+  expect(toAppError(err)).toBe(err);
 });

@@ -1,5 +1,5 @@
 import { runInNewContext } from 'node:vm';
-import { AppError, coerceError } from '../../../shared/errors';
+import { AppError, coerceError, isInternalCode, PayloadInvalid } from '../../../shared/errors';
 
 describe('coerceError', () => {
   test('an Error is returned as it is, stack and cause included', () => {
@@ -55,4 +55,26 @@ describe('AppError options', () => {
     expect(err.details).toBeUndefined();
     expect('cause' in err).toBe(false);
   });
+});
+
+describe('PayloadInvalid', () => {
+  test('names what was read and what is wrong, under the one code PAYLOAD_INVALID', () => {
+    const err = new PayloadInvalid('exception-ingest', 'malformed reportId');
+    expect(err).toBeInstanceOf(AppError);
+    expect([err.name, err.code, err.status]).toEqual(['PayloadInvalid', 'PAYLOAD_INVALID', 500]);
+    expect(err.message).toBe('exception-ingest: malformed reportId');
+    expect([err.kind, err.reason]).toEqual(['exception-ingest', 'malformed reportId']);
+    expect(err.details).toEqual({ kind: 'exception-ingest', reason: 'malformed reportId' });
+  });
+});
+
+test.each([
+  ['PAYLOAD_INVALID', true],
+  ['CONFIG_INVALID', true],
+  ['STORE_INCONSISTENT', true],
+  ['INTERNAL', false],
+  ['UPLOAD_FAILED', false],
+  ['NOT_FOUND', false],
+] as const)('%s is internal: %p', (code, internal) => {
+  expect(isInternalCode(code)).toBe(internal);
 });

@@ -1,15 +1,15 @@
 /**
  * Pages show each role only the forms it may send (docs/teams.md): the expected forms per role are
- * written by hand from the page routes' needs (api/routes/web.ts, the roles table of
+ * written by hand from the page routes' needs (api/web/routes.ts, the roles table of
  * docs/teams.md), not read from shared/accounts/principal.ts.
  */
 import { ObjectId } from 'mongodb';
 import type { MemberRole } from '../../../../shared/accounts/principal';
 import type { ApkDoc, AppDoc } from '../../../../shared/catalog/types';
-import { keysSection } from '../../../../api/web/account-keys-views';
-import { apksTab, installationsTab } from '../../../../api/web/app-views';
-import { rolloutsTab } from '../../../../api/web/rollout-views';
-import { membersPage } from '../../../../api/web/team-views';
+import { keysSection } from '../../../../api/accounts/key-views';
+import { apksTab, installationsTab } from '../../../../api/apps/web-views';
+import { rolloutsTab } from '../../../../api/rollouts/web-views';
+import { membersPage } from '../../../../api/accounts/team-views';
 import { appsPage, type Viewer } from '../../../../api/web/views';
 import { installationRow, viewerAs } from '../../../helpers/web-views';
 

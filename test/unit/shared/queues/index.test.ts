@@ -1,7 +1,7 @@
 import { QUEUES } from '../../../../shared/queues';
 import { housekeepingQueue } from '../../../../shared/queues/housekeeping';
 import type { Db } from 'mongodb';
-import { createProcessors, type ProcessorDeps } from '../../../../workers/processors';
+import { createProcessors, type ProcessorDeps } from '../../../../workers/queue-processors';
 import { missingProcessors } from '../../../../workers/runtime';
 
 test('every registered queue has a processor', () => {

@@ -1,0 +1,85 @@
+/** JSON API over apps and APKs: list, show, and set the current APK (the spec's "give up"). */
+import { presentApk } from '../../shared/catalog/present';
+import { apksOf, appsOf, currentApkOf } from '../../shared/catalog/queries';
+import { pickApk } from '../../shared/catalog/pick-apk';
+import type { AppDoc } from '../../shared/catalog/types';
+import { appNeed, bearerAuth, currentAccount } from '../auth';
+import type { ApiDeps } from '../deps';
+import { appOf } from '../owned-app';
+import { makeCurrentAs } from '../rollouts/rollout-view';
+import type { Route } from '../route-table';
+
+export function appRoutes(deps: ApiDeps): Route[] {
+  const auth = bearerAuth(deps);
+
+  async function summary(app: AppDoc) {
+    const current = await currentApkOf(deps.db, app);
+    return {
+      package: app.package,
+      label: app.label,
+      signerSha256: app.signerSha256,
+      currentVersion: app.currentVersion,
+      current: current ? presentApk(current) : null,
+      createdAt: app.createdAt.toISOString(),
+    };
+  }
+
+  return [
+    {
+      method: 'get',
+      path: '/api/v2/apps',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary: "The account's apps with their current APK.",
+      handlers: [
+        auth,
+        async (_req, res) => {
+          const apps = await appsOf(deps.db, currentAccount(res).id);
+          res.json({ apps: await Promise.all(apps.map(summary)) });
+        },
+      ],
+    },
+    {
+      method: 'get',
+      path: '/api/v2/apps/:package',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary: 'One app with every APK, newest first.',
+      handlers: [
+        auth,
+        async (req, res) => {
+          const app = await appOf(deps, res, req);
+          const apks = await apksOf(deps.db, app);
+          res.json({
+            ...(await summary(app)),
+            apks: apks.map((a) => ({
+              ...presentApk(a),
+              current: app.currentApkId?.equals(a._id) ?? false,
+            })),
+          });
+        },
+      ],
+    },
+    {
+      method: 'put',
+      path: '/api/v2/apps/:package/current',
+      hosts: ['admin'],
+      access: 'apiKey',
+      summary:
+        'Make an APK current (by sha256, md5 or versionCode); an earlier one gives the update up.',
+      handlers: [
+        // CI tokens of this app too (docs/keys.md).
+        bearerAuth(deps, { need: appNeed('make-current') }),
+        async (req, res) => {
+          const app = await appOf(deps, res, req);
+          const apk = pickApk(
+            await apksOf(deps.db, app),
+            (req.body ?? {}) as Record<string, unknown>,
+          );
+          const updated = await makeCurrentAs(deps, req, res, app, apk);
+          res.json({ ...(await summary(updated)), current: presentApk(apk) });
+        },
+      ],
+    },
+  ];
+}

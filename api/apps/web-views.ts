@@ -1,0 +1,298 @@
+/**
+ * The app page of the web administration: tabs APKs, Installations, Exceptions (and Rollouts,
+ * api/rollouts/web-views.ts); a link page.
+ */
+import type { AdoptionPoint } from '../../shared/adoption/points';
+import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
+import type { FunnelCounts } from '../../shared/funnel/marks';
+import type { listInstallations } from '../devices/installations-list';
+import { adoptionChart } from '../insights/adoption-chart';
+import { digest, html, type Html } from '../web/html';
+import { layout, may, uploadForm, type Viewer } from '../web/views';
+
+export type Tab = 'apks' | 'installations' | 'exceptions' | 'rollouts';
+type InstallationPage = Awaited<ReturnType<typeof listInstallations>>;
+
+export const time = (d: Date | string) => {
+  const iso = typeof d === 'string' ? d : d.toISOString();
+  return html`<time datetime="${iso}">${iso}</time>`;
+};
+
+export function appLayout(viewer: Viewer, app: AppDoc, tab: Tab, body: Html): string {
+  const base = `/ui/apps/${encodeURIComponent(app.package)}`;
+  const tabs: Array<[Tab, string, string]> = [
+    ['apks', 'APKs', base],
+    ['installations', 'Installations', `${base}/installations`],
+    ['exceptions', 'Exceptions', `${base}/exceptions`],
+    ['rollouts', 'Rollouts', `${base}/rollouts`],
+  ];
+  return layout(
+    `${app.package}`,
+    viewer,
+    html`<h1>${app.package}</h1>
+      <nav class="tabs" aria-label="App sections">
+        ${tabs.map(
+          ([id, name, href]) =>
+            html`<a href="${href}" ${id === tab ? html`aria-current="page"` : ''}>${name}</a>`,
+        )}
+      </nav>
+      ${body}`,
+  );
+}
+
+function hidden(viewer: Viewer, apk: ApkDoc): Html {
+  return html`<input type="hidden" name="_csrf" value="${viewer.csrf}" />
+    <input type="hidden" name="sha256" value="${apk.sha256}" />`;
+}
+
+/** An APK's install funnel, as the APKs tab shows it (api/insights/routes.ts has the rows). */
+function funnelCell(counts: FunnelCounts | undefined): Html {
+  const c = counts ?? { offered: 0, downloaded: 0, installed: 0, failed: 0 };
+  return html`<dl class="funnel">
+    <dt>offered</dt>
+    <dd data-stage="offered">${c.offered}</dd>
+    <dt>downloaded</dt>
+    <dd data-stage="downloaded">${c.downloaded}</dd>
+    <dt>installed</dt>
+    <dd data-stage="installed">${c.installed}</dd>
+    <dt>failed</dt>
+    <dd data-stage="failed">${c.failed}</dd>
+  </dl>`;
+}
+
+export interface ApksInsights {
+  /** Install funnel counts by APK MD5. */
+  readonly funnels: ReadonlyMap<string, FunnelCounts>;
+  readonly adoption: readonly AdoptionPoint[];
+}
+
+/**
+ * An APK's buttons, those the viewer's role may use: make it current (unless it is), with a
+ * warning when it is older than the current one; a download link.
+ */
+function apkActions(
+  viewer: Viewer,
+  base: string,
+  apk: ApkDoc,
+  { current, back }: { current: boolean; back: boolean },
+): Html {
+  return html`${
+    current || !may(viewer, 'make-current')
+      ? ''
+      : html`<form class="inline" method="post" action="${base}/current">
+          ${hidden(viewer, apk)}
+          ${
+            back
+              ? html`<p class="notice">
+                  Earlier than the current version: devices on a newer one give the update up.
+                </p>`
+              : ''
+          }
+          <button type="submit">Make current</button>
+        </form>`
+  }
+  ${
+    may(viewer, 'manage')
+      ? html`<form class="inline" method="post" action="${base}/download-links">
+          ${hidden(viewer, apk)}
+          <button type="submit">Download link</button>
+        </form>`
+      : ''
+  }`;
+}
+
+export function apksTab(
+  viewer: Viewer,
+  app: AppDoc,
+  apks: readonly ApkDoc[],
+  insights: ApksInsights,
+): string {
+  const base = `/ui/apps/${encodeURIComponent(app.package)}`;
+  const currentCode = apks.find((a) => app.currentApkId?.equals(a._id))?.versionCode ?? null;
+  const rows = apks.map((apk) => {
+    const current = app.currentApkId?.equals(apk._id) ?? false;
+    const back = currentCode !== null && apk.versionCode < currentCode;
+    return html`<tr data-md5="${apk.md5}">
+      <td>${apk.versionCode} ${current ? html`<span class="badge">current</span>` : ''}</td>
+      <td>${apk.versionName}</td>
+      <td>${digest('md5', apk.md5)}</td>
+      <td>${digest('sha256', apk.sha256)}</td>
+      <td>${digest('signer', apk.signerSha256)}</td>
+      <td>${apk.size.toLocaleString('en')} B</td>
+      <td>${time(apk.uploadedAt)}</td>
+      <td>${apk.whatsnew ?? ''}</td>
+      <td>${funnelCell(insights.funnels.get(apk.md5))}</td>
+      <td>${apkActions(viewer, base, apk, { current, back })}</td>
+    </tr>`;
+  });
+  return appLayout(
+    viewer,
+    app,
+    'apks',
+    html`<h2>Version adoption</h2>
+      ${adoptionChart(insights.adoption)}
+      <h2>APKs</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">versionCode</th>
+            <th scope="col">versionName</th>
+            <th scope="col">md5</th>
+            <th scope="col">sha256</th>
+            <th scope="col">Signer</th>
+            <th scope="col">Size</th>
+            <th scope="col">Uploaded at</th>
+            <th scope="col">Release text</th>
+            <th scope="col">Install funnel</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows}
+        </tbody>
+      </table>
+      ${
+        may(viewer, 'upload')
+          ? html`<h2>Upload a new version</h2>
+              ${uploadForm(viewer, `${base}/apks`)}`
+          : ''
+      }`,
+  );
+}
+
+export function linkPage(
+  viewer: Viewer,
+  app: AppDoc,
+  link: { url: string; qrPath: string; expiresAt: Date; versionName: string },
+): string {
+  return appLayout(
+    viewer,
+    app,
+    'apks',
+    html`<h2>Download link to ${link.versionName}</h2>
+      <p>
+        <label for="link-url">Link</label>
+        <input id="link-url" readonly size="80" value="${link.url}" />
+        <button type="button" data-copy="link-url">Copy</button>
+      </p>
+      <p>Valid until ${time(link.expiresAt)}.</p>
+      <img class="qr" src="${link.qrPath}" alt="QR code of the download link" />`,
+  );
+}
+
+/** An APK named by md5 or id: its version and a short md5 (the whole in the title). */
+function versionOf(apks: readonly ApkDoc[], ref: string | null): Html | string {
+  if (!ref) return '—';
+  const apk = apks.find((a) => a.md5 === ref || a._id.toHexString() === ref);
+  if (!apk) return html`<code>${ref}</code>`;
+  return html`${apk.versionName ?? ''} (${apk.versionCode})
+    <code title="${apk.md5}">${apk.md5.slice(0, 8)}…</code>`;
+}
+
+type InstallationRow = InstallationPage['installations'][number];
+
+function installationRow(
+  viewer: Viewer,
+  base: string,
+  apks: readonly ApkDoc[],
+  i: InstallationRow,
+): Html {
+  // The markup keeps the whitespace the page has always been served with (not re-indented).
+  // prettier-ignore
+  return html`<tr>
+        <td><code>${i.deviceId}</code></td>
+        <td>${i.status} / ${i.online ? 'online' : 'offline'}</td>
+        <td>${versionOf(apks, i.installedMd5)}</td>
+        <td>${versionOf(apks, i.pendingApkId)}</td>
+        <td>${i.strategy ?? '—'}</td>
+        <td>${i.channel === 'pushlink' ? `PushLink SDK ${i.plVersion ?? '?'}` : 'apkrelay (SSE)'}</td>
+        <td>${time(i.lastSeenAt)}</td>
+        <td>${[i.device.brand, i.device.model, i.device.osVersion].filter(Boolean).join(' ')}</td>
+        <td>${i.metadata.map((m) => `${m.key}=${m.value}`).join(', ')}</td>
+        <td>${i.location ? `${i.location.lat}, ${i.location.lon}` : '—'}</td>
+        <td>${may(viewer, 'manage') ? statusForm(viewer, base, i) : ''}</td>
+      </tr>`;
+}
+
+/** The form that disables an enabled installation or enables a disabled one. */
+function statusForm(viewer: Viewer, base: string, i: InstallationRow): Html {
+  // prettier-ignore
+  return html`<form
+            class="inline"
+            method="post"
+            action="${base}/${encodeURIComponent(i.deviceId)}/status"
+          >
+            <input type="hidden" name="_csrf" value="${viewer.csrf}" />
+            <input
+              type="hidden"
+              name="status"
+              value="${i.status === 'enabled' ? 'disabled' : 'enabled'}"
+            />
+            <button
+              type="submit"
+              aria-label="${i.status === 'enabled' ? 'Disable' : 'Enable'} ${i.deviceId}"
+            >
+              ${i.status === 'enabled' ? 'Disable' : 'Enable'}
+            </button>
+          </form>`;
+}
+
+export function installationsTab(
+  viewer: Viewer,
+  app: AppDoc,
+  page: InstallationPage,
+  filter: { status: string; q: string },
+  apks: readonly ApkDoc[],
+): string {
+  const base = `/ui/apps/${encodeURIComponent(app.package)}/installations`;
+  const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
+  const at = (n: number) =>
+    `${base}?${new URLSearchParams({ status: filter.status, q: filter.q, page: String(n) }).toString()}`;
+  const statuses = ['', 'enabled', 'disabled', 'online', 'offline'];
+  const rows = page.installations.map((i) => installationRow(viewer, base, apks, i));
+
+  return appLayout(
+    viewer,
+    app,
+    'installations',
+    html`<form method="get" action="${base}">
+        <label for="status">Status</label>
+        <select id="status" name="status">
+          ${statuses.map(
+            (s) =>
+              html`<option value="${s}" ${s === filter.status ? html`selected` : ''}>
+                ${s || 'any'}
+              </option>`,
+          )}
+        </select>
+        <label for="q">Device id starts with</label>
+        <input id="q" name="q" value="${filter.q}" />
+        <button type="submit">Filter</button>
+      </form>
+      <p>${page.total} installations · page ${page.page} of ${pages}</p>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Device id</th>
+            <th scope="col">Status</th>
+            <th scope="col">Running (md5)</th>
+            <th scope="col">Pending</th>
+            <th scope="col">Strategy</th>
+            <th scope="col">Channel</th>
+            <th scope="col">Last seen</th>
+            <th scope="col">Device</th>
+            <th scope="col">Metadata</th>
+            <th scope="col">Location</th>
+            <th scope="col">Action</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows}
+        </tbody>
+      </table>
+      <nav aria-label="Pages">
+        ${page.page > 1 ? html`<a href="${at(page.page - 1)}">Previous</a>` : ''}
+        ${page.page < pages ? html`<a href="${at(page.page + 1)}">Next</a>` : ''}
+      </nav>`,
+  );
+}

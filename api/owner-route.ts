@@ -1,0 +1,25 @@
+/**
+ * A JSON route the account's owner calls on the admin host with the account key (`bearerAuth`,
+ * default need MANAGE: device keys and CI tokens are refused). Shared by the key and webhook routes.
+ */
+import type { Request, Response } from 'express';
+import { bearerAuth } from './auth';
+import type { ApiDeps } from './deps';
+import type { Route } from './route-table';
+
+export function ownerRoute(deps: ApiDeps) {
+  const auth = bearerAuth(deps);
+  return (
+    method: Route['method'],
+    path: string,
+    summary: string,
+    handler: (deps: ApiDeps, req: Request, res: Response) => Promise<void>,
+  ): Route => ({
+    method,
+    path,
+    hosts: ['admin'],
+    access: 'apiKey',
+    summary,
+    handlers: [auth, (req, res) => handler(deps, req, res)],
+  });
+}

@@ -1,0 +1,84 @@
+/**
+ * What the JSON API and the web administration both need of rollouts: the use-cases' deps and the
+ * rollout as the owner sees it (its APKs, how many installations run the new one).
+ */
+import { installations } from '../../shared/devices/installations';
+import { previewRollout, type RolloutPreview } from '../../shared/rollouts/preview';
+import type { Response } from 'express';
+import { recordAudit } from '../../shared/audit/record';
+import { setCurrentApk } from '../../shared/catalog/current-apk';
+import { apkById } from '../../shared/catalog/queries';
+import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
+import { countRunning } from '../../shared/devices/store';
+import type { AuditContext } from '../../shared/audit/types';
+import type { RolloutDeps } from '../../shared/rollouts/actions';
+import { rolloutRecorder } from '../../shared/rollouts/changes';
+import { presentRollout } from '../../shared/rollouts/present';
+import type { RolloutDoc } from '../../shared/rollouts/types';
+import type { ApiDeps } from '../deps';
+import { auditContext, currentChange, emitDeps } from '../audit-context';
+import type { ClientView } from '../auth';
+
+/** The rollout use-cases' deps; with `ctx` (who acts, from where) changes are recorded. */
+export function rolloutDeps(deps: ApiDeps, ctx?: AuditContext): RolloutDeps {
+  return {
+    db: deps.db,
+    notices: deps.notices,
+    crashCount: (app, apkId) => deps.crashes.read(app._id.toHexString(), apkId),
+    ...(ctx ? { recordChange: rolloutChanges(deps, ctx) } : {}),
+  };
+}
+
+/** Records the rollout changes made by `ctx`'s caller: the audit log and webhooks. */
+export function rolloutChanges(deps: ApiDeps, ctx: AuditContext) {
+  return rolloutRecorder({ ...emitDeps(deps), events: emitDeps(deps) }, ctx);
+}
+
+/**
+ * Makes `apk` current for this request's caller (JSON API and web): the rollout it completes or
+ * supersedes and the `app.current.changed` entry are recorded as the caller's doing.
+ */
+export async function makeCurrentAs(
+  deps: ApiDeps,
+  req: ClientView,
+  res: Response,
+  app: AppDoc,
+  apk: ApkDoc,
+): Promise<AppDoc> {
+  const ctx = auditContext(req, res);
+  const updated = await setCurrentApk(
+    deps.db,
+    deps.notices,
+    apk,
+    deps.now(),
+    rolloutChanges(deps, ctx),
+  );
+  await recordAudit(deps.db, ctx, currentChange(app, apk), deps.now());
+  return updated;
+}
+
+/** The rollout as the API shows it: its APKs and how many installations run the new one. */
+export async function rolloutView(deps: ApiDeps, app: AppDoc, doc: RolloutDoc) {
+  const [apk, previous] = await Promise.all([
+    apkById(deps.db, app.accountId, doc.apkId),
+    doc.previousApkId ? apkById(deps.db, app.accountId, doc.previousApkId) : null,
+  ]);
+  const installed = apk ? await countRunning(deps, app, apk.md5) : 0;
+  return presentRollout(doc, apk, previous, installed);
+}
+
+/** The preview of an app's installations at `percent` (the JSON route's and the Rollouts tab's). */
+export async function appPreview(
+  deps: Pick<ApiDeps, 'db'>,
+  app: AppDoc,
+  percent: number,
+): Promise<RolloutPreview> {
+  const docs = await installations(deps.db)
+    .find({ accountId: app.accountId, package: app.package }, { projection: { deviceId: 1 } })
+    .toArray();
+  return previewRollout(
+    app._id.toHexString(),
+    docs.map((d) => d.deviceId),
+    percent,
+  );
+}

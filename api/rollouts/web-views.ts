@@ -1,0 +1,311 @@
+/**
+ * The app page's Rollouts tab: the app's rollout (state, stages, targeting, the actions its state
+ * allows), the health gate's numbers and every recorded decision with its numbers, the install
+ * funnel of the rolled-out APK, and the form that starts a rollout. Rendering only: the numbers
+ * are the JSON API's (shared/rollouts/present.ts, shared/funnel/report.ts).
+ */
+import type { RolloutPreview } from '../../shared/rollouts/preview';
+import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
+import type { apkFunnel } from '../../shared/funnel/report';
+import type { HealthReport } from '../../shared/rollouts/health';
+import type { PresentedRollout } from '../../shared/rollouts/present';
+import { allowedActions } from '../../shared/rollouts/rollout';
+import { appLayout, time } from '../apps/web-views';
+import { html, type Html } from '../web/html';
+import { may, type Viewer } from '../web/views';
+
+type Funnel = Awaited<ReturnType<typeof apkFunnel>>;
+type Apk = PresentedRollout['apk'];
+
+export interface RolloutsPage {
+  readonly rollout: PresentedRollout | null;
+  /** The rolled-out APK's funnel (a page of installations after `after`). */
+  readonly funnel: Funnel | null;
+  readonly apks: readonly ApkDoc[];
+  /** "Who is in at p %", when the page was asked one (`?preview=p`). */
+  readonly preview?: RolloutPreview | null;
+}
+
+/** A number for reading: `—` when absent, else at most `digits` decimals. */
+function num(value: number | null | undefined, digits = 2): string {
+  if (value === null || value === undefined) return '—';
+  return Number.isInteger(value) ? String(value) : value.toFixed(digits);
+}
+
+function pValue(p: number | null): string {
+  if (p === null) return '—';
+  return p !== 0 && p < 0.001 ? p.toExponential(2) : p.toFixed(4);
+}
+
+/** Exceptions per installation-hour online. */
+const rate = (count: number, hours: number) => (hours > 0 ? num(count / hours, 3) : '—');
+
+const apkName = (apk: Apk) =>
+  apk ? html`${apk.versionName ?? ''} (${apk.versionCode})` : html`<em>none</em>`;
+
+/** A table of these columns and rows. */
+function table(cls: string, names: readonly string[], rows: readonly Html[]): Html {
+  const heads = names.map((name) => html`<th scope="col">${name}</th>`);
+  return html`<table class="${cls}">
+    <thead>
+      <tr>
+        ${heads}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
+}
+
+function field(name: string, value: Html | string) {
+  return html`<dt>${name}</dt>
+    <dd>${value}</dd>`;
+}
+
+function targetingText(t: PresentedRollout['targeting']): string {
+  const parts = [
+    t.metadata ? `metadata ${t.metadata.key} in ${t.metadata.values.join(', ')}` : '',
+    t.deviceIds.length > 0 ? `devices ${t.deviceIds.join(', ')}` : '',
+  ].filter(Boolean);
+  return parts.length > 0 ? parts.join('; ') : 'every installation';
+}
+
+function summary(r: PresentedRollout): Html {
+  const stages = r.stages.map((s, i) =>
+    i === r.stageIndex && (r.state === 'running' || r.state === 'paused')
+      ? html`<strong aria-current="step">${s} %</strong> `
+      : html`<span>${s} %</span> `,
+  );
+  return html`<dl class="rollout" data-state="${r.state}">
+    ${field('State', html`<span data-field="state">${r.state}</span>`)}
+    ${field('Now offered to', html`<span data-field="percent">${num(r.percent)}</span> %`)}
+    ${field('Stages', html`${stages}`)} ${field('APK', apkName(r.apk))}
+    ${field('Previous APK', apkName(r.previous))}
+    ${field('Targeting', html`<span data-field="targeting">${targetingText(r.targeting)}</span>`)}
+    ${field('Installations running it', html`<span data-field="installed">${r.installed}</span>`)}
+    ${field('Started', time(r.startedAt))} ${field('Stage started', time(r.stageStartedAt))}
+  </dl>`;
+}
+
+function actions(viewer: Viewer, base: string, r: PresentedRollout): Html {
+  const allowed = may(viewer, 'rollout') ? allowedActions(r) : [];
+  if (allowed.length === 0) return html``;
+  return html`<div class="rollout-actions">
+    ${allowed.map(
+      (action) =>
+        html`<form class="inline" method="post" action="${base}/${action}">
+          <input type="hidden" name="_csrf" value="${viewer.csrf}" />
+          <button type="submit">${action[0]!.toUpperCase()}${action.slice(1)}</button>
+        </form>`,
+    )}
+  </div>`;
+}
+
+/** One evaluation's numbers, as cells (the health table and the history share them). */
+function reportCells(h: HealthReport | null): Html {
+  if (!h) return html`<td colspan="5">—</td>`;
+  return html`<td data-field="verdict">${h.verdict}</td>
+    <td>
+      <span data-field="newCount">${h.newCount}</span> in
+      <span data-field="newHours">${num(h.newHours, 4)}</span> h:
+      <span data-field="newRate">${rate(h.newCount, h.newHours)}</span>
+    </td>
+    <td>
+      <span data-field="oldCount">${h.oldCount}</span> in
+      <span data-field="oldHours">${num(h.oldHours, 4)}</span> h:
+      <span data-field="oldRate">${rate(h.oldCount, h.oldHours)}</span>
+    </td>
+    <td data-field="ratio">${h.ratio === null ? '—' : h.ratio.toFixed(2)}</td>
+    <td data-field="pValue">${pValue(h.pValue)}</td>`;
+}
+
+const REPORT_HEAD = [
+  'Verdict',
+  'New version: exceptions in installation-hours: per hour',
+  'Previous version: exceptions in installation-hours: per hour',
+  'Rate ratio',
+  'p-value',
+];
+
+function health(r: PresentedRollout): Html {
+  const h = r.health;
+  return html`<h3>Health</h3>
+    <p>
+      Window since ${time(h.since)}; last evaluated
+      ${h.lastEvaluatedAt ? time(h.lastEvaluatedAt) : 'never'}.
+    </p>
+    ${table('rollout-health', REPORT_HEAD, [
+      html`<tr>
+        ${h.last ? reportCells(h.last) : html`<td colspan="5">Not evaluated in this stage yet.</td>`}
+      </tr>`,
+    ])}`;
+}
+
+function history(r: PresentedRollout): Html {
+  const rows = [...r.history].reverse().map(
+    (e) =>
+      html`<tr data-action="${e.action}" data-by="${e.by}">
+        <td>${time(e.at)}</td>
+        <td>${e.action}</td>
+        <td>${e.by}</td>
+        <td>${e.from ?? '—'} → ${e.to}</td>
+        <td>${num(e.percent)} %</td>
+        ${e.health ? reportCells(e.health) : html`<td colspan="5"></td>`}
+      </tr>`,
+  );
+  return html`<h3>Decisions</h3>
+    ${table('rollout-history', ['At', 'Decision', 'By', 'State', 'Offered to', ...REPORT_HEAD], rows)}`;
+}
+
+const FUNNEL_HEAD = [
+  'Device id',
+  'Offered',
+  'Downloaded',
+  'Installed',
+  'Failed',
+  'OS status: message',
+];
+const at = (iso: string | null) => (iso ? time(iso) : '—');
+
+function funnelSection(funnel: Funnel, base: string): Html {
+  const c = funnel.counts;
+  const rows = funnel.installations.map(
+    (i) =>
+      html`<tr data-device="${i.deviceId ?? ''}">
+        <td><code>${i.deviceId ?? '?'}</code></td>
+        <td>${at(i.offeredAt)}</td>
+        <td>${at(i.downloadedAt)}</td>
+        <td>${at(i.installedAt)}</td>
+        <td>${at(i.failedAt)}</td>
+        <td data-field="failure">
+          ${i.failure ? `${i.failure.osStatus ?? '?'}: ${i.failure.message ?? ''}` : ''}
+        </td>
+      </tr>`,
+  );
+  return html`<h3>Install funnel</h3>
+    <dl class="funnel rollout-funnel">
+      ${(['offered', 'downloaded', 'installed', 'failed'] as const).map(
+        (stage) =>
+          html`<dt>${stage}</dt>
+            <dd data-stage="${stage}">${c[stage]}</dd>`,
+      )}
+    </dl>
+    ${table('rollout-installations', FUNNEL_HEAD, rows)}
+    ${
+      funnel.next
+        ? html`<p>
+            <a href="${base}?${new URLSearchParams({ after: funnel.next }).toString()}"
+              >Next installations</a
+            >
+          </p>`
+        : ''
+    }`;
+}
+
+function startForm(viewer: Viewer, base: string, app: AppDoc, apks: readonly ApkDoc[]): Html {
+  const choices = apks.filter((a) => !app.currentApkId?.equals(a._id));
+  if (choices.length === 0) return html`<p>Upload another APK to roll it out.</p>`;
+  return html`<form class="stack" method="post" action="${base}">
+    <input type="hidden" name="_csrf" value="${viewer.csrf}" />
+    <label for="rollout-apk">APK</label>
+    <select id="rollout-apk" name="sha256">
+      ${choices.map(
+        (a) =>
+          html`<option value="${a.sha256}">
+            ${a.versionName ?? ''} (${a.versionCode}) ${a.md5.slice(0, 8)}
+          </option>`,
+      )}
+    </select>
+    <label for="rollout-stages">Stages (percentages, the last 100)</label>
+    <input id="rollout-stages" name="stages" placeholder="1, 5, 25, 100" />
+    <label for="rollout-key">Only installations whose metadata key</label>
+    <input id="rollout-key" name="metadataKey" placeholder="store" />
+    <label for="rollout-values">has one of the values (comma-separated)</label>
+    <input id="rollout-values" name="metadataValues" placeholder="north, south" />
+    <label for="rollout-devices">And these device ids, whatever the percentage</label>
+    <textarea id="rollout-devices" name="deviceIds" rows="3"></textarea>
+    <button type="submit">Start rollout</button>
+  </form>`;
+}
+
+export function rolloutsTab(viewer: Viewer, app: AppDoc, page: RolloutsPage): string {
+  const base = `/ui/apps/${encodeURIComponent(app.package)}/rollouts`;
+  const r = page.rollout;
+  const active = r?.state === 'running' || r?.state === 'paused';
+  return appLayout(
+    viewer,
+    app,
+    'rollouts',
+    html`<h2>Rollout</h2>
+      ${
+        r
+          ? html`${summary(r)} ${actions(viewer, base, r)} ${health(r)} ${history(r)}
+            ${page.funnel ? funnelSection(page.funnel, base) : ''}`
+          : html`<p>No rollout yet.</p>`
+      }
+      ${
+        active || !may(viewer, 'rollout')
+          ? ''
+          : html`<h2>Start a rollout</h2>
+              ${r ? html`<p>A new rollout replaces this one.</p>` : ''}
+              ${startForm(viewer, base, app, page.apks)}`
+      }
+      ${previewSection(app, base, page.preview ?? null)}`,
+  );
+}
+
+const PREVIEW_ROWS = 200;
+
+/**
+ * The app id rollout buckets are computed from, and a "who is in at p %" form and its answer
+ * (issue 31; docs/rollouts.md).
+ */
+function previewSection(app: AppDoc, base: string, preview: RolloutPreview | null): Html {
+  const rows = preview?.devices.slice(0, PREVIEW_ROWS) ?? [];
+  return html`<h2>Who is in at a percentage</h2>
+    <p>
+      App id: <code id="rollout-app-id">${app._id.toHexString()}</code>. A device is in at p % when
+      the first four bytes of SHA-256 of <code>&lt;app id&gt;:&lt;device id&gt;</code>, modulo
+      10,000, are below p × 100 (targeting narrows a rollout further).
+    </p>
+    <form class="inline" method="get" action="${base}">
+      <label for="preview-percent">Percentage</label>
+      <input
+        id="preview-percent"
+        name="preview"
+        inputmode="decimal"
+        value="${preview ? String(preview.percent) : ''}"
+        required
+      />
+      <button type="submit">Show who is in</button>
+    </form>
+    ${
+      preview
+        ? html`<p id="preview-summary">
+              At ${String(preview.percent)} %: ${String(preview.included)} of
+              ${String(preview.installations)} installations.
+            </p>
+            <table id="preview-devices">
+              <thead>
+                <tr>
+                  <th>Device</th>
+                  <th>Bucket</th>
+                  <th>In</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${rows.map(
+                  (d) =>
+                    html`<tr>
+                      <td>${d.deviceId}</td>
+                      <td>${String(d.bucket)}</td>
+                      <td>${d.included ? 'yes' : 'no'}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+            ${preview.devices.length > PREVIEW_ROWS ? html`<p>The first ${String(PREVIEW_ROWS)} by bucket are shown; the JSON API lists all.</p>` : ''}`
+        : ''
+    }`;
+}

@@ -1,0 +1,27 @@
+/** The installations tab of an app page: which channel and SDK version each device uses. */
+import { ObjectId } from 'mongodb';
+import type { AppDoc } from '../../../../shared/catalog/types';
+import { installationsTab } from '../../../../api/apps/web-views';
+import { installationRow, viewerAs } from '../../../helpers/web-views';
+
+const viewer = viewerAs('owner');
+const app = { _id: new ObjectId(), accountId: 'a1', package: 'dev.apkrelay.sample' } as AppDoc;
+const row = installationRow;
+
+test('each row names its channel, with the PushLink SDK version', () => {
+  const page = {
+    page: 1,
+    pageSize: 50,
+    total: 2,
+    installations: [row('pl-1', 'pushlink', '5.6.0'), row('sse-1', 'sse', null)],
+  };
+  const out = installationsTab(viewer, app, page, { status: '', q: '' }, []);
+  expect(out).toContain('<th scope="col">Channel</th>');
+  const cells = (id: string) =>
+    out
+      .slice(out.indexOf(`<code>${id}</code>`))
+      .split('</tr>')[0]!
+      .match(/<td>[^<]*<\/td>/g);
+  expect(cells('pl-1')).toContain('<td>PushLink SDK 5.6.0</td>');
+  expect(cells('sse-1')).toContain('<td>apkrelay (SSE)</td>');
+});
