@@ -6,7 +6,7 @@ import { installations } from '../shared/devices/installations';
 import { previewRollout, type RolloutPreview } from '../shared/rollouts/preview';
 import type { Response } from 'express';
 import { recordAudit } from '../shared/audit/record';
-import { setCurrentApk } from '../shared/catalog/current-apk';
+import { setCurrentApk } from '../shared/rollouts/current-apk';
 import { apkById } from '../shared/catalog/queries';
 import type { ApkDoc, AppDoc } from '../shared/catalog/types';
 import { countRunning } from '../shared/devices/store';

@@ -65,6 +65,12 @@ export function accountsCollection(db: Db): Collection<AccountDoc> {
   return db.collection<AccountDoc>(ACCOUNTS_COLLECTION);
 }
 
+export async function ensureAccountIndexes(db: Db): Promise<void> {
+  const accounts = accountsCollection(db);
+  await accounts.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });
+  await accounts.createIndex({ apiKeyLookup: 1 }, { unique: true, name: 'api_key_lookup_unique' });
+}
+
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }

@@ -19,7 +19,8 @@ import {
   type InspectResult,
 } from '../../shared/apk/inspect-apk';
 import { catalog } from '../../shared/catalog/collections';
-import { setCurrentApk, type NoticeSink } from '../../shared/catalog/current-apk';
+import { setCurrentApk } from '../../shared/rollouts/current-apk';
+import type { NoticeSink } from '../../shared/notices/version-notice';
 import type { ApkDoc } from '../../shared/catalog/types';
 import { unwrapDataKey } from '../../shared/crypto/data-keys';
 import type { KeyRing } from '../../shared/crypto/keys';

@@ -11,15 +11,11 @@
  * a superseded rollout as a `halt` with the reason `superseded`.
  */
 import type { Db } from 'mongodb';
-import type { VersionNoticePayload } from '../queues/version-notice';
-import { applyAction, findRollout, isActive } from '../rollouts/store';
-import type { RolloutChange } from '../rollouts/types';
-import { catalog } from './collections';
-import type { ApkDoc, AppDoc } from './types';
-
-export interface NoticeSink {
-  publish(notice: VersionNoticePayload): Promise<void>;
-}
+import { catalog } from '../catalog/collections';
+import type { ApkDoc, AppDoc } from '../catalog/types';
+import type { NoticeSink } from '../notices/version-notice';
+import { applyAction, findRollout, isActive } from './store';
+import type { RolloutChange } from './types';
 
 export async function setCurrentApk(
   db: Db,

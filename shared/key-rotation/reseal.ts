@@ -20,10 +20,10 @@ import { accountsCollection } from '../accounts/service';
 import { sealSeed, totpFactors, unsealSeed } from '../accounts/totp-factors';
 import { apiKeyLookup, sealApiKey, unsealApiKey } from '../accounts/api-keys';
 import { catalog } from '../catalog/collections';
-import { unwrapDataKey, wrapDataKey } from './data-keys';
-import type { KeyRing } from './keys';
-import { pinnedAad, pinnedKeys } from './pinned-keys';
-import { seal, sealedUnderCurrent, unseal } from './seal';
+import { unwrapDataKey, wrapDataKey } from '../crypto/data-keys';
+import type { KeyRing } from '../crypto/keys';
+import { pinnedAad, pinnedKeys } from '../crypto/pinned-keys';
+import { seal, sealedUnderCurrent, unseal } from '../crypto/seal';
 import { endpoints, secretAad } from '../webhooks/endpoints';
 
 export interface ResealReport {
