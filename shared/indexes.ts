@@ -4,32 +4,25 @@
  * gathers them (storage/ is infrastructure and imports no feature; docs/architecture.md).
  */
 import type { Db } from 'mongodb';
-import { ensureAccessKeyIndexes } from './accounts/access-keys';
-import { ensureInvitationIndexes } from './accounts/invitations';
-import { ensureMemberIndexes } from './accounts/member-types';
-import { ensureAccountIndexes } from './accounts/service';
-import { ensureAdoptionIndexes } from './adoption/samples';
-import { ensureAuditIndexes } from './audit/record';
-import { ensureWebhookIndexes } from './webhooks/deliveries';
+import { ensureAccountsIndexes } from './accounts/collections';
+import { ensureWebhooksIndexes } from './webhooks/collections';
 import { ensureCatalogIndexes } from './catalog/collections';
-import { ensureInstallationIndexes, ensureSeatIndexes } from './devices/store';
-import { ensureExceptionIndexes } from './exceptions/collections';
-import { ensureFunnelIndexes } from './funnel/marks';
+import { ensureDevicesIndexes } from './devices/collections';
+import { ensureAuditIndexes } from './audit/collections';
+import { ensureAdoptionIndexes } from './adoption/collections';
+import { ensureFunnelIndexes } from './funnel/collections';
+import { ensureExceptionsIndexes } from './exceptions/collections';
 
 /** Every feature's index declaration, in the order they are created. */
 const FEATURE_INDEXES: readonly ((db: Db) => Promise<void>)[] = [
-  ensureAccountIndexes,
-  ensureAccessKeyIndexes,
-  ensureMemberIndexes,
-  ensureInvitationIndexes,
+  ensureAccountsIndexes,
   ensureCatalogIndexes,
-  ensureExceptionIndexes,
-  ensureInstallationIndexes,
-  ensureSeatIndexes,
+  ensureExceptionsIndexes,
+  ensureDevicesIndexes,
   ensureFunnelIndexes,
   ensureAdoptionIndexes,
   ensureAuditIndexes,
-  ensureWebhookIndexes,
+  ensureWebhooksIndexes,
 ];
 
 export async function ensureIndexes(db: Db): Promise<void> {
