@@ -1,3 +1,8 @@
+/**
+ * The catalog's collections and their indexes (every feature of shared/ has one such file, of the
+ * same shape: `<feature>Collections(db)` and `ensure<Feature>Indexes(db)`; shared/indexes.ts
+ * gathers the indexes): apps, their APK records, uploads, and the download links to an APK.
+ */
 import type { Db, ObjectId } from 'mongodb';
 import { collectionsOf } from '../collections';
 import type { ApkDoc, AppDoc, UploadDoc } from './types';
