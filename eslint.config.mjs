@@ -3,6 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import boundaries from './eslint.boundaries.js';
 import functionLength from './eslint.function-length.js';
+import sharedLayers from './eslint.shared-layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'test-output/**'] },
@@ -31,6 +32,7 @@ export default tseslint.config(
   },
   ...boundaries,
   ...functionLength,
+  ...sharedLayers,
   {
     files: ['shared/config.ts', 'test/**/*.ts', 'test/**/*.js'],
     rules: { 'no-restricted-properties': 'off' },

@@ -18,7 +18,7 @@ import type { UploadSlots } from './uploads/upload-slots';
 import type { SpoolBudget } from './uploads/pre-auth-hold';
 import type { ApiMetrics } from './metrics/api-metrics';
 import type { UploadLimits } from '../shared/uploads/upload-limits';
-import type { NoticeSink } from '../shared/catalog/current-apk';
+import type { NoticeSink } from '../shared/notices/version-notice';
 import type { ScreenshotStore } from '../shared/exceptions/screenshots';
 import type { IntakeDeps } from './exceptions/intake';
 import type { DeliverySink } from '../shared/webhooks/deliveries';

@@ -29,7 +29,7 @@ import {
   type RegistrationLimits,
 } from '../shared/devices/registration-throttle';
 import { webhookDeliveryQueue } from '../shared/queues/webhook-delivery';
-import { ensureIndexes } from '../shared/storage/indexes';
+import { ensureIndexes } from '../shared/indexes';
 import { mongoReachable } from '../shared/storage/mongo';
 import { closeRedis, redisReady } from '../shared/storage/redis';
 import { createHostListener } from './app';

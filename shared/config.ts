@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { RolloutSettings } from './rollouts/health';
 import type { UploadLimits } from './uploads/upload-limits';
 import { Reader, type Env } from './config-reader';
+import type { LogLevel } from './log';
 import {
   backupSettings,
   legacyPush,
@@ -27,7 +28,7 @@ import {
 } from './config-sections';
 import { AppError } from './errors';
 
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type { LogLevel };
 
 export interface Config {
   readonly host: string;

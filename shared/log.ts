@@ -3,9 +3,10 @@
  * redacted wherever they appear, and callers log identifiers (account id, job id), never keys.
  */
 import pino, { type Logger } from 'pino';
-import type { LogLevel } from './config';
 
 export type { Logger };
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 const SECRET_FIELDS = [
   'apiKey',

@@ -7,8 +7,8 @@
  */
 import { UnrecoverableError } from 'bullmq';
 import { ObjectId, type Db } from 'mongodb';
-import { catalog } from '../shared/catalog/collections';
 import type { AppDoc } from '../shared/catalog/types';
+import { catalogCollections } from '../shared/catalog/collections';
 
 export const JOB_ACCOUNT_MISMATCH = 'JOB_ACCOUNT_MISMATCH';
 
@@ -24,7 +24,7 @@ export async function appOfAccount(
   pkg?: string,
 ): Promise<AppDoc> {
   if (!ObjectId.isValid(appId) || appId.length !== 24) throw mismatch(`app ${appId}`, accountId);
-  const app = await catalog(db).apps.findOne({ _id: new ObjectId(appId) });
+  const app = await catalogCollections(db).apps.findOne({ _id: new ObjectId(appId) });
   if (!app || app.accountId !== accountId || (pkg !== undefined && app.package !== pkg)) {
     throw mismatch(`app ${appId}${pkg === undefined ? '' : ` (${pkg})`}`, accountId);
   }

@@ -10,7 +10,7 @@ import { versionNoticeQueue } from '../shared/queues/version-notice';
 import { queueDeliverySink } from '../shared/queues/delivery-sink';
 import { webhookDeliveryQueue } from '../shared/queues/webhook-delivery';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
-import { ensureIndexes } from '../shared/storage/indexes';
+import { ensureIndexes } from '../shared/indexes';
 import type { ConnectOptions } from '../shared/storage/connect-options';
 import { connectMongo } from '../shared/storage/mongo';
 import { bullPrefix, closeRedis, createWorkerRedis } from '../shared/storage/redis';

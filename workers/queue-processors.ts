@@ -1,7 +1,7 @@
 /** The processor of every registered queue; the type makes a missing one a compile error. */
 import type { Redis } from '../shared/storage/redis';
 import type { Db } from 'mongodb';
-import type { NoticeSink } from '../shared/catalog/current-apk';
+import type { NoticeSink } from '../shared/notices/version-notice';
 import type { KeyRing } from '../shared/crypto/keys';
 import type { RegisteredQueue } from '../shared/queues';
 import type { PayloadOf, ResultOf } from '../shared/queues/definition';

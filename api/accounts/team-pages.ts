@@ -8,7 +8,7 @@ import {
   invitationState,
   pendingInvitations,
 } from '../../shared/accounts/invitations';
-import { membersCollection, toMember } from '../../shared/accounts/member-types';
+import { toMember } from '../../shared/accounts/member-types';
 import {
   changeRole,
   invite,
@@ -27,6 +27,7 @@ import { sendPage, viewerOfSession, type PageHandler } from '../apps/web-pages';
 import type { Route } from '../route-table';
 import { anonymousCsrf, csrfCheck, currentSession, startSession, userOf } from '../web/sessions';
 import { joinGonePage, joinPage, membersPage, type TeamState } from './team-views';
+import { accountsCollections } from '../../shared/accounts/collections';
 
 const field = (req: Request, name: string): string => {
   const value = ((req.body ?? {}) as Record<string, unknown>)[name];
@@ -34,8 +35,8 @@ const field = (req: Request, name: string): string => {
 };
 
 async function teamState(deps: ApiDeps, accountId: string) {
-  const docs = await membersCollection(deps.db)
-    .find({ accountId })
+  const docs = await accountsCollections(deps.db)
+    .members.find({ accountId })
     .sort({ createdAt: 1 })
     .toArray();
   const members = docs.map(toMember);

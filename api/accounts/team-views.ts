@@ -3,11 +3,12 @@
  * factor, the pending invitations; the forms that invite, change a role, remove, revoke. A new
  * invitation's link is shown once, on the page answering its creation. And the join pages.
  */
-import type { InvitationDoc, InvitationState } from '../../shared/accounts/invitations';
+import type { InvitationState } from '../../shared/accounts/invitations';
 import type { Member } from '../../shared/accounts/member-types';
 import { MEMBER_ROLES, type MemberRole } from '../../shared/accounts/principal';
 import { html, type Html } from '../web/html';
 import { layout, may, type Viewer } from '../web/views';
+import type { InvitationDoc } from '../../shared/accounts/collections';
 
 export interface TeamState {
   readonly members: readonly (Member & { readonly totp: boolean })[];

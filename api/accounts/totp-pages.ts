@@ -19,7 +19,6 @@ import {
   useTotpCode,
   userKey,
 } from '../../shared/accounts/totp-factors';
-import { pendingLogins, type PendingLoginDoc } from '../../shared/accounts/pending-logins';
 import {
   hashRecoveryCode,
   newRecoveryCodes,
@@ -45,10 +44,11 @@ import {
 } from '../web/sessions';
 import { recheckPassword } from '../web/password-check';
 import { totpEnrolPage, totpLoginPage, totpRecoveryPage } from './totp-views';
+import { type PendingLoginDoc, accountsCollections } from '../../shared/accounts/collections';
 
 const PENDING_MS = 5 * 60 * 1000;
 
-const pending = (deps: ApiDeps) => pendingLogins(deps.db);
+const pending = (deps: ApiDeps) => accountsCollections(deps.db).pendingLogins;
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 const field = (req: Request, name: string): string => {
   const value = ((req.body ?? {}) as Record<string, unknown>)[name];

@@ -6,7 +6,6 @@ import type { Request, Response } from 'express';
 import QRCode from 'qrcode';
 import {
   countDownload,
-  downloadLinks,
   finishDownload,
   insertDownloadLink,
   linksOf,
@@ -14,7 +13,6 @@ import {
   linkToken,
   revokeDownloadLink,
   verifyLinkToken,
-  type DownloadLinkDoc,
   type LinkState,
 } from '../../shared/catalog/download-links';
 import { pickApk } from '../../shared/catalog/pick-apk';
@@ -28,6 +26,7 @@ import { requestedRange, sendApk } from './send-apk';
 import { appOf } from '../owned-app';
 import type { Route } from '../route-table';
 import { sendText } from '../text-reply';
+import { type DownloadLinkDoc, catalogCollections } from '../../shared/catalog/collections';
 
 const MAX_TTL_SECONDS = 90 * 24 * 3600;
 
@@ -52,7 +51,7 @@ function present(deps: ApiDeps, link: DownloadLinkDoc) {
 /** The link of a genuine token, or a 404 reply. */
 async function knownLink(deps: ApiDeps, req: Request, res: Response) {
   const id = verifyLinkToken(deps.keys, String(req.params.token));
-  const link = id ? await downloadLinks(deps.db).findOne({ _id: id }) : null;
+  const link = id ? await catalogCollections(deps.db).downloadLinks.findOne({ _id: id }) : null;
   if (!link) sendText(res, 404, 'Unknown download link.');
   return link;
 }

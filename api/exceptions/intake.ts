@@ -12,7 +12,6 @@ import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import { decide } from '../../shared/accounts/principal';
 import type { AccountsService, Authenticated } from '../../shared/accounts/service';
-import { catalog } from '../../shared/catalog/collections';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { AppError } from '../../shared/errors';
 import type { InstallationLookup } from '../../shared/exceptions/installations';
@@ -28,6 +27,7 @@ import { isDependencyOutage } from '../http-errors';
 import { surelyNotSent } from '../../shared/storage/redis';
 import { TtlCache } from '../../shared/ttl-cache';
 import type { CrashCounter } from '../../shared/rollouts/crash-counter';
+import { catalogCollections } from '../../shared/catalog/collections';
 
 export interface IntakeDeps {
   readonly db: Db;
@@ -183,7 +183,7 @@ function authenticate(deps: IntakeDeps, apiKey: string): Promise<Authenticated |
 /** The app of (account, package) and its APK with this MD5; null when there is no such app. */
 function findVersion(deps: IntakeDeps, accountId: string, pkg: string, md5: string) {
   const load = async () => {
-    const { apps, apks } = catalog(deps.db);
+    const { apps, apks } = catalogCollections(deps.db);
     const app = await apps.findOne({ accountId, package: pkg });
     if (!app) return null;
     return { app, apk: await apks.findOne({ appId: app._id, md5 }) };

@@ -13,9 +13,9 @@
  * reads under the new id, a miss). The TTL only bounds what a lost notice could leave stale.
  */
 import { ObjectId, type Db } from 'mongodb';
-import { catalog } from '../../shared/catalog/collections';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { loadTargets, type LoadedTargets } from '../../shared/rollouts/targets';
+import { catalogCollections } from '../../shared/catalog/collections';
 
 export interface AppTargets {
   readonly app: AppDoc;
@@ -28,7 +28,7 @@ export async function loadAppTargets(
   appId: string,
   apkById: (id: string) => Promise<ApkDoc | null>,
 ): Promise<AppTargets | null> {
-  const app = await catalog(db).apps.findOne({ _id: new ObjectId(appId) });
+  const app = await catalogCollections(db).apps.findOne({ _id: new ObjectId(appId) });
   if (!app) return null;
   return { app, loaded: await loadTargets(db, app, apkById) };
 }

@@ -9,7 +9,6 @@
 import { randomUUID } from 'node:crypto';
 import { ObjectId, type Db } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
-import { catalog } from '../../shared/catalog/collections';
 import { targetApk } from '../../shared/rollouts/targets';
 import { recordOffers } from '../../shared/funnel/marks';
 import { latestNoticeId } from '../../shared/notices/append-notice';
@@ -25,6 +24,7 @@ import { SignedOnce } from './events';
 import { kickMessage, parseRelayMessage } from './relay-message';
 import { tellStream } from './stream-decision';
 import { StreamRegistry, type DeviceChannel, type Stream } from './stream-registry';
+import { catalogCollections } from '../../shared/catalog/collections';
 
 /**
  * A client that stops reading is dropped once this much waits for it: events are a few hundred
@@ -258,7 +258,7 @@ export class PushHub {
    * The APK documents by id, through the hub's cache (targets and offers read through here).
    */
   private apk(id: string): Promise<ApkDoc | null> {
-    const { apks } = catalog(this.o.db);
+    const { apks } = catalogCollections(this.o.db);
     return this.apks.get(
       id,
       () => apks.findOne({ _id: new ObjectId(id) }),

@@ -2,11 +2,10 @@
  * What the JSON API and the web administration both need of rollouts: the use-cases' deps and the
  * rollout as the owner sees it (its APKs, how many installations run the new one).
  */
-import { installations } from '../../shared/devices/installations';
 import { previewRollout, type RolloutPreview } from '../../shared/rollouts/preview';
 import type { Response } from 'express';
 import { recordAudit } from '../../shared/audit/record';
-import { setCurrentApk } from '../../shared/catalog/current-apk';
+import { setCurrentApk } from '../../shared/rollouts/current-apk';
 import { apkById } from '../../shared/catalog/queries';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { countRunning } from '../../shared/devices/store';
@@ -18,6 +17,7 @@ import type { RolloutDoc } from '../../shared/rollouts/types';
 import type { ApiDeps } from '../deps';
 import { auditContext, currentChange, emitDeps } from '../audit-context';
 import type { ClientView } from '../auth';
+import { devicesCollections } from '../../shared/devices/collections';
 
 /** The rollout use-cases' deps; with `ctx` (who acts, from where) changes are recorded. */
 export function rolloutDeps(deps: ApiDeps, ctx?: AuditContext): RolloutDeps {
@@ -73,8 +73,11 @@ export async function appPreview(
   app: AppDoc,
   percent: number,
 ): Promise<RolloutPreview> {
-  const docs = await installations(deps.db)
-    .find({ accountId: app.accountId, package: app.package }, { projection: { deviceId: 1 } })
+  const docs = await devicesCollections(deps.db)
+    .installations.find(
+      { accountId: app.accountId, package: app.package },
+      { projection: { deviceId: 1 } },
+    )
     .toArray();
   return previewRollout(
     app._id.toHexString(),

@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { newDataKey } from '../../shared/crypto/data-keys';
 import { SegmentEncryptor, newNoncePrefix } from '../../shared/crypto/segmented-aead';
 import type { BlobStore } from '../../shared/storage/blob-store';
-import { newUploadId } from '../../shared/uploads/upload-id';
+import { newUploadId } from '../../shared/upload-id';
 import type { ReceivedFile } from './received';
 
 /**

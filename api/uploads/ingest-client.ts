@@ -8,7 +8,6 @@
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Db } from 'mongodb';
 import type { EventEmitter } from 'node:events';
-import { catalog } from '../../shared/catalog/collections';
 import type { UploadDoc } from '../../shared/catalog/types';
 import { wrapDataKey } from '../../shared/crypto/data-keys';
 import type { KeyRing } from '../../shared/crypto/keys';
@@ -19,6 +18,7 @@ import { surelyNotSent } from '../../shared/storage/redis';
 import type { Verdict } from '../../shared/uploads/verdicts';
 import { isDependencyOutage } from '../http-errors';
 import type { ReceivedFile } from './received';
+import { catalogCollections } from '../../shared/catalog/collections';
 
 export interface IngestClient {
   /**
@@ -52,7 +52,7 @@ export interface IngestClientDeps {
 }
 
 export function createIngestClient(deps: IngestClientDeps): IngestClient {
-  const { uploads } = catalog(deps.db);
+  const { uploads } = catalogCollections(deps.db);
   return {
     async submit(accountId, file, options) {
       const payload: ApkIngestPayload = {
@@ -124,7 +124,7 @@ async function waitForVerdict(
   uploadId: string,
   timeoutMs: number,
 ): Promise<Verdict | null> {
-  const { uploads } = catalog(deps.db);
+  const { uploads } = catalogCollections(deps.db);
   const deadline = Date.now() + timeoutMs;
   // Woken early by the job's completion event. Not BullMQ's Job.waitUntilFinished: its
   // promise executor is async, so a Redis command failing inside it (Redis going away just

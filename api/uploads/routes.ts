@@ -4,13 +4,12 @@
  * `POST /api/v2/apps/{package}/apks` (always asynchronous) and `GET /api/v2/uploads/{jobId}`.
  */
 import type { Request, Response } from 'express';
-import { catalog } from '../../shared/catalog/collections';
 import { presentApk } from '../../shared/catalog/present';
 import { AppError } from '../../shared/errors';
 import { LEGACY_TEXT } from '../../shared/uploads/verdicts';
 import type { Principal } from '../../shared/accounts/principal';
 import type { ApkDoc, UploadDoc } from '../../shared/catalog/types';
-import { isUploadId } from '../../shared/uploads/upload-id';
+import { isUploadId } from '../../shared/upload-id';
 import { appNeed, bearerAuth, currentAccount, currentPrincipal } from '../auth';
 import { auditUpload } from '../audit-context';
 import type { ApiDeps } from '../deps';
@@ -18,6 +17,7 @@ import type { Route } from '../route-table';
 import { legacyUpload, type Refusal } from './legacy-upload';
 import { receiveUpload, uploadProgressBounds } from './receive-upload';
 import { statusUrl, takeSlot } from './upload-http';
+import { catalogCollections } from '../../shared/catalog/collections';
 
 const PACKAGE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
 
@@ -83,7 +83,7 @@ export async function uploadStatus(deps: ApiDeps, req: Request, res: Response): 
   const verdict = upload?.verdict ?? null;
   const apk =
     verdict?.status === 'accepted'
-      ? await catalog(deps.db).apks.findOne({ uploadId: jobId })
+      ? await catalogCollections(deps.db).apks.findOne({ uploadId: jobId })
       : null;
   if (!upload || !uploadVisible(currentPrincipal(res), upload, apk)) {
     throw new AppError('NOT_FOUND', { message: 'no such upload' });

@@ -1,12 +1,12 @@
 /** The web upload form: receives the APK, hands it to the ingest, and shows its verdict. */
 import type { Request, Response } from 'express';
-import { catalog } from '../../shared/catalog/collections';
 import { auditUpload } from '../audit-context';
 import type { ApiDeps } from '../deps';
 import { receiveUpload, uploadProgressBounds } from './receive-upload';
 import { sendPage, viewerOfSession, type PageHandler } from '../apps/web-pages';
 import { sameToken } from '../web/sessions';
 import { messagePage, type Viewer } from '../web/views';
+import { catalogCollections } from '../../shared/catalog/collections';
 
 type Received = Extract<Awaited<ReturnType<typeof receiveUpload>>, { ok: true }>;
 
@@ -72,7 +72,10 @@ export function uploadApk(deps: ApiDeps): PageHandler {
     } else if (verdict.status === 'rejected') {
       sendPage(res, 422, messagePage(viewer, 'Upload refused', verdict.message));
     } else {
-      const apk = await catalog(deps.db).apks.findOne({ uploadId, accountId: viewer.account.id });
+      const apk = await catalogCollections(deps.db).apks.findOne({
+        uploadId,
+        accountId: viewer.account.id,
+      });
       res.redirect(303, apk ? `/ui/apps/${encodeURIComponent(apk.package)}` : '/ui/apps');
     }
   };

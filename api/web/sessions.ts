@@ -10,7 +10,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import { ObjectId, type Db } from 'mongodb';
-import { membersCollection, type Member } from '../../shared/accounts/member-types';
+import { type Member } from '../../shared/accounts/member-types';
 import { endPendingLogins } from '../../shared/accounts/pending-logins';
 import {
   decide,
@@ -22,6 +22,7 @@ import {
 import { WEB_SESSIONS_COLLECTION } from '../../shared/accounts/team';
 import type { Account } from '../../shared/accounts/types';
 import type { ApiDeps } from '../deps';
+import { accountsCollections } from '../../shared/accounts/collections';
 
 export const SESSION_COOKIE = '__Host-apkrelay_session';
 export const ANON_CSRF_COOKIE = '__Host-apkrelay_csrf';
@@ -154,7 +155,7 @@ export async function renewOnlySession(deps: ApiDeps, res: Response, session: We
 /** The session's user as stored now: a removed member (or a changed owner email) has none. */
 async function userOfSession(deps: ApiDeps, doc: SessionDoc, account: Account) {
   if (!doc.memberId) return doc.email === account.email ? userOf(account) : null;
-  const member = await membersCollection(deps.db).findOne({
+  const member = await accountsCollections(deps.db).members.findOne({
     _id: new ObjectId(doc.memberId),
     accountId: account.id,
   });

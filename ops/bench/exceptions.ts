@@ -21,7 +21,7 @@ import { Queue } from 'bullmq';
 import { createAccountsService } from '../../shared/accounts/service';
 import { loadConfig, processEnv } from '../../shared/config';
 import { createKeyRing } from '../../shared/crypto/keys';
-import { ensureIndexes } from '../../shared/storage/indexes';
+import { ensureIndexes } from '../../shared/indexes';
 import { connectMongo } from '../../shared/storage/mongo';
 import { closeRedis, createWorkerRedis } from '../../shared/storage/redis';
 import { freePort } from '../services/child';

@@ -3,7 +3,7 @@ import { loadConfig, processEnv, type Config } from '../../shared/config';
 import { createKeyRing, type KeyRing } from '../../shared/crypto/keys';
 import { resolveMasterKey } from '../../shared/crypto/master-key';
 import { createLogger, type Logger } from '../../shared/log';
-import { ensureIndexes } from '../../shared/storage/indexes';
+import { ensureIndexes } from '../../shared/indexes';
 import { connectMongo } from '../../shared/storage/mongo';
 import type { Db } from 'mongodb';
 import { ensureServices } from '../services/embedded';

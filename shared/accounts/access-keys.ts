@@ -6,7 +6,7 @@
  * returned once, by `create`; nothing else ever answers it. Each records who made it. Last use is written at most once a
  * minute per key and process, not once per request.
  */
-import { ObjectId, type Collection, type Db } from 'mongodb';
+import { ObjectId, type Db } from 'mongodb';
 import { recordAudit, type AuditChange } from '../audit/record';
 import type { Actor, AuditAction, AuditContext } from '../audit/types';
 import type { KeyRing } from '../crypto/keys';
@@ -20,28 +20,12 @@ import {
   unsealApiKey,
 } from './api-keys';
 import { principalOf, type Principal } from './principal';
+import { accountsCollections, type AccessKeyKind, type AccessKeyDoc } from './collections';
 
-export const ACCESS_KEYS_COLLECTION = 'access_keys';
-export type AccessKeyKind = 'device-key' | 'ci-token';
 const PACKAGE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
 const LAST_USE_EVERY_MS = 60_000;
 const MAX_NAME = 100;
 const MAX_APPS = 50;
-
-export interface AccessKeyDoc {
-  _id: ObjectId;
-  accountId: string;
-  kind: AccessKeyKind;
-  name: string;
-  apps: string[];
-  lookup: string;
-  sealed: string;
-  createdAt: Date;
-  /** Who made it (the audit log's actor); absent on keys made before it was stored (issue 31). */
-  createdBy?: Actor;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-}
 
 /** What the owner sees of a key: never its secret. */
 export interface AccessKeyView {
@@ -74,16 +58,6 @@ export interface AccessKeys {
   revoke(accountId: string, id: string, ctx: AuditContext): Promise<AccessKeyView>;
   /** The principal of a presented `dk_`/`ct_` secret that is not revoked, or null. */
   authenticate(secret: string): Promise<Principal | null>;
-}
-
-export function accessKeysCollection(db: Db): Collection<AccessKeyDoc> {
-  return db.collection<AccessKeyDoc>(ACCESS_KEYS_COLLECTION);
-}
-
-export async function ensureAccessKeyIndexes(db: Db): Promise<void> {
-  const c = accessKeysCollection(db);
-  await c.createIndex({ lookup: 1 }, { unique: true, name: 'access_key_lookup_unique' });
-  await c.createIndex({ accountId: 1, createdAt: 1 }, { name: 'access_keys_of_account' });
 }
 
 /** The AAD binding a sealed secret to its record. */
@@ -154,7 +128,7 @@ export function createAccessKeys(
   keys: KeyRing,
   now: () => Date = () => new Date(),
 ): AccessKeys {
-  const c = accessKeysCollection(db);
+  const c = accountsCollections(db).accessKeys;
   const lastWritten = new Map<string, number>();
 
   function noteUse(doc: AccessKeyDoc): void {

@@ -3,41 +3,13 @@
  * stored only as its SHA-256; valid 7 days, single use (claimed in one atomic update), revocable.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { ObjectId, type Collection, type Db } from 'mongodb';
+import { ObjectId, type Db } from 'mongodb';
 import type { MemberRole } from './principal';
+import { accountsCollections, type InvitationDoc } from './collections';
 
-export const INVITATIONS_COLLECTION = 'invitations';
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
-export interface InvitationDoc {
-  _id: ObjectId;
-  accountId: string;
-  tokenHash: string;
-  email: string;
-  role: MemberRole;
-  /** The inviter's name as the audit log shows it. */
-  invitedBy: string;
-  /**
-   * The inviter: a member's id, or null for the account's founding owner; absent on invitations
-   * made before it was stored (issue 31: then `invitedBy` names them).
-   */
-  inviterMemberId?: string | null;
-  createdAt: Date;
-  expiresAt: Date;
-  usedAt: Date | null;
-  revokedAt: Date | null;
-}
-
 export type InvitationState = 'pending' | 'used' | 'expired' | 'revoked';
-
-function invitations(db: Db): Collection<InvitationDoc> {
-  return db.collection<InvitationDoc>(INVITATIONS_COLLECTION);
-}
-
-export async function ensureInvitationIndexes(db: Db): Promise<void> {
-  await invitations(db).createIndex({ tokenHash: 1 }, { unique: true, name: 'invitation_token' });
-  await invitations(db).createIndex({ accountId: 1, createdAt: 1 }, { name: 'invitations_of' });
-}
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 /** Tokens are 43 base64url characters; anything else is no invitation. */
@@ -64,7 +36,7 @@ export async function insertInvitation(
     usedAt: null,
     revokedAt: null,
   };
-  await invitations(db).insertOne(invitation);
+  await accountsCollections(db).invitations.insertOne(invitation);
   return { invitation, token };
 }
 
@@ -77,19 +49,19 @@ export function invitationState(doc: InvitationDoc, now: Date): InvitationState 
 /** The invitation of a link's token, whatever its state; null for no invitation. */
 export async function invitationOfToken(db: Db, token: string): Promise<InvitationDoc | null> {
   if (!TOKEN.test(token)) return null;
-  return invitations(db).findOne({ tokenHash: hashToken(token) });
+  return accountsCollections(db).invitations.findOne({ tokenHash: hashToken(token) });
 }
 
 /** One invitation of the account, whatever its state. */
 export async function invitationOfAccount(db: Db, accountId: string, id: string) {
   if (!ObjectId.isValid(id)) return null;
-  return invitations(db).findOne({ _id: new ObjectId(id), accountId });
+  return accountsCollections(db).invitations.findOne({ _id: new ObjectId(id), accountId });
 }
 
 /** The account's invitations still to be used, oldest first. */
 export async function pendingInvitations(db: Db, accountId: string, now: Date) {
-  return invitations(db)
-    .find({ accountId, usedAt: null, revokedAt: null, expiresAt: { $gt: now } })
+  return accountsCollections(db)
+    .invitations.find({ accountId, usedAt: null, revokedAt: null, expiresAt: { $gt: now } })
     .sort({ createdAt: 1 })
     .toArray();
 }
@@ -102,7 +74,7 @@ export async function revokePending(
   now: Date,
 ): Promise<InvitationDoc | null> {
   if (!ObjectId.isValid(id)) return null;
-  return invitations(db).findOneAndUpdate(
+  return accountsCollections(db).invitations.findOneAndUpdate(
     { _id: new ObjectId(id), accountId, usedAt: null, revokedAt: null, expiresAt: { $gt: now } },
     { $set: { revokedAt: now } },
     { returnDocument: 'after' },
@@ -116,14 +88,20 @@ export async function pendingInvitationsBy(
   inviterMemberId: string,
   now: Date,
 ): Promise<InvitationDoc[]> {
-  return invitations(db)
-    .find({ accountId, inviterMemberId, usedAt: null, revokedAt: null, expiresAt: { $gt: now } })
+  return accountsCollections(db)
+    .invitations.find({
+      accountId,
+      inviterMemberId,
+      usedAt: null,
+      revokedAt: null,
+      expiresAt: { $gt: now },
+    })
     .toArray();
 }
 
 /** Uses a pending invitation up, atomically: of two joins with one link, one gets it. */
 export async function claimInvitation(db: Db, id: ObjectId, now: Date) {
-  return invitations(db).findOneAndUpdate(
+  return accountsCollections(db).invitations.findOneAndUpdate(
     { _id: id, usedAt: null, revokedAt: null, expiresAt: { $gt: now } },
     { $set: { usedAt: now } },
     { returnDocument: 'after' },
@@ -132,5 +110,5 @@ export async function claimInvitation(db: Db, id: ObjectId, now: Date) {
 
 /** Gives a claimed invitation back (the join failed after claiming it). */
 export async function releaseInvitation(db: Db, id: ObjectId): Promise<void> {
-  await invitations(db).updateOne({ _id: id }, { $set: { usedAt: null } });
+  await accountsCollections(db).invitations.updateOne({ _id: id }, { $set: { usedAt: null } });
 }

@@ -8,10 +8,9 @@
 import { ObjectId, type Db } from 'mongodb';
 import { recordAudit } from '../audit/record';
 import type { Actor, AuditContext } from '../audit/types';
-import { pendingInvitationsBy, revokePending, type InvitationDoc } from './invitations';
-import { membersCollection } from './member-types';
+import { pendingInvitationsBy, revokePending } from './invitations';
 import type { MemberRole } from './principal';
-import { accountsCollection } from './service';
+import { type InvitationDoc, accountsCollections } from './collections';
 
 /** Whether a user of role `inviter` may invite someone as `role`. */
 export function mayGrant(inviter: MemberRole | null, role: MemberRole): boolean {
@@ -25,7 +24,7 @@ export function inviterOf(actor: Actor): string | null {
 
 /** A member's role now, or null when they are no member of the account any more. */
 async function memberRole(db: Db, accountId: string, query: object): Promise<MemberRole | null> {
-  const doc = await membersCollection(db).findOne({ accountId, ...query });
+  const doc = await accountsCollections(db).members.findOne({ accountId, ...query });
   return doc?.role ?? null;
 }
 
@@ -44,7 +43,7 @@ export async function inviterRoleNow(
     return memberRole(db, accountId, { _id: new ObjectId(inviterMemberId) });
   }
   const account = ObjectId.isValid(accountId)
-    ? await accountsCollection(db).findOne({ _id: new ObjectId(accountId) })
+    ? await accountsCollections(db).accounts.findOne({ _id: new ObjectId(accountId) })
     : null;
   if (account?.email === invitation.invitedBy) return 'owner';
   return memberRole(db, accountId, { email: invitation.invitedBy });

@@ -4,19 +4,20 @@
  */
 import { ObjectId, type Db } from 'mongodb';
 import { AppError } from '../errors';
-import { membersCollection, toMember, type Member, type MemberDoc } from './member-types';
+import { toMember, type Member } from './member-types';
 import { hashPassword, needsRehash, verifyPassword } from './passwords';
 import { normaliseEmail, passwordProblems } from './service';
+import { type MemberDoc, accountsCollections } from './collections';
 
 /** The member of an email (any account), or null. */
 export async function memberByEmail(db: Db, email: string): Promise<Member | null> {
-  const doc = await membersCollection(db).findOne({ email: normaliseEmail(email) });
+  const doc = await accountsCollections(db).members.findOne({ email: normaliseEmail(email) });
   return doc ? toMember(doc) : null;
 }
 
 /** Stores a hash of `password` unless the stored hash changed meanwhile (one update). */
 async function storeHash(db: Db, doc: MemberDoc, password: string): Promise<boolean> {
-  const result = await membersCollection(db).updateOne(
+  const result = await accountsCollections(db).members.updateOne(
     { _id: doc._id, passwordHash: doc.passwordHash },
     { $set: { passwordHash: await hashPassword(password), updatedAt: new Date() } },
   );
@@ -32,7 +33,7 @@ export async function verifyMemberPassword(
   member: Member,
   password: string,
 ): Promise<Member | null> {
-  const doc = await membersCollection(db).findOne({ _id: new ObjectId(member.id) });
+  const doc = await accountsCollections(db).members.findOne({ _id: new ObjectId(member.id) });
   if (!doc || !(await verifyPassword(password, doc.passwordHash))) return null;
   if (needsRehash(doc.passwordHash)) await storeHash(db, doc, password);
   return toMember(doc);
@@ -50,7 +51,7 @@ export async function changeMemberPassword(
 ): Promise<boolean> {
   const problems = passwordProblems(next);
   if (problems.length > 0) throw new AppError('VALIDATION_FAILED', { message: problems[0]! });
-  const doc = await membersCollection(db).findOne({ _id: new ObjectId(memberId) });
+  const doc = await accountsCollections(db).members.findOne({ _id: new ObjectId(memberId) });
   if (!doc) throw new AppError('NOT_FOUND', { message: 'member not found' });
   if (!(await verifyPassword(current, doc.passwordHash))) return false;
   // A concurrent change between the check and the update wins; this one is then refused.

@@ -9,11 +9,11 @@ import { recordAudit, type AuditChange } from '../audit/record';
 import type { Actor, AuditContext } from '../audit/types';
 import type { KeyRing } from '../crypto/keys';
 import { AppError } from '../errors';
-import { membersCollection } from './member-types';
 import { endPendingLogins } from './pending-logins';
 import { createAccountsService, normaliseEmail, type SignUp } from './service';
 import { removeTotp, userKey } from './totp-factors';
 import type { Account, Role } from './types';
+import { accountsCollections } from './collections';
 
 export const CLI_ACTOR: Actor = Object.freeze({
   kind: 'operator',
@@ -92,7 +92,7 @@ export async function resetSecondFactor(
   email: string,
   now: Date,
 ): Promise<{ accountId: string; email: string; removed: boolean }> {
-  const member = await membersCollection(db).findOne({ email: normaliseEmail(email) });
+  const member = await accountsCollections(db).members.findOne({ email: normaliseEmail(email) });
   const account = member ? null : await createAccountsService(db, keys).findByEmail(email);
   const accountId = member?.accountId ?? account?.id;
   if (!accountId) throw new AppError('NOT_FOUND', { message: `no user with email ${email}` });

@@ -6,18 +6,7 @@
  * finished after it.
  */
 import type { Db } from 'mongodb';
-import type { MemberRole } from './principal';
-
-export const PENDING_LOGINS_COLLECTION = 'web_pending_logins';
-
-export interface PendingLoginDoc {
-  _id: string;
-  accountId: string;
-  user: { readonly memberId: string | null; readonly email: string; readonly role: MemberRole };
-  expiresAt: Date;
-}
-
-export const pendingLogins = (db: Db) => db.collection<PendingLoginDoc>(PENDING_LOGINS_COLLECTION);
+import { accountsCollections } from './collections';
 
 /** Deletes every pending login of one user: the founding owner (`memberId` null) or a member. */
 export async function endPendingLogins(
@@ -25,5 +14,5 @@ export async function endPendingLogins(
   accountId: string,
   memberId: string | null,
 ): Promise<void> {
-  await pendingLogins(db).deleteMany({ accountId, 'user.memberId': memberId });
+  await accountsCollections(db).pendingLogins.deleteMany({ accountId, 'user.memberId': memberId });
 }

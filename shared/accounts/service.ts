@@ -10,10 +10,9 @@ import { apiKeyLookup, generateApiKey, sealApiKey, unsealApiKey } from './api-ke
 import { createAccessKeys, type AccessKeys } from './access-keys';
 import { hashPassword, needsRehash, verifyPassword } from './passwords';
 import { keyAuthMethods, type Authenticated } from './key-auth';
-import { membersCollection, type MemberDoc } from './member-types';
 import { FREE_PLAN, toAccount, type Account, type AccountDoc, type Plan, type Role } from './types';
+import { type MemberDoc, accountsCollections } from './collections';
 
-export const ACCOUNTS_COLLECTION = 'accounts';
 export const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
 export const MIN_PASSWORD_LENGTH = 8;
 const MAX_PASSWORD_LENGTH = 1024;
@@ -59,10 +58,6 @@ export interface AccountsService {
   setPlan(email: string, plan: Plan): Promise<Account>;
   /** Grants (or with `granted: false` revokes) a role, e.g. `operator` (queue board, metrics). */
   setRole(email: string, role: Role, granted: boolean): Promise<Account>;
-}
-
-export function accountsCollection(db: Db): Collection<AccountDoc> {
-  return db.collection<AccountDoc>(ACCOUNTS_COLLECTION);
 }
 
 export function normaliseEmail(email: string): string {
@@ -262,12 +257,12 @@ function operatorMethods(
 }
 
 export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
-  const accounts = accountsCollection(db);
+  const accounts = accountsCollections(db).accounts;
   const accessKeys = createAccessKeys(db, keys);
   return {
     accessKeys,
     ...passwordMethods(accounts),
-    ...apiKeyMethods(accounts, membersCollection(db), keys),
+    ...apiKeyMethods(accounts, accountsCollections(db).members, keys),
     ...keyAuthMethods(db, accounts, keys, accessKeys),
     ...operatorMethods(accounts),
   };

@@ -16,14 +16,14 @@ import {
   invitationState,
   releaseInvitation,
   revokePending,
-  type InvitationDoc,
 } from './invitations';
-import { membersCollection, toMember, type Member, type MemberDoc } from './member-types';
+import { toMember, type Member } from './member-types';
 import { inviterOf, inviterRoleNow, mayGrant, revokeFor, revokeUngrantable } from './inviters';
 import { endPendingLogins } from './pending-logins';
 import { MEMBER_ROLES, type MemberRole } from './principal';
 import { hashPassword } from './passwords';
-import { accountsCollection, EMAIL_PATTERN, normaliseEmail, passwordProblems } from './service';
+import { EMAIL_PATTERN, normaliseEmail, passwordProblems } from './service';
+import { type InvitationDoc, type MemberDoc, accountsCollections } from './collections';
 
 export const WEB_SESSIONS_COLLECTION = 'web_sessions';
 
@@ -57,8 +57,8 @@ function refuseOwnerChange(acting: Acting, ...roles: MemberRole[]): void {
 /** Whether an email is already a login: an account's or a member's. */
 async function loginExists(db: Db, email: string): Promise<boolean> {
   const [account, member] = await Promise.all([
-    accountsCollection(db).findOne({ email }, { projection: { _id: 1 } }),
-    membersCollection(db).findOne({ email }, { projection: { _id: 1 } }),
+    accountsCollections(db).accounts.findOne({ email }, { projection: { _id: 1 } }),
+    accountsCollections(db).members.findOne({ email }, { projection: { _id: 1 } }),
   ]);
   return account !== null || member !== null;
 }
@@ -123,13 +123,15 @@ export async function revokeInvitation(
 /** Inserts the member, then checks no account took the email meanwhile (sign-up does the reverse). */
 async function insertMember(db: Db, doc: MemberDoc): Promise<void> {
   try {
-    await membersCollection(db).insertOne(doc);
+    await accountsCollections(db).members.insertOne(doc);
   } catch (err) {
     if (err instanceof MongoServerError && err.code === 11000) throw TAKEN();
     throw err;
   }
-  if (await accountsCollection(db).findOne({ email: doc.email }, { projection: { _id: 1 } })) {
-    await membersCollection(db).deleteOne({ _id: doc._id });
+  if (
+    await accountsCollections(db).accounts.findOne({ email: doc.email }, { projection: { _id: 1 } })
+  ) {
+    await accountsCollections(db).members.deleteOne({ _id: doc._id });
     throw TAKEN();
   }
 }
@@ -197,7 +199,7 @@ export function memberActor(member: { readonly id: string; readonly email: strin
 
 async function memberOf(db: Db, accountId: string, id: string): Promise<MemberDoc> {
   const doc = ObjectId.isValid(id)
-    ? await membersCollection(db).findOne({ _id: new ObjectId(id), accountId })
+    ? await accountsCollections(db).members.findOne({ _id: new ObjectId(id), accountId })
     : null;
   if (!doc) throw new AppError('NOT_FOUND', { message: 'No such member.' });
   return doc;
@@ -216,7 +218,7 @@ export async function changeRole(
   const doc = await memberOf(db, accountId, id);
   refuseOwnerChange(acting, doc.role, role);
   if (doc.role === role) return;
-  const result = await membersCollection(db).updateOne(
+  const result = await accountsCollections(db).members.updateOne(
     { _id: doc._id, role: doc.role },
     { $set: { role, updatedAt: now } },
   );
@@ -240,7 +242,7 @@ export async function removeMember(
 ): Promise<void> {
   const doc = await memberOf(db, accountId, id);
   refuseOwnerChange(acting, doc.role);
-  const result = await membersCollection(db).deleteOne({ _id: doc._id });
+  const result = await accountsCollections(db).members.deleteOne({ _id: doc._id });
   if (result.deletedCount !== 1) throw new AppError('NOT_FOUND', { message: 'No such member.' });
   await db.collection(WEB_SESSIONS_COLLECTION).deleteMany({ accountId, memberId: id });
   await endPendingLogins(db, accountId, id);

@@ -4,28 +4,11 @@
  * covers it), whether it is on, and the last step accepted (a code is never accepted twice). A
  * user is the founding owner (`owner:<accountId>`) or a member (`member:<memberId>`).
  */
-import type { Collection, Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import type { KeyRing } from '../crypto/keys';
 import { seal, unseal } from '../crypto/seal';
 import { acceptedStep, newTotpSecret } from './totp';
-
-export const TOTP_FACTORS_COLLECTION = 'totp_factors';
-
-export interface TotpFactorDoc {
-  /** `owner:<accountId>` or `member:<memberId>`. */
-  _id: string;
-  accountId: string;
-  seedSealed: string;
-  enabled: boolean;
-  lastStep: number | null;
-  /** SHA-256 of each recovery code not used yet (recovery-codes.ts); set when turned on. */
-  recoveryHashes?: string[];
-  createdAt: Date;
-}
-
-export function totpFactors(db: Db): Collection<TotpFactorDoc> {
-  return db.collection<TotpFactorDoc>(TOTP_FACTORS_COLLECTION);
-}
+import { accountsCollections, type TotpFactorDoc } from './collections';
 
 /** The factor's key of a user. */
 export function userKey(accountId: string, memberId: string | null): string {
@@ -38,13 +21,15 @@ export const unsealSeed = (keys: KeyRing, doc: Pick<TotpFactorDoc, '_id' | 'seed
   unseal(keys, 'totp-seed-seal', doc.seedSealed, doc._id).toString();
 
 export async function totpEnabled(db: Db, user: string): Promise<boolean> {
-  return (await totpFactors(db).countDocuments({ _id: user, enabled: true })) > 0;
+  return (
+    (await accountsCollections(db).totpFactors.countDocuments({ _id: user, enabled: true })) > 0
+  );
 }
 
 /** Which of `users` have the factor on. */
 export async function totpEnabledAmong(db: Db, users: readonly string[]): Promise<Set<string>> {
-  const docs = await totpFactors(db)
-    .find({ _id: { $in: [...users] }, enabled: true }, { projection: { _id: 1 } })
+  const docs = await accountsCollections(db)
+    .totpFactors.find({ _id: { $in: [...users] }, enabled: true }, { projection: { _id: 1 } })
     .toArray();
   return new Set(docs.map((d) => d._id));
 }
@@ -62,9 +47,9 @@ export async function startTotp(
 ): Promise<string | null> {
   const seed = newTotpSecret();
   const doc = { accountId, seedSealed: sealSeed(keys, user, seed), enabled: false, lastStep: null };
-  await totpFactors(db).deleteOne({ _id: user, enabled: false });
+  await accountsCollections(db).totpFactors.deleteOne({ _id: user, enabled: false });
   try {
-    await totpFactors(db).insertOne({ _id: user, ...doc, createdAt: now });
+    await accountsCollections(db).totpFactors.insertOne({ _id: user, ...doc, createdAt: now });
   } catch {
     return null; // on already (duplicate _id)
   }
@@ -73,7 +58,7 @@ export async function startTotp(
 
 /** The seed of a user's unconfirmed factor; null when none is pending. */
 export async function pendingSeed(db: Db, keys: KeyRing, user: string): Promise<string | null> {
-  const doc = await totpFactors(db).findOne({ _id: user, enabled: false });
+  const doc = await accountsCollections(db).totpFactors.findOne({ _id: user, enabled: false });
   return doc ? unsealSeed(keys, doc) : null;
 }
 
@@ -88,11 +73,14 @@ export async function useTotpCode(
   code: string,
   state: { readonly enabled: boolean; readonly nowMs: number },
 ): Promise<boolean> {
-  const doc = await totpFactors(db).findOne({ _id: user, enabled: state.enabled });
+  const doc = await accountsCollections(db).totpFactors.findOne({
+    _id: user,
+    enabled: state.enabled,
+  });
   if (!doc) return false;
   const step = acceptedStep(unsealSeed(keys, doc), code, state.nowMs, doc.lastStep);
   if (step === null) return false;
-  const result = await totpFactors(db).updateOne(
+  const result = await accountsCollections(db).totpFactors.updateOne(
     { _id: user, enabled: state.enabled, seedSealed: doc.seedSealed, lastStep: doc.lastStep },
     { $set: { lastStep: step } },
   );
@@ -117,7 +105,7 @@ export async function switchTotp(
 ): Promise<boolean> {
   const { on, code, nowMs } = request;
   if (!(await useTotpCode(db, keys, user, code, { enabled: !on, nowMs }))) return false;
-  const factors = totpFactors(db);
+  const factors = accountsCollections(db).totpFactors;
   const recoveryHashes = [...(request.recoveryHashes ?? [])];
   const result = on
     ? await factors.updateOne(
@@ -133,7 +121,7 @@ export async function switchTotp(
  * removes its hash is one (of two uses of a code, one wins).
  */
 export async function useRecoveryCode(db: Db, user: string, codeHash: string): Promise<boolean> {
-  const result = await totpFactors(db).updateOne(
+  const result = await accountsCollections(db).totpFactors.updateOne(
     { _id: user, enabled: true, recoveryHashes: codeHash },
     { $pull: { recoveryHashes: codeHash } },
   );
@@ -142,5 +130,5 @@ export async function useRecoveryCode(db: Db, user: string, codeHash: string): P
 
 /** Turns a user's second factor off whatever its state (the operator's reset); true if it was there. */
 export async function removeTotp(db: Db, user: string): Promise<boolean> {
-  return (await totpFactors(db).deleteOne({ _id: user })).deletedCount === 1;
+  return (await accountsCollections(db).totpFactors.deleteOne({ _id: user })).deletedCount === 1;
 }

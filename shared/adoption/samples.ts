@@ -5,36 +5,12 @@
  * Reading a series adds a point computed now, so the latest point is what installations run now.
  */
 import { createHash } from 'node:crypto';
-import { MongoServerError, ObjectId, type Collection, type Db } from 'mongodb';
+import { MongoServerError, ObjectId } from 'mongodb';
 import { apksOf } from '../catalog/queries';
 import type { AppDoc } from '../catalog/types';
 import { versionsSeenSince, type StoreDeps } from '../devices/store';
-import {
-  adoptionPoint,
-  IN_USE_WINDOW_MS,
-  sampleTime,
-  type AdoptionPoint,
-  type VersionCount,
-} from './points';
-
-export const ADOPTION_COLLECTION = 'adoption_samples';
-
-interface SampleDoc {
-  _id: ObjectId;
-  accountId: string;
-  package: string;
-  at: Date;
-  total: number;
-  versions: VersionCount[];
-}
-
-function samples(db: Db): Collection<SampleDoc> {
-  return db.collection<SampleDoc>(ADOPTION_COLLECTION);
-}
-
-export async function ensureAdoptionIndexes(db: Db): Promise<void> {
-  await samples(db).createIndex({ accountId: 1, package: 1, at: 1 }, { name: 'app_at' });
-}
+import { adoptionPoint, IN_USE_WINDOW_MS, sampleTime, type AdoptionPoint } from './points';
+import { adoptionCollections } from './collections';
 
 function sampleId(app: AppDoc, at: Date): ObjectId {
   const digest = createHash('sha256')
@@ -58,7 +34,7 @@ export async function sampleAdoption(deps: StoreDeps, app: AppDoc, now: Date): P
   const at = sampleTime(now);
   const point = await adoptionNow(deps, app, now);
   try {
-    await samples(deps.db).insertOne({
+    await adoptionCollections(deps.db).samples.insertOne({
       _id: sampleId(app, at),
       accountId: app.accountId,
       package: app.package,
@@ -81,8 +57,8 @@ export async function adoptionSeries(
   now: Date,
 ): Promise<AdoptionPoint[]> {
   const [stored, latest] = await Promise.all([
-    samples(deps.db)
-      .find({ accountId: app.accountId, package: app.package, at: { $gte: since } })
+    adoptionCollections(deps.db)
+      .samples.find({ accountId: app.accountId, package: app.package, at: { $gte: since } })
       .sort({ at: 1 })
       .toArray(),
     adoptionNow(deps, app, now),

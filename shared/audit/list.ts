@@ -5,8 +5,8 @@
  */
 import { ObjectId, type Db, type Filter } from 'mongodb';
 import { AppError } from '../errors';
-import { auditLog } from './record';
 import { AUDIT_ACTIONS, type AuditAction, type AuditEntryDoc } from './types';
+import { auditCollections } from './collections';
 
 export interface AuditFilter {
   readonly action?: AuditAction;
@@ -93,8 +93,8 @@ export interface AuditPage {
 }
 
 export async function listAudit(db: Db, accountId: string, f: AuditFilter): Promise<AuditPage> {
-  const docs = await auditLog(db)
-    .find(mongoFilter(accountId, f))
+  const docs = await auditCollections(db)
+    .entries.find(mongoFilter(accountId, f))
     .sort({ _id: -1 })
     .limit(f.limit + 1)
     .toArray();

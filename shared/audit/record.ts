@@ -4,16 +4,7 @@
  */
 import { ObjectId, type Db } from 'mongodb';
 import type { AuditAction, AuditContext, AuditEntryDoc, AuditResource, DetailValue } from './types';
-
-export const AUDIT_COLLECTION = 'audit_log';
-
-export function auditLog(db: Db) {
-  return db.collection<AuditEntryDoc>(AUDIT_COLLECTION);
-}
-
-export async function ensureAuditIndexes(db: Db): Promise<void> {
-  await auditLog(db).createIndex({ accountId: 1, _id: -1 }, { name: 'account_newest' });
-}
+import { auditCollections } from './collections';
 
 export interface AuditChange {
   readonly accountId: string;
@@ -39,6 +30,6 @@ export async function recordAudit(
     address: ctx.address,
     details: { ...(change.details ?? {}) },
   };
-  await auditLog(db).insertOne(doc);
+  await auditCollections(db).entries.insertOne(doc);
   return doc;
 }

@@ -7,11 +7,11 @@
  */
 import { Binary, BSON, ObjectId, type Db, type Document } from 'mongodb';
 import type { KeyRing } from '../crypto/keys';
-import { PINNED_KEYS } from '../crypto/pinned-keys';
 import { AppError } from '../errors';
 import { listContents } from './create-backup';
 import type { Part } from './manifest';
 import { readParts, verifyBackup } from './read-archive';
+import { PINNED_KEYS } from '../crypto/collections';
 
 const { EJSON } = BSON;
 const BATCH = 500;

@@ -1,24 +1,52 @@
-import type { Collection, Db } from 'mongodb';
+/**
+ * The catalog's collections and their indexes (every feature of shared/ has one such file, of the
+ * same shape: `<feature>Collections(db)` and `ensure<Feature>Indexes(db)`; shared/indexes.ts
+ * gathers the indexes): apps, their APK records, uploads, and the download links to an APK.
+ */
+import type { Db, ObjectId } from 'mongodb';
+import { collectionsOf } from '../collections';
 import type { ApkDoc, AppDoc, UploadDoc } from './types';
 
 export const APPS = 'apps';
 export const APKS = 'apks';
 export const UPLOADS = 'uploads';
+export const DOWNLOAD_LINKS = 'download_links';
 
-export function catalog(db: Db): {
-  apps: Collection<AppDoc>;
-  apks: Collection<ApkDoc>;
-  uploads: Collection<UploadDoc>;
-} {
-  return {
-    apps: db.collection<AppDoc>(APPS),
-    apks: db.collection<ApkDoc>(APKS),
-    uploads: db.collection<UploadDoc>(UPLOADS),
-  };
+export interface DownloadLinkDoc {
+  _id: ObjectId;
+  accountId: string;
+  appId: ObjectId;
+  apkId: ObjectId;
+  package: string;
+  createdAt: Date;
+  expiresAt: Date;
+  /** null: unlimited. */
+  maxDownloads: number | null;
+  downloads: number;
+  /**
+   * Counted downloads whose last byte no reply has sent yet (absent on links made before it was
+   * kept: none). While it is above 0 a continuation (a Range after byte 0) is served uncounted.
+   */
+  unfinished?: number;
+  revokedAt: Date | null;
+}
+
+export function catalogCollections(db: Db) {
+  return collectionsOf<{
+    apps: AppDoc;
+    apks: ApkDoc;
+    uploads: UploadDoc;
+    downloadLinks: DownloadLinkDoc;
+  }>(db, {
+    apps: APPS,
+    apks: APKS,
+    uploads: UPLOADS,
+    downloadLinks: DOWNLOAD_LINKS,
+  });
 }
 
 export async function ensureCatalogIndexes(db: Db): Promise<void> {
-  const { apps, apks, uploads } = catalog(db);
+  const { apps, apks, uploads } = catalogCollections(db);
   await apps.createIndex(
     { accountId: 1, package: 1 },
     { unique: true, name: 'account_package_unique' },

@@ -7,35 +7,11 @@
  * download count.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ObjectId, type Collection, type Db } from 'mongodb';
+import { ObjectId, type Db } from 'mongodb';
 import type { KeyRing } from '../crypto/keys';
 import type { ApkDoc, AppDoc } from './types';
 import { AppError } from '../errors';
-
-export interface DownloadLinkDoc {
-  _id: ObjectId;
-  accountId: string;
-  appId: ObjectId;
-  apkId: ObjectId;
-  package: string;
-  createdAt: Date;
-  expiresAt: Date;
-  /** null: unlimited. */
-  maxDownloads: number | null;
-  downloads: number;
-  /**
-   * Counted downloads whose last byte no reply has sent yet (absent on links made before it was
-   * kept: none). While it is above 0 a continuation (a Range after byte 0) is served uncounted.
-   */
-  unfinished?: number;
-  revokedAt: Date | null;
-}
-
-export const DOWNLOAD_LINKS = 'download_links';
-
-export function downloadLinks(db: Db): Collection<DownloadLinkDoc> {
-  return db.collection<DownloadLinkDoc>(DOWNLOAD_LINKS);
-}
+import { catalogCollections, type DownloadLinkDoc } from './collections';
 
 function mac(keys: KeyRing, id: string): Buffer {
   return createHmac('sha256', keys.pinned('download-link')).update(id).digest().subarray(0, 16);
@@ -73,7 +49,7 @@ export function linkState(link: DownloadLinkDoc, now: Date, continuing = false):
 
 /** A counted download's last byte was sent: it can no longer be continued. */
 export async function finishDownload(db: Db, link: DownloadLinkDoc): Promise<void> {
-  await downloadLinks(db).updateOne(
+  await catalogCollections(db).downloadLinks.updateOne(
     { _id: link._id, unfinished: { $gt: 0 } },
     { $inc: { unfinished: -1 } },
   );
@@ -93,7 +69,7 @@ export async function countDownload(db: Db, link: DownloadLinkDoc, now: Date): P
           expiresAt: { $gt: now },
           downloads: { $lt: link.maxDownloads },
         };
-  const result = await downloadLinks(db).updateOne(filter, {
+  const result = await catalogCollections(db).downloadLinks.updateOne(filter, {
     $inc: { downloads: 1, unfinished: 1 },
   });
   return result.modifiedCount === 1;
@@ -121,14 +97,14 @@ export async function insertDownloadLink(
     unfinished: 0,
     revokedAt: null,
   };
-  await downloadLinks(deps.db).insertOne(link);
+  await catalogCollections(deps.db).downloadLinks.insertOne(link);
   return link;
 }
 
 /** The app's links, newest first. */
 export function linksOf(db: Db, app: AppDoc): Promise<DownloadLinkDoc[]> {
-  return downloadLinks(db)
-    .find({ appId: app._id, accountId: app.accountId })
+  return catalogCollections(db)
+    .downloadLinks.find({ appId: app._id, accountId: app.accountId })
     .sort({ createdAt: -1 })
     .toArray();
 }
@@ -148,12 +124,12 @@ export async function revokeDownloadLink(
   // is read back, and set again until it holds. Revoked here, or already: a revoked link keeps
   // its first revocation (and its one audit entry).
   for (let attempt = 1; ; attempt++) {
-    const result = await downloadLinks(db).updateOne(
+    const result = await catalogCollections(db).downloadLinks.updateOne(
       { _id, accountId, revokedAt: null },
       { $set: { revokedAt: now } },
     );
     revokedHere ||= result.modifiedCount === 1;
-    const link = await downloadLinks(db).findOne(
+    const link = await catalogCollections(db).downloadLinks.findOne(
       { _id, accountId },
       { projection: { revokedAt: 1 } },
     );

@@ -9,27 +9,16 @@
  * keeps the links and the push key devices already have. Concurrent first starts race on the
  * unique `_id`: the loser reads the winner's document (both hold the same value anyway).
  */
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import { MongoServerError, type Db } from 'mongodb';
 import { PINNED_PURPOSES, type KeyRing, type PinnedPurpose } from './keys';
 import { unseal, seal } from './seal';
 import { AppError } from '../errors';
-
-export const PINNED_KEYS = 'pinned_keys';
-
-export interface PinnedKeyDoc {
-  _id: PinnedPurpose;
-  sealed: string;
-  createdAt: Date;
-}
-
-export function pinnedKeys(db: Db): Collection<PinnedKeyDoc> {
-  return db.collection<PinnedKeyDoc>(PINNED_KEYS);
-}
+import { cryptoCollections } from './collections';
 
 export const pinnedAad = (purpose: PinnedPurpose) => `pinned-key:${purpose}`;
 
 async function loadOne(db: Db, keys: KeyRing, purpose: PinnedPurpose): Promise<Buffer> {
-  const collection = pinnedKeys(db);
+  const collection = cryptoCollections(db).pinnedKeys;
   let doc = await collection.findOne({ _id: purpose });
   if (!doc) {
     const sealed = seal(keys, 'pinned-key-seal', keys.initialPinned(purpose), pinnedAad(purpose));

@@ -20,9 +20,10 @@ import type { Db, ObjectId } from 'mongodb';
 import type { Account } from '../accounts/types';
 import type { InstallationLookup } from '../exceptions/installations';
 import { TtlCache } from '../ttl-cache';
-import { installationId, installations, setInstallationStatus } from './installations';
+import { installationId, setInstallationStatus } from './installations';
 import { cardOf, type AppScope, type InstallationCard, type LiveState } from './live-state';
 import type { InstallationDoc, InstallationStatus } from './types';
+import { devicesCollections } from './collections';
 
 /** What the store reads and writes: the installations' documents and their Redis side. */
 export interface StoreDeps {
@@ -39,7 +40,7 @@ export async function installationCard(
 ): Promise<InstallationCard | null> {
   const entry = await deps.live.cardEntry(app, id.toHexString());
   if (entry?.card) return entry.card;
-  const doc = await installations(deps.db).findOne({ _id: id });
+  const doc = await devicesCollections(deps.db).installations.findOne({ _id: id });
   if (!doc) return null;
   if (!entry) await deps.live.backfillCard(app, id.toHexString(), cardOf(doc));
   else if (entry.registeringUntilMs <= Date.now()) {

@@ -12,12 +12,8 @@ import { AppError } from '../errors';
 import type { RegistrationInput } from './registration-input';
 import type { NewAdmission } from './registration-throttle';
 import { claimSeat, holdsSeat, releaseSeat, type SeatCursor } from './seats';
-import {
-  INSTALLATIONS,
-  type InstallationDoc,
-  type InstallationStatus,
-  type KeyValue,
-} from './types';
+import { type InstallationDoc, type InstallationStatus, type KeyValue } from './types';
+import { devicesCollections } from './collections';
 
 /**
  * The id of the installation of `deviceId` for (account, package): derived, so every lookup is an
@@ -34,7 +30,9 @@ export function findInstallation(
   pkg: string,
   deviceId: string,
 ): Promise<InstallationDoc | null> {
-  return installations(db).findOne({ _id: installationId(accountId, pkg, deviceId) });
+  return devicesCollections(db).installations.findOne({
+    _id: installationId(accountId, pkg, deviceId),
+  });
 }
 
 /** A new installation's document: nothing known yet but its key, disabled until it holds a seat. */
@@ -59,22 +57,6 @@ export function newInstallation(
     lastSeenAt: now,
     ...known,
   };
-}
-
-export function installations(db: Db): Collection<InstallationDoc> {
-  return db.collection<InstallationDoc>(INSTALLATIONS);
-}
-
-export async function ensureInstallationIndexes(db: Db): Promise<void> {
-  const col = installations(db);
-  await col.createIndex(
-    { accountId: 1, package: 1, deviceId: 1 },
-    { unique: true, name: 'account_package_device' },
-  );
-  await col.createIndex(
-    { accountId: 1, package: 1, lastSeenAt: -1 },
-    { name: 'account_package_seen' },
-  );
 }
 
 export const REGISTER_TEXT = {
@@ -213,7 +195,7 @@ export async function writeRegistration(
   if (!appKnown && !(await findApp(db, account.id, input.package))) {
     throw new UnknownPackageError();
   }
-  const col = installations(db);
+  const col = devicesCollections(db).installations;
   const key = { accountId: account.id, package: input.package, deviceId: input.deviceId };
   const _id = installationId(account.id, input.package, input.deviceId);
   const set = registrationChanges(input, now);
@@ -258,7 +240,7 @@ export async function settleRegistration(
   const enabled = created
     ? await claimSeat(db, account.id, account.plan.installations, doc._id, now, seatCursor)
     : await holdsSeat(db, doc._id);
-  return syncStatus(installations(db), doc, enabled ? 'enabled' : 'disabled');
+  return syncStatus(devicesCollections(db).installations, doc, enabled ? 'enabled' : 'disabled');
 }
 
 async function syncStatus(
@@ -281,7 +263,7 @@ export async function setInstallationStatus(
   now: Date,
   seatCursor?: SeatCursor,
 ): Promise<InstallationDoc> {
-  const col = installations(db);
+  const col = devicesCollections(db).installations;
   const doc = await col.findOne({ _id: installationId(account.id, pkg, deviceId) });
   if (!doc) throw new AppError('NOT_FOUND', { message: 'no such installation' });
   if (status === 'disabled') {

@@ -5,9 +5,9 @@
 import type { Filter } from 'mongodb';
 import type { StoreDeps } from './cards';
 import { presentInstallOutcome } from './install-outcome';
-import { installations } from './installations';
 import { lastSeenAt, seenFilter, type AppScope } from './live-state';
 import type { InstallationDoc } from './types';
+import { devicesCollections } from './collections';
 
 export type InstallationFilter = 'enabled' | 'disabled' | 'online' | 'offline' | null;
 
@@ -65,7 +65,7 @@ function present(d: InstallationDoc, seen: Date, pendingApkId: string | null, on
 
 export async function listInstallationPage(deps: StoreDeps, scope: AppScope, q: InstallationQuery) {
   const filter = await filterOf(deps, scope, q);
-  const col = installations(deps.db);
+  const col = devicesCollections(deps.db).installations;
   const [total, docs] = await Promise.all([
     col.countDocuments(filter),
     col

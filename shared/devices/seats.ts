@@ -13,29 +13,8 @@
  * every claim did before the cursor (one read of all the seats per attempt, so registrations
  * slowed down as the plan filled: docs/benchmarks.md).
  */
-import { MongoServerError, type Collection, type Db, type ObjectId } from 'mongodb';
-
-export interface SeatDoc {
-  _id: string;
-  accountId: string;
-  slot: number;
-  installationId: ObjectId;
-  claimedAt: Date;
-}
-
-export const SEATS = 'seats';
-
-export function seats(db: Db): Collection<SeatDoc> {
-  return db.collection<SeatDoc>(SEATS);
-}
-
-export async function ensureSeatIndexes(db: Db): Promise<void> {
-  await seats(db).createIndex(
-    { installationId: 1 },
-    { unique: true, name: 'one_seat_per_installation' },
-  );
-  await seats(db).createIndex({ accountId: 1, slot: 1 }, { name: 'account_slot' });
-}
+import { MongoServerError, type Db, type ObjectId } from 'mongodb';
+import { devicesCollections } from './collections';
 
 /** Hands out the next slot of an account's seats to try (a Redis counter: live-state.ts). */
 export interface SeatCursor {
@@ -48,7 +27,7 @@ export interface SeatCursor {
 type Attempt = 'claimed' | 'taken';
 
 function seatClaims(db: Db, accountId: string, installationId: ObjectId, now: Date) {
-  const col = seats(db);
+  const col = devicesCollections(db).seats;
   return {
     async tryInsert(slot: number): Promise<Attempt> {
       try {
@@ -141,9 +120,12 @@ export async function claimSeat(
 }
 
 export async function releaseSeat(db: Db, installationId: ObjectId): Promise<void> {
-  await seats(db).deleteOne({ installationId });
+  await devicesCollections(db).seats.deleteOne({ installationId });
 }
 
 export async function holdsSeat(db: Db, installationId: ObjectId): Promise<boolean> {
-  return (await seats(db).findOne({ installationId }, { projection: { _id: 1 } })) !== null;
+  return (
+    (await devicesCollections(db).seats.findOne({ installationId }, { projection: { _id: 1 } })) !==
+    null
+  );
 }

@@ -25,7 +25,6 @@ import { registerWithCard, writeInstallation, type StoreDeps } from './cards';
 import {
   findInstallation,
   installationId,
-  installations,
   registerInstallation,
   registrationFingerprint,
 } from './installations';
@@ -33,6 +32,7 @@ import { cardOf, lastSeenAt, seenFilter, type AppScope, type InstallationCard } 
 import type { RegistrationInput } from './registration-input';
 import type { NewAdmission } from './registration-throttle';
 import type { InstallationDoc } from './types';
+import { devicesCollections } from './collections';
 
 export {
   cardInstallationLookup,
@@ -44,7 +44,6 @@ export {
   type StoreDeps,
 } from './cards';
 export {
-  ensureInstallationIndexes,
   findInstallation,
   installationId,
   newInstallation,
@@ -70,7 +69,6 @@ export {
 } from './live-state';
 export { deviceLookups, type DeviceLookups } from './lookups';
 export { listInstallationPage, type InstallationFilter, type InstallationQuery } from './listing';
-export { ensureSeatIndexes } from './seats';
 
 /**
  * A registration: the document and its seat, with the card protocol around them (cards.ts).
@@ -145,7 +143,7 @@ export function recordReported(
   now: Date,
 ): Promise<InstallationDoc | null> {
   return writeInstallation(deps, app, id, () =>
-    installations(deps.db).findOneAndUpdate(
+    devicesCollections(deps.db).installations.findOneAndUpdate(
       { _id: id },
       { $set: { ...set, lastSeenAt: now } },
       { returnDocument: 'after' },
@@ -162,7 +160,7 @@ export function recordDownload(
   now: Date,
 ): Promise<InstallationDoc | null> {
   return writeInstallation(deps, app, id, () =>
-    installations(deps.db).findOneAndUpdate(
+    devicesCollections(deps.db).installations.findOneAndUpdate(
       { _id: id },
       { $set: { lastDownloadedMd5: md5, lastDownloadAt: now } },
       { returnDocument: 'after' },
@@ -185,12 +183,15 @@ export async function installationSeen(
 /** How many of the app's installations were seen since `since`. */
 export async function countOnline(deps: StoreDeps, app: AppScope, since: Date): Promise<number> {
   const seen = await seenFilter(deps.live, app, since, true);
-  return installations(deps.db).countDocuments({ ...scopeOf(app), ...seen });
+  return devicesCollections(deps.db).installations.countDocuments({ ...scopeOf(app), ...seen });
 }
 
 /** How many of the app's installations are enabled (hold a seat). */
 export function countEnabled(deps: StoreDeps, app: AppScope): Promise<number> {
-  return installations(deps.db).countDocuments({ ...scopeOf(app), status: 'enabled' });
+  return devicesCollections(deps.db).installations.countDocuments({
+    ...scopeOf(app),
+    status: 'enabled',
+  });
 }
 
 /**
@@ -203,8 +204,11 @@ export async function onlineByInstalled(
   since: Date,
 ): Promise<Map<string, number>> {
   const seen = await seenFilter(deps.live, app, since, true);
-  const docs = await installations(deps.db)
-    .find({ ...scopeOf(app), status: 'enabled', ...seen }, { projection: { installedMd5: 1 } })
+  const docs = await devicesCollections(deps.db)
+    .installations.find(
+      { ...scopeOf(app), status: 'enabled', ...seen },
+      { projection: { installedMd5: 1 } },
+    )
     .toArray();
   const counts = new Map<string, number>();
   for (const d of docs) {
@@ -215,7 +219,10 @@ export async function onlineByInstalled(
 
 /** How many of the app's installations report running the APK with this MD5. */
 export function countRunning(deps: StoreDeps, app: AppScope, md5: string): Promise<number> {
-  return installations(deps.db).countDocuments({ ...scopeOf(app), installedMd5: md5 });
+  return devicesCollections(deps.db).installations.countDocuments({
+    ...scopeOf(app),
+    installedMd5: md5,
+  });
 }
 
 function scopeOf(app: AppScope): AppScope {
@@ -229,8 +236,8 @@ export async function deviceIdsOf(
   ids: readonly string[],
 ): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const docs = await installations(deps.db)
-    .find(
+  const docs = await devicesCollections(deps.db)
+    .installations.find(
       { _id: { $in: ids.map((id) => ObjectId.createFromHexString(id)) }, ...scopeOf(app) },
       { projection: { deviceId: 1 } },
     )
@@ -256,8 +263,8 @@ export async function versionsSeenSince(
   const missing = ids.filter((_, i) => cards[i] === null);
   for (const card of cards) if (card) add(card.installedMd5);
   if (missing.length > 0) {
-    const docs = await installations(deps.db)
-      .find(
+    const docs = await devicesCollections(deps.db)
+      .installations.find(
         { _id: { $in: missing.map((id) => ObjectId.createFromHexString(id)) }, ...scopeOf(app) },
         { projection: { installedMd5: 1 } },
       )

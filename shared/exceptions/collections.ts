@@ -4,7 +4,8 @@
  * updated with single-document atomic upserts (no transactions). Metadata are lists of
  * `{key, value}`: a document key may not hold `.` or start with `$`.
  */
-import type { Collection, Db } from 'mongodb';
+import type { Db } from 'mongodb';
+import { collectionsOf } from '../collections';
 import type { MetadataEntry } from './report';
 
 export const EXCEPTIONS = 'exceptions';
@@ -68,22 +69,19 @@ export interface PendingCount {
   readonly at: Date;
 }
 
-export function exceptionCollections(db: Db): {
-  reports: Collection<ExceptionDoc>;
-  groups: Collection<ExceptionGroupDoc>;
-} {
-  return {
-    reports: db.collection<ExceptionDoc>(EXCEPTIONS),
-    groups: db.collection<ExceptionGroupDoc>(EXCEPTION_GROUPS),
-  };
+export function exceptionsCollections(db: Db) {
+  return collectionsOf<{ reports: ExceptionDoc; groups: ExceptionGroupDoc }>(db, {
+    reports: EXCEPTIONS,
+    groups: EXCEPTION_GROUPS,
+  });
 }
 
 export function groupIdOf(appId: string, fingerprint: string): string {
   return `${appId}:${fingerprint}`;
 }
 
-export async function ensureExceptionIndexes(db: Db): Promise<void> {
-  const { reports, groups } = exceptionCollections(db);
+export async function ensureExceptionsIndexes(db: Db): Promise<void> {
+  const { reports, groups } = exceptionsCollections(db);
   await reports.createIndex({ accountId: 1, package: 1, receivedAt: -1 }, { name: 'app_received' });
   await reports.createIndex({ groupId: 1, receivedAt: -1 }, { name: 'group_received' });
   await groups.createIndex({ accountId: 1, package: 1, lastSeen: -1 }, { name: 'app_last_seen' });

@@ -5,7 +5,7 @@
 import type { Db } from 'mongodb';
 import type { Readable } from 'node:stream';
 import type { AppDoc } from '../catalog/types';
-import { exceptionCollections, type ExceptionDoc, type ExceptionGroupDoc } from './collections';
+import { type ExceptionDoc, type ExceptionGroupDoc, exceptionsCollections } from './collections';
 
 const HOUR_MS = 3600 * 1000;
 
@@ -15,7 +15,7 @@ export function latestGroups(
   scope: { accountId: string; package: string },
   limit: number,
 ): Promise<ExceptionGroupDoc[]> {
-  return exceptionCollections(db).groups.find(scope).sort({ lastSeen: -1 }).limit(limit).toArray();
+  return exceptionsCollections(db).groups.find(scope).sort({ lastSeen: -1 }).limit(limit).toArray();
 }
 
 /** One report of (account, package) by id (the JSON view). */
@@ -24,12 +24,12 @@ export function reportOfPackage(
   scope: { accountId: string; package: string },
   id: string,
 ): Promise<ExceptionDoc | null> {
-  return exceptionCollections(db).reports.findOne({ _id: id, ...scope });
+  return exceptionsCollections(db).reports.findOne({ _id: id, ...scope });
 }
 
 /** One report of this app by id (the web pages). */
 export function reportOfApp(db: Db, app: AppDoc, id: string): Promise<ExceptionDoc | null> {
-  return exceptionCollections(db).reports.findOne({
+  return exceptionsCollections(db).reports.findOne({
     _id: id,
     accountId: app.accountId,
     appId: app._id.toHexString(),
@@ -38,7 +38,7 @@ export function reportOfApp(db: Db, app: AppDoc, id: string): Promise<ExceptionD
 
 /** Reports of this app received since `since`. */
 export function reportsSince(db: Db, app: AppDoc, since: Date): Promise<number> {
-  return exceptionCollections(db).reports.countDocuments({
+  return exceptionsCollections(db).reports.countDocuments({
     accountId: app.accountId,
     appId: app._id.toHexString(),
     receivedAt: { $gte: since },
@@ -56,7 +56,7 @@ export async function groupsPage(
   app: AppDoc,
   query: { kind: GroupKind; page: number; perPage: number; nowMs: number },
 ): Promise<{ total: number; groups: ExceptionGroupDoc[]; hourly: number[] }> {
-  const { groups, reports } = exceptionCollections(db);
+  const { groups, reports } = exceptionsCollections(db);
   const scope = { accountId: app.accountId, appId: app._id.toHexString() };
   const hours = Array.from({ length: 24 }, (_, i) => query.nowMs - (24 - i) * HOUR_MS);
   const filter = {

@@ -5,8 +5,7 @@
  * processes, with no read first and no counter to increment (on the embedded server concurrent
  * updates of one document can lose writes: storage.md). Counts are `countDocuments`.
  */
-import { MongoBulkWriteError, MongoServerError, type Collection, type Db } from 'mongodb';
-import type { ObjectId } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError, type Db } from 'mongodb';
 import type { AppScope } from '../devices/store';
 import {
   markId,
@@ -18,25 +17,7 @@ import {
   type FunnelStage,
   type Reported,
 } from './stages';
-
-export const FUNNEL_COLLECTION = 'install_funnel';
-
-interface MarkDoc extends FunnelMark {
-  _id: ObjectId;
-  readonly accountId: string;
-  readonly package: string;
-}
-
-function marks(db: Db): Collection<MarkDoc> {
-  return db.collection<MarkDoc>(FUNNEL_COLLECTION);
-}
-
-export async function ensureFunnelIndexes(db: Db): Promise<void> {
-  await marks(db).createIndex(
-    { accountId: 1, package: 1, md5: 1, installation: 1 },
-    { name: 'apk_installation' },
-  );
-}
+import { funnelCollections } from './collections';
 
 const DUPLICATE_KEY = 11000;
 
@@ -66,7 +47,7 @@ export async function recordMarks(
     ...(m.stage === 'failed' ? { osStatus: m.osStatus ?? null, message: m.message ?? null } : {}),
   }));
   try {
-    await marks(db).insertMany(docs, { ordered: false });
+    await funnelCollections(db).marks.insertMany(docs, { ordered: false });
   } catch (err) {
     if (!onlyDuplicates(err)) throw err;
   }
@@ -92,8 +73,8 @@ export async function funnelRows(
     md5,
     ...(page.after ? { installation: { $gt: page.after } } : {}),
   };
-  const found = await marks(db)
-    .find(filter)
+  const found = await funnelCollections(db)
+    .marks.find(filter)
     .sort({ installation: 1, stage: 1 })
     .limit(page.limit * MARKS_PER_INSTALLATION + 1)
     .toArray();
@@ -139,8 +120,8 @@ async function groupedCounts(
   db: Db,
   match: Record<string, string>,
 ): Promise<Map<string, FunnelCounts>> {
-  const groups = await marks(db)
-    .aggregate<{ _id: { md5: string; stage: FunnelStage }; n: number }>([
+  const groups = await funnelCollections(db)
+    .marks.aggregate<{ _id: { md5: string; stage: FunnelStage }; n: number }>([
       { $match: match },
       { $group: { _id: { md5: '$md5', stage: '$stage' }, n: { $sum: 1 } } },
     ])

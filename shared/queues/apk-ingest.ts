@@ -4,7 +4,7 @@
  * it and records it. The payload carries the data key only wrapped by the master key.
  */
 import { MINUTE_MS } from './budget';
-import { isUploadId } from '../uploads/upload-id';
+import { isUploadId } from '../upload-id';
 import { asRecord, defineQueue } from './definition';
 import { PayloadInvalid } from '../errors';
 

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { NoticeSink } from '../catalog/current-apk';
+import type { NoticeSink } from '../notices/version-notice';
 import { versionNoticeQueue } from './version-notice';
 
 /** Version notices go out through the `version-notice` queue (de-duplicated by job id). */

@@ -5,17 +5,10 @@
  * that reconnects can catch up from the stream.
  */
 import { MINUTE_MS } from './budget';
+import type { VersionNoticePayload } from '../notices/version-notice';
 import { asRecord, defineQueue } from './definition';
 
-export interface VersionNoticePayload {
-  readonly accountId: string;
-  readonly appId: string;
-  readonly package: string;
-  /** The new current APK, or null when the current APK was cleared. */
-  readonly apkId: string | null;
-  /** The app's `currentVersion` after the change: orders notices and de-duplicates jobs. */
-  readonly currentVersion: number;
-}
+export type { VersionNoticePayload };
 
 export const versionNoticeQueue = defineQueue<
   VersionNoticePayload,

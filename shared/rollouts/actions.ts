@@ -4,14 +4,10 @@
  * version-notice path (a completion moves the app's current APK first: see current-apk.ts).
  */
 import type { Db } from 'mongodb';
-import {
-  announceTargets,
-  moveCurrent,
-  publishNotice,
-  type NoticeSink,
-} from '../catalog/current-apk';
 import type { ApkDoc, AppDoc } from '../catalog/types';
 import { AppError } from '../errors';
+import type { NoticeSink } from '../notices/version-notice';
+import { announceTargets, moveCurrent, publishNotice } from './current-apk';
 import type { HealthReport } from './health';
 import { parseStages, transition, type RolloutAction } from './rollout';
 import { applyAction, findRollout, freshWindow, insertRollout } from './store';

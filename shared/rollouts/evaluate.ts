@@ -6,12 +6,13 @@
  * verdict says so, the decision recorded with its numbers in the rollout's history.
  */
 import type { Db } from 'mongodb';
-import { catalog } from '../catalog/collections';
 import { onlineByInstalled, type LiveState } from '../devices/store';
 import { actOnRollout, type RolloutDeps } from './actions';
 import { judgeHealth, type HealthReport, type RolloutSettings } from './health';
-import { rolloutsOf, saveHealth } from './store';
+import { saveHealth } from './store';
 import type { HealthWindow, RolloutDoc } from './types';
+import { rolloutsCollections } from './collections';
+import { catalogCollections } from '../catalog/collections';
 
 export interface EvaluationDeps extends RolloutDeps {
   readonly live: LiveState;
@@ -66,7 +67,7 @@ export async function evaluateRollout(
   r: RolloutDoc,
   now: Date,
 ): Promise<Evaluation | null> {
-  const { apps, apks } = catalog(deps.db);
+  const { apps, apks } = catalogCollections(deps.db);
   const app = await apps.findOne({ _id: r._id, accountId: r.accountId });
   if (!app) return null;
   const md5Of = async (id: RolloutDoc['apkId'] | null) =>
@@ -85,7 +86,7 @@ export async function evaluateRollout(
 
 /** Evaluates every running rollout (paused ones wait for the owner). */
 export async function evaluateRollouts(deps: EvaluationDeps, now: Date): Promise<Evaluation[]> {
-  const running = await rolloutsOf(deps.db).find({ state: 'running' }).toArray();
+  const running = await rolloutsCollections(deps.db).rollouts.find({ state: 'running' }).toArray();
   const results: Evaluation[] = [];
   for (const r of running) {
     const e = await evaluateRollout(deps, r, now);

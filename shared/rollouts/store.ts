@@ -3,27 +3,18 @@
  * single-document updates on `revision` (a concurrent change makes the loser retry or fail with
  * ROLLOUT_STATE_CONFLICT, never a lost update). No transactions, no TTL, no `$slice`.
  */
-import type { Collection, Db, ObjectId } from 'mongodb';
+import type { Db, ObjectId } from 'mongodb';
 import { AppError } from '../errors';
 import type { HealthReport } from './health';
 import { percentOf, transition, type RolloutAction, type RolloutState } from './rollout';
-import {
-  HISTORY_KEPT,
-  ROLLOUTS,
-  type HealthWindow,
-  type HistoryEntry,
-  type RolloutDoc,
-} from './types';
-
-export function rolloutsOf(db: Db): Collection<RolloutDoc> {
-  return db.collection<RolloutDoc>(ROLLOUTS);
-}
+import { HISTORY_KEPT, type HealthWindow, type HistoryEntry, type RolloutDoc } from './types';
+import { rolloutsCollections } from './collections';
 
 export function findRollout(
   db: Db,
   app: { _id: ObjectId; accountId: string },
 ): Promise<RolloutDoc | null> {
-  return rolloutsOf(db).findOne({ _id: app._id, accountId: app.accountId });
+  return rolloutsCollections(db).rollouts.findOne({ _id: app._id, accountId: app.accountId });
 }
 
 export function isActive(r: { state: RolloutState } | null): boolean {
@@ -67,7 +58,7 @@ export function withHistory(doc: RolloutDoc, e: HistoryEntry): HistoryEntry[] {
 
 /** Writes `next` in place of `prev` (or first, when `prev` is null); false when it lost a race. */
 async function swap(db: Db, prev: RolloutDoc | null, next: RolloutDoc): Promise<boolean> {
-  const col = rolloutsOf(db);
+  const col = rolloutsCollections(db).rollouts;
   if (!prev) {
     try {
       await col.insertOne(next);

@@ -25,7 +25,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from '../log';
-import { isUploadId } from '../uploads/upload-id';
+import { isUploadId } from '../upload-id';
 import type { BlobStore } from './blob-store';
 import { AppError } from '../errors';
 

@@ -4,7 +4,7 @@
  * per cipher segment, so a plaintext byte range maps to whole chunks and reads only those.
  */
 import { GridFSBucket, ObjectId, type Db } from 'mongodb';
-import { isObjectIdShaped, isUploadId } from '../uploads/upload-id';
+import { isObjectIdShaped, isUploadId } from '../upload-id';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { CIPHER_SEGMENT_SIZE } from '../crypto/segmented-aead';
@@ -34,7 +34,7 @@ export const APK_BUCKET = 'apks';
 
 /**
  * A blob's GridFS file id: an ObjectId for ids of that shape (older uploads, screenshots), else
- * the id itself (random upload ids, shared/uploads/upload-id.ts).
+ * the id itself (random upload ids, shared/upload-id.ts).
  */
 function fileId(id: string): ObjectId {
   if (isObjectIdShaped(id)) return new ObjectId(id);

@@ -8,20 +8,9 @@ import { MongoBulkWriteError, ObjectId, type Db } from 'mongodb';
 import { recordAudit } from '../audit/record';
 import type { AuditContext } from '../audit/types';
 import { AppError } from '../errors';
-import { endpoints } from './endpoints';
 import type { RedeliveryThrottle } from './redelivery-throttle';
 import type { AttemptDoc, DeliveryDoc, WebhookEvent } from './types';
-
-export const DELIVERIES_COLLECTION = 'webhook_deliveries';
-
-export function deliveries(db: Db) {
-  return db.collection<DeliveryDoc>(DELIVERIES_COLLECTION);
-}
-
-export async function ensureWebhookIndexes(db: Db): Promise<void> {
-  await endpoints(db).createIndex({ accountId: 1 }, { name: 'account' });
-  await deliveries(db).createIndex({ endpointId: 1, _id: -1 }, { name: 'endpoint_newest' });
-}
+import { webhooksCollections } from './collections';
 
 /** Where deliveries are enqueued: `webhook-delivery` (shared/queues/webhook-delivery.ts). */
 export interface DeliverySink {
@@ -43,7 +32,7 @@ function derivedId(text: string, length: number): string {
 
 async function insertNew(db: Db, docs: DeliveryDoc[]): Promise<void> {
   try {
-    await deliveries(db).insertMany(docs, { ordered: false });
+    await webhooksCollections(db).deliveries.insertMany(docs, { ordered: false });
   } catch (err) {
     const errors = err instanceof MongoBulkWriteError ? [err.writeErrors].flat() : [];
     if (errors.length === 0 || errors.some((e) => e.code !== 11000)) throw err;
@@ -63,8 +52,8 @@ export async function emitEvent(
   data: Record<string, unknown>,
   key?: string,
 ): Promise<number> {
-  const targets = await endpoints(deps.db)
-    .find({ accountId: { $in: [...accountIds] }, enabled: true, events: event })
+  const targets = await webhooksCollections(deps.db)
+    .endpoints.find({ accountId: { $in: [...accountIds] }, enabled: true, events: event })
     .toArray();
   if (targets.length === 0) return 0;
   const now = deps.now();
@@ -93,14 +82,18 @@ export async function recordAttempt(
   attempt: AttemptDoc,
   state: DeliveryDoc['state'],
 ): Promise<void> {
-  await deliveries(db).updateOne(
+  await webhooksCollections(db).deliveries.updateOne(
     { _id: id },
     { $push: { attempts: attempt }, $set: { state, updatedAt: attempt.at } },
   );
 }
 
 export function deliveriesOf(db: Db, endpointId: ObjectId, limit: number): Promise<DeliveryDoc[]> {
-  return deliveries(db).find({ endpointId }).sort({ _id: -1 }).limit(limit).toArray();
+  return webhooksCollections(db)
+    .deliveries.find({ endpointId })
+    .sort({ _id: -1 })
+    .limit(limit)
+    .toArray();
 }
 
 /**
@@ -119,7 +112,7 @@ export async function redeliver(
     throw new AppError('WEBHOOK_REDELIVERY_RATE_LIMITED', { details: { retryAfterSeconds } });
   }
   const doc = ObjectId.isValid(id)
-    ? await deliveries(deps.db).findOneAndUpdate(
+    ? await webhooksCollections(deps.db).deliveries.findOneAndUpdate(
         { _id: new ObjectId(id), accountId },
         { $inc: { redeliveries: 1 }, $set: { state: 'pending', updatedAt: deps.now() } },
         { returnDocument: 'after' },

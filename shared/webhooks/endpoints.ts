@@ -11,13 +11,9 @@ import { recordAudit } from '../audit/record';
 import type { AuditContext } from '../audit/types';
 import { AppError } from '../errors';
 import { WEBHOOK_EVENTS, type EndpointDoc, type WebhookEvent } from './types';
+import { webhooksCollections } from './collections';
 
-export const ENDPOINTS_COLLECTION = 'webhook_endpoints';
 const MAX_ENDPOINTS = 20;
-
-export function endpoints(db: Db) {
-  return db.collection<EndpointDoc>(ENDPOINTS_COLLECTION);
-}
 
 export const secretAad = (id: ObjectId) => `webhook-secret:${id.toHexString()}`;
 
@@ -87,7 +83,9 @@ export async function createEndpoint(
 ): Promise<{ doc: EndpointDoc; secret: string }> {
   const url = parseUrl(body.url);
   const events = parseEvents(body.events);
-  if ((await endpoints(deps.db).countDocuments({ accountId })) >= MAX_ENDPOINTS) {
+  if (
+    (await webhooksCollections(deps.db).endpoints.countDocuments({ accountId })) >= MAX_ENDPOINTS
+  ) {
     throw new AppError('VALIDATION_FAILED', { message: `at most ${MAX_ENDPOINTS} endpoints` });
   }
   const _id = new ObjectId();
@@ -105,21 +103,21 @@ export async function createEndpoint(
     createdAt: now,
     updatedAt: now,
   };
-  await endpoints(deps.db).insertOne(doc);
+  await webhooksCollections(deps.db).endpoints.insertOne(doc);
   await noteChange(deps, ctx, 'webhook.created', doc);
   return { doc, secret };
 }
 
 export async function endpointOf(db: Db, accountId: string, id: string): Promise<EndpointDoc> {
   const doc = ObjectId.isValid(id)
-    ? await endpoints(db).findOne({ _id: new ObjectId(id), accountId })
+    ? await webhooksCollections(db).endpoints.findOne({ _id: new ObjectId(id), accountId })
     : null;
   if (!doc) throw new AppError('NOT_FOUND', { message: 'no such webhook endpoint' });
   return doc;
 }
 
 export function listEndpoints(db: Db, accountId: string): Promise<EndpointDoc[]> {
-  return endpoints(db).find({ accountId }).sort({ _id: 1 }).toArray();
+  return webhooksCollections(db).endpoints.find({ accountId }).sort({ _id: 1 }).toArray();
 }
 
 /** Changes url, events and/or enabled; enabling again clears an automatic disabling. */
@@ -142,7 +140,10 @@ export async function updateEndpoint(
     set.disabledReason = body.enabled ? null : 'owner';
     set.failingSince = null;
   }
-  await endpoints(deps.db).updateOne({ _id: doc._id, accountId }, { $set: set });
+  await webhooksCollections(deps.db).endpoints.updateOne(
+    { _id: doc._id, accountId },
+    { $set: set },
+  );
   const updated = { ...doc, ...set };
   await noteChange(deps, ctx, 'webhook.updated', updated);
   return updated;
@@ -156,7 +157,7 @@ export async function deleteEndpoint(
   id: string,
 ): Promise<EndpointDoc> {
   const doc = await endpointOf(deps.db, accountId, id);
-  await endpoints(deps.db).deleteOne({ _id: doc._id, accountId });
+  await webhooksCollections(deps.db).endpoints.deleteOne({ _id: doc._id, accountId });
   await noteChange(deps, ctx, 'webhook.deleted', doc);
   return doc;
 }

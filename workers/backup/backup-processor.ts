@@ -17,9 +17,9 @@ import {
   type BackupPayload,
 } from '../../shared/queues/backup';
 import type { JobContext, Processor } from '../processor';
-import { accountsCollection } from '../../shared/accounts/service';
 import { coerceError } from '../../shared/errors';
 import { emitEvent, type EmitDeps } from '../../shared/webhooks/deliveries';
+import { accountsCollections } from '../../shared/accounts/collections';
 
 export interface BackupSettings {
   readonly dir: string;
@@ -45,8 +45,8 @@ async function announceFailure(deps: BackupDeps, ctx: JobContext, err: unknown):
   if (!deps.events || (ctx.attempt < ctx.maxAttempts && !(err instanceof UnrecoverableError))) {
     return;
   }
-  const operators = await accountsCollection(deps.db)
-    .find({ roles: 'operator' }, { projection: { _id: 1 } })
+  const operators = await accountsCollections(deps.db)
+    .accounts.find({ roles: 'operator' }, { projection: { _id: 1 } })
     .toArray();
   const ids = operators.map((a) => a._id.toHexString());
   const data = { jobId: ctx.jobId, error: coerceError(err).message.slice(0, 500) };

@@ -8,10 +8,10 @@
  *   max(EXCEPTION_SPIKE_MIN, EXCEPTION_SPIKE_FACTOR × the previous hour's); once per app and hour.
  */
 import type { Db } from 'mongodb';
-import { exceptionCollections } from '../../shared/exceptions/collections';
 import { redisKeys } from '../../shared/redis-keys';
 import type { Redis } from '../../shared/storage/redis';
 import { emitEvent, type EmitDeps } from '../../shared/webhooks/deliveries';
+import { exceptionsCollections } from '../../shared/exceptions/collections';
 
 export interface SpikeSettings {
   /** Reports in an hour below which nothing is a spike. */
@@ -44,7 +44,7 @@ const HOUR_MS = 3_600_000;
 const MARKER_KEEP_S = 400 * 86_400;
 
 async function newGroup(deps: ExceptionEventDeps, r: CountedReport): Promise<void> {
-  const { groups } = exceptionCollections(deps.db);
+  const { groups } = exceptionsCollections(deps.db);
   const group = await groups.findOne({ _id: r.groupId }, { projection: { firstSeen: 1 } });
   if (!group || r.receivedAt.getTime() - group.firstSeen.getTime() > HOUR_MS) return;
   const marker = redisKeys(deps.prefix).webhookGroupSeen(r.groupId);

@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from '../../shared/storage/redis';
 import { MongoServerError, type Db } from 'mongodb';
-import { exceptionCollections, type PendingCount } from '../../shared/exceptions/collections';
+import { type PendingCount, exceptionsCollections } from '../../shared/exceptions/collections';
 import { withDeadline } from '../../shared/deadline';
 import { DAY_MS } from '../../shared/exceptions/sliding-window';
 import { FAILED_JOB_KEPT_S } from '../../shared/queues/exception-ingest';
@@ -124,7 +124,7 @@ async function countOnce(
   groupId: string,
   batch: readonly GroupEntry[],
 ): Promise<void> {
-  const { groups } = exceptionCollections(db);
+  const { groups } = exceptionsCollections(db);
   const group = await groups.findOne({ _id: groupId }, { projection: { pending: 1 } });
   const pending = group?.pending ?? [];
   const ids = idsToCheck(batch, pending);

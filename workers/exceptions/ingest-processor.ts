@@ -20,9 +20,9 @@ import { UnrecoverableError } from 'bullmq';
 import type { Redis } from '../../shared/storage/redis';
 import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import {
-  exceptionCollections,
   groupIdOf,
   type ExceptionDoc,
+  exceptionsCollections,
 } from '../../shared/exceptions/collections';
 import { exceptionClass, fingerprint, stackTitle } from '../../shared/exceptions/fingerprint';
 import { gridFsScreenshots, type ScreenshotStore } from '../../shared/exceptions/screenshots';
@@ -69,7 +69,7 @@ export function exceptionIngestProcessor(
   let groups: GroupWriter | undefined;
   let inserts: Coalescer<ExceptionDoc> | undefined;
   return async (job) => {
-    const { reports } = exceptionCollections(deps.db);
+    const { reports } = exceptionsCollections(deps.db);
     const { report } = job;
     await appOfAccount(deps.db, job.accountId, job.appId, report.package);
     const print = fingerprint(report.stack);

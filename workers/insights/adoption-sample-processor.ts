@@ -4,13 +4,13 @@
  */
 import type { Db } from 'mongodb';
 import { sampleAdoption } from '../../shared/adoption/samples';
-import { catalog } from '../../shared/catalog/collections';
 import type { LiveState } from '../../shared/devices/store';
 import type {
   AdoptionSamplePayload,
   AdoptionSampleResult,
 } from '../../shared/queues/adoption-sample';
 import type { Processor } from '../processor';
+import { catalogCollections } from '../../shared/catalog/collections';
 
 export interface AdoptionSampleDeps {
   readonly db: Db;
@@ -25,7 +25,7 @@ export function adoptionSampleProcessor(
     const now = deps.now();
     let apps = 0;
     let written = 0;
-    for await (const app of catalog(deps.db).apps.find({})) {
+    for await (const app of catalogCollections(deps.db).apps.find({})) {
       if (ctx.signal.aborted) break;
       apps += 1;
       if (await sampleAdoption(deps, app, now)) written += 1;

@@ -3,11 +3,11 @@
  * its upload is decided or stale, and deleting an already deleted blob is a no-op.
  */
 import type { Db } from 'mongodb';
-import { catalog } from '../../shared/catalog/collections';
 import type { HousekeepingPayload, HousekeepingResult } from '../../shared/queues/housekeeping';
 import type { BlobStore } from '../../shared/storage/blob-store';
 import { rejection } from '../../shared/uploads/verdicts';
 import type { Processor } from '../processor';
+import { catalogCollections } from '../../shared/catalog/collections';
 
 export interface HousekeepingDeps {
   readonly db: Db;
@@ -18,7 +18,7 @@ export interface HousekeepingDeps {
 export function housekeepingProcessor(
   deps: HousekeepingDeps,
 ): Processor<HousekeepingPayload, HousekeepingResult> {
-  const { apks, uploads } = catalog(deps.db);
+  const { apks, uploads } = catalogCollections(deps.db);
   return async (payload, ctx) => {
     const cutoff = new Date(deps.now().getTime() - payload.olderThanMs);
     let removed = 0;

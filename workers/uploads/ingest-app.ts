@@ -1,8 +1,8 @@
 /** The app an upload belongs to: created on its first upload, with that APK's signer. */
 import { MongoServerError, ObjectId, type Db } from 'mongodb';
-import { catalog } from '../../shared/catalog/collections';
 import type { AppDoc } from '../../shared/catalog/types';
 import type { AcceptableApk } from '../../shared/uploads/judge-apk';
+import { catalogCollections } from '../../shared/catalog/collections';
 
 export async function upsertApp(
   db: Db,
@@ -11,7 +11,7 @@ export async function upsertApp(
   label: string | null,
   now: Date,
 ): Promise<AppDoc> {
-  const { apps } = catalog(db);
+  const { apps } = catalogCollections(db);
   const filter = { accountId, package: apk.package };
   const existing = await apps.findOne(filter);
   if (existing) {

@@ -18,8 +18,8 @@ import {
   type InspectReport,
   type InspectResult,
 } from '../../shared/apk/inspect-apk';
-import { catalog } from '../../shared/catalog/collections';
-import { setCurrentApk, type NoticeSink } from '../../shared/catalog/current-apk';
+import { setCurrentApk } from '../../shared/rollouts/current-apk';
+import type { NoticeSink } from '../../shared/notices/version-notice';
 import type { ApkDoc } from '../../shared/catalog/types';
 import { unwrapDataKey } from '../../shared/crypto/data-keys';
 import type { KeyRing } from '../../shared/crypto/keys';
@@ -43,6 +43,7 @@ import { coerceError } from '../../shared/errors';
 import { emitEvent, type EmitDeps } from '../../shared/webhooks/deliveries';
 import { uploadActor } from '../../shared/audit/types';
 import { rolloutRecorder } from '../../shared/rollouts/changes';
+import { catalogCollections } from '../../shared/catalog/collections';
 
 export interface ApkIngestDeps {
   readonly db: Db;
@@ -59,7 +60,7 @@ export interface ApkIngestDeps {
 export function apkIngestProcessor(
   deps: ApkIngestDeps,
 ): Processor<ApkIngestPayload, { status: string }> {
-  const { apks, uploads } = catalog(deps.db);
+  const { apks, uploads } = catalogCollections(deps.db);
   const { decide, finish } = verdicts(deps);
 
   return async (p, ctx) => {
@@ -124,7 +125,7 @@ export function apkIngestProcessor(
       return decide(p, rejection('APK_DUPLICATE'));
     }
     if (continuity === 'rotated') {
-      await catalog(deps.db).apps.updateOne(
+      await catalogCollections(deps.db).apps.updateOne(
         { _id: app._id, signerSha256: app.signerSha256 },
         { $set: { signerSha256: apk.signerSha256, updatedAt: deps.now() } },
       );
@@ -135,7 +136,7 @@ export function apkIngestProcessor(
 
 async function isDuplicate(db: Db, appId: ObjectId, apk: AcceptableApk): Promise<boolean> {
   return (
-    (await catalog(db).apks.countDocuments(
+    (await catalogCollections(db).apks.countDocuments(
       { appId, $or: [{ sha256: apk.sha256 }, { md5: apk.md5 }] },
       { limit: 1 },
     )) > 0
@@ -147,7 +148,7 @@ function verdicts(deps: ApkIngestDeps): {
   readonly decide: (p: ApkIngestPayload, verdict: Verdict) => Promise<{ status: string }>;
   readonly finish: (p: ApkIngestPayload, apk: ApkDoc) => Promise<{ status: string }>;
 } {
-  const { uploads } = catalog(deps.db);
+  const { uploads } = catalogCollections(deps.db);
   async function decide(p: ApkIngestPayload, verdict: Verdict): Promise<{ status: string }> {
     const status = verdict.status === 'accepted' ? 'done' : 'failed';
     // Before the verdict is recorded: a retry after a failed emit emits again (same key: once).
@@ -168,7 +169,7 @@ function verdicts(deps: ApkIngestDeps): {
     if (!deps.events) return;
     const apk =
       verdict.status === 'accepted'
-        ? await catalog(deps.db).apks.findOne({ uploadId: p.uploadId })
+        ? await catalogCollections(deps.db).apks.findOne({ uploadId: p.uploadId })
         : null;
     const data = {
       uploadId: p.uploadId,

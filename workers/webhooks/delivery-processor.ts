@@ -16,13 +16,14 @@ import type {
   WebhookDeliveryPayload,
   WebhookDeliveryResult,
 } from '../../shared/queues/webhook-delivery';
-import { deliveries, recordAttempt } from '../../shared/webhooks/deliveries';
+import { recordAttempt } from '../../shared/webhooks/deliveries';
 import { pinnedAddress, postPinned, type DeliverOptions } from '../../shared/webhooks/deliver';
-import { endpoints, openSecret } from '../../shared/webhooks/endpoints';
+import { openSecret } from '../../shared/webhooks/endpoints';
 import { SIGNATURE_HEADER, signDelivery, TIMESTAMP_HEADER } from '../../shared/webhooks/signature';
 import type { DeliveryDoc, EndpointDoc } from '../../shared/webhooks/types';
 import type { AccountSlots } from '../../shared/webhooks/account-slots';
 import type { JobContext, Processor } from '../processor';
+import { webhooksCollections } from '../../shared/webhooks/collections';
 
 export interface WebhookSettings {
   readonly allowPrivate: boolean;
@@ -54,13 +55,13 @@ const DAY_MS = 86_400_000;
 
 /** A failure: starts the endpoint's failing run, and disables it once the run is too long. */
 async function noteFailure(deps: WebhookDeliveryDeps, ep: EndpointDoc, at: Date): Promise<boolean> {
-  await endpoints(deps.db).updateOne(
+  await webhooksCollections(deps.db).endpoints.updateOne(
     { _id: ep._id, failingSince: null },
     { $set: { failingSince: at } },
   );
   const since = ep.failingSince ?? at;
   if (at.getTime() - since.getTime() < deps.webhooks.disableAfterDays * DAY_MS) return false;
-  const disabled = await endpoints(deps.db).updateOne(
+  const disabled = await webhooksCollections(deps.db).endpoints.updateOne(
     { _id: ep._id, enabled: true },
     { $set: { enabled: false, disabledReason: 'failing', updatedAt: at } },
   );
@@ -111,7 +112,9 @@ export function webhookDeliveryProcessor(
   deps: WebhookDeliveryDeps,
 ): Processor<WebhookDeliveryPayload, WebhookDeliveryResult> {
   return async (payload, ctx) => {
-    const delivery = await deliveries(deps.db).findOne({ _id: new ObjectId(payload.deliveryId) });
+    const delivery = await webhooksCollections(deps.db).deliveries.findOne({
+      _id: new ObjectId(payload.deliveryId),
+    });
     if (!delivery) throw new UnrecoverableError('the delivery is gone');
     if (delivery.state === 'delivered' && delivery.redeliveries === payload.redelivery) {
       return { outcome: 'skipped', statusCode: null };
@@ -140,7 +143,7 @@ async function deliverOnce(
   delivery: DeliveryDoc,
   ctx: JobContext,
 ): Promise<WebhookDeliveryResult> {
-  const ep = await endpoints(deps.db).findOne({ _id: delivery.endpointId });
+  const ep = await webhooksCollections(deps.db).endpoints.findOne({ _id: delivery.endpointId });
   if (!ep?.enabled) {
     await recordAttempt(deps.db, delivery._id, skipped(deps.now()), 'failed');
     return { outcome: 'disabled', statusCode: null };
@@ -158,7 +161,10 @@ async function deliverOnce(
   };
   await recordAttempt(deps.db, delivery._id, log, ok ? 'delivered' : last ? 'failed' : 'pending');
   if (ok) {
-    await endpoints(deps.db).updateOne({ _id: ep._id }, { $set: { failingSince: null } });
+    await webhooksCollections(deps.db).endpoints.updateOne(
+      { _id: ep._id },
+      { $set: { failingSince: null } },
+    );
     return { outcome: 'delivered', statusCode: r.statusCode };
   }
   if (await noteFailure(deps, ep, at)) return { outcome: 'disabled', statusCode: r.statusCode };

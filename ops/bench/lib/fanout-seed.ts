@@ -15,10 +15,10 @@ import {
 } from '../../../shared/devices/installations';
 import type { RegistrationInput } from '../../../shared/devices/registration-input';
 import { cardOf, liveState } from '../../../shared/devices/live-state';
-import { seats } from '../../../shared/devices/seats';
 import { INSTALLATIONS, type InstallationDoc } from '../../../shared/devices/types';
 import { connectMongo } from '../../../shared/storage/mongo';
 import { closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
+import { devicesCollections } from '../../../shared/devices/collections';
 
 const BATCH = 1_000;
 
@@ -49,7 +49,9 @@ export async function seedInstallations(spec: SeedSpec): Promise<void> {
   try {
     const now = new Date();
     const taken = new Set(
-      (await seats(mongo.db).find({ accountId: spec.accountId }).toArray()).map((s) => s.slot),
+      (await devicesCollections(mongo.db).seats.find({ accountId: spec.accountId }).toArray()).map(
+        (s) => s.slot,
+      ),
     );
     const free: number[] = [];
     for (let slot = 0; slot < spec.plan && free.length < spec.deviceIds.length; slot++) {
@@ -71,7 +73,7 @@ export async function seedInstallations(spec: SeedSpec): Promise<void> {
         );
       });
       await mongo.db.collection<InstallationDoc>(INSTALLATIONS).insertMany(docs);
-      await seats(mongo.db).insertMany(
+      await devicesCollections(mongo.db).seats.insertMany(
         docs.map((d, i) => ({
           _id: `${spec.accountId}:${free[from + i]!}`,
           accountId: spec.accountId,

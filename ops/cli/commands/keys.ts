@@ -3,7 +3,7 @@
  * stored value to MASTER_KEY; run it with the old key still in MASTER_KEY_PREVIOUS, then drop it.
  */
 import type { Command } from 'commander';
-import { resealAll } from '../../../shared/crypto/reseal';
+import { resealAll } from '../../../shared/key-rotation/reseal';
 import { cliKeys, output, withDatabase } from '../context';
 
 export function register(program: Command): void {

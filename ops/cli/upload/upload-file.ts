@@ -11,7 +11,7 @@ import { exchange, retryAfterMs, type HttpReply, type TlsTrust } from './http-cl
 import { streamedForm } from './multipart-stream';
 import { pollStatus, type UploadStatus } from './poll-status';
 import { coerceError } from '../../../shared/errors';
-import { UPLOAD_ID_SOURCE } from '../../../shared/uploads/upload-id';
+import { UPLOAD_ID_SOURCE } from '../../../shared/upload-id';
 
 export interface UploadSettings {
   readonly baseUrl: string;

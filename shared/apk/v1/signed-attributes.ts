@@ -21,7 +21,7 @@ import {
   type SignedAttribute,
 } from './pkcs7-signed-data';
 import { SdkVersion } from './sdk-versions';
-import { coerceError } from '../../errors';
+import { messageOf } from '../errors';
 
 /** Outcome of checking one SignerInfo's signed attributes. */
 export type SignedAttrsCheck =
@@ -48,7 +48,7 @@ function decodeSingle(value: Buffer, tag: number, what: string): Buffer {
       ? Buffer.from(readOid(value, node, what))
       : primitiveContent(value, node, what);
   } catch (err) {
-    throw new Pkcs7Error(`failed to decode ${what}: ${coerceError(err).message}`);
+    throw new Pkcs7Error(`failed to decode ${what}: ${messageOf(err)}`);
   }
 }
 
@@ -72,7 +72,7 @@ export function checkSignedAttributes(
   } catch (err) {
     return {
       kind: 'verify-error',
-      message: `failed to parse signed attributes: ${coerceError(err).message}`,
+      message: `failed to parse signed attributes: ${messageOf(err)}`,
     };
   }
   try {

@@ -23,7 +23,7 @@ import {
 } from './signature-algorithms';
 import { parseCertificate, type X509Certificate } from './x509-certificate';
 import { nameKey, namesEqual } from './x500-name';
-import { coerceError } from '../../errors';
+import { messageOf } from '../errors';
 
 export interface SignatureBlockOutcome {
   /** The signing certificate chain (signer first), or null when the block did not verify. */
@@ -65,11 +65,11 @@ export function verifySignatureBlock(
       try {
         return parseCertificate(der);
       } catch (err) {
-        throw new BerError(`failed to parse certificate #${i + 1}: ${coerceError(err).message}`);
+        throw new BerError(`failed to parse certificate #${i + 1}: ${messageOf(err)}`);
       }
     });
   } catch (err) {
-    return fail(V1IssueCode.JAR_SIG_PARSE_EXCEPTION, coerceError(err).message);
+    return fail(V1IssueCode.JAR_SIG_PARSE_EXCEPTION, messageOf(err));
   }
 
   const toTry = minSdk < SdkVersion.N ? [firstSignerInfo] : signedData.signerInfos;
@@ -138,7 +138,7 @@ function verifySignerInfo(
   try {
     key = createPublicKey({ key: cert.subjectPublicKeyInfo, format: 'der', type: 'spki' });
   } catch (err) {
-    return verifyError(`unusable public key: ${coerceError(err).message}`);
+    return verifyError(`unusable public key: ${messageOf(err)}`);
   }
   if (!keyMatchesFamily(key, scheme.keyFamily)) {
     return verifyError(
@@ -172,7 +172,7 @@ function verifySignerInfo(
       signerInfo.signature,
     );
   } catch (err) {
-    return verifyError(`signature verification failed: ${coerceError(err).message}`);
+    return verifyError(`signature verification failed: ${messageOf(err)}`);
   }
   return ok ? { kind: 'verified', cert } : { kind: 'not-verified' };
 }

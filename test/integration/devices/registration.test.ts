@@ -9,18 +9,14 @@ import { randomBytes } from 'node:crypto';
 import { ObjectId } from 'mongodb';
 import type { Account } from '../../../shared/accounts/types';
 import type { AppDoc } from '../../../shared/catalog/types';
-import {
-  ensureInstallationIndexes,
-  ensureSeatIndexes,
-  liveState,
-  registerDevice,
-} from '../../../shared/devices/store';
+import { liveState, registerDevice } from '../../../shared/devices/store';
 import { parseRegistration } from '../../../shared/devices/registration-input';
 import type { InstallationDoc } from '../../../shared/devices/types';
 import { redisKeys } from '../../../shared/redis-keys';
 import { closeRedis, createProducerRedis, redisReady } from '../../../shared/storage/redis';
 import { track } from '../../helpers/resources';
 import { isolation, serviceUrls, useIsolatedMongo } from '../../helpers/services';
+import { ensureDevicesIndexes } from '../../../shared/devices/collections';
 
 const store = useIsolatedMongo();
 const { prefix } = isolation();
@@ -31,8 +27,7 @@ beforeAll(async () => {
   redis = createProducerRedis(serviceUrls().redisUrl, 'test:registration');
   close = track('redis registration', () => closeRedis(redis));
   await redisReady(redis, 5_000);
-  await ensureInstallationIndexes(store.mongo.db);
-  await ensureSeatIndexes(store.mongo.db);
+  await ensureDevicesIndexes(store.mongo.db);
 });
 afterAll(() => close());
 

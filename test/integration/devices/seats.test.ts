@@ -7,17 +7,12 @@
 import { ObjectId } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { liveState } from '../../../shared/devices/live-state';
-import {
-  claimSeat,
-  ensureSeatIndexes,
-  releaseSeat,
-  seats,
-  type SeatCursor,
-} from '../../../shared/devices/seats';
+import { claimSeat, releaseSeat, type SeatCursor } from '../../../shared/devices/seats';
 import { redisKeys } from '../../../shared/redis-keys';
 import { closeRedis, createProducerRedis, redisReady } from '../../../shared/storage/redis';
 import { track } from '../../helpers/resources';
 import { isolation, serviceUrls, useIsolatedMongo } from '../../helpers/services';
+import { devicesCollections, ensureDevicesIndexes } from '../../../shared/devices/collections';
 
 const store = useIsolatedMongo();
 const { prefix } = isolation();
@@ -33,7 +28,7 @@ beforeAll(async () => {
     redises.push(redis);
   }
   cursors = redises.map((r) => liveState(r, prefix).seatCursor);
-  await ensureSeatIndexes(store.mongo.db);
+  await ensureDevicesIndexes(store.mongo.db);
 });
 afterAll(async () => {
   for (const close of closers) await close();
@@ -41,7 +36,7 @@ afterAll(async () => {
 
 const newAccountId = () => randomBytes(12).toString('hex');
 const slotsOf = async (accountId: string) =>
-  (await seats(store.mongo.db).find({ accountId }).toArray())
+  (await devicesCollections(store.mongo.db).seats.find({ accountId }).toArray())
     .map((s) => s.slot)
     .sort((a, b) => a - b);
 const cursorKey = (accountId: string) => redisKeys(prefix).seatCursor(accountId);
@@ -112,6 +107,8 @@ test('an installation that holds a seat claims again: true, and it still holds o
   const now = new Date();
   expect(await claimSeat(store.mongo.db, accountId, 3, id, now, cursors[0])).toBe(true);
   expect(await claimSeat(store.mongo.db, accountId, 3, id, now, cursors[1])).toBe(true);
-  expect(await seats(store.mongo.db).countDocuments({ installationId: id })).toBe(1);
-  expect(await seats(store.mongo.db).countDocuments({ accountId })).toBe(1);
+  expect(
+    await devicesCollections(store.mongo.db).seats.countDocuments({ installationId: id }),
+  ).toBe(1);
+  expect(await devicesCollections(store.mongo.db).seats.countDocuments({ accountId })).toBe(1);
 });

@@ -7,7 +7,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Host } from '../../../api/route-table';
-import { exceptionCollections } from '../../../shared/exceptions/collections';
 import { EXCEPTION_TEXT } from '../../../shared/exceptions/verdicts';
 import { createLogger } from '../../../shared/log';
 import { newAccount } from '../../helpers/accounts';
@@ -15,6 +14,7 @@ import { registerDevices } from '../../helpers/devices';
 import { request, type Reply } from '../../helpers/http';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { encodeForm, eventually, postForm, seedApp, stackTrace, type SeededApp } from './fixtures';
+import { exceptionsCollections } from '../../../shared/exceptions/collections';
 
 jest.setTimeout(120_000);
 
@@ -150,7 +150,7 @@ test('the PushLink form and the JSON route answer alike on admin, web and push, 
   expect(jsons.map((r) => r.json<VerdictBody>().budget?.remaining)).toEqual([18, 16, 14]);
 
   // Stored: each JSON report under its id, with its screenshot; each form report by its stack.
-  const { reports } = exceptionCollections(stack.mongo.db);
+  const { reports } = exceptionsCollections(stack.mongo.db);
   expect(await eventually(() => reports.countDocuments({ accountId: account.id }), 6)).toBe(6);
   for (const [i, host] of HOSTS.entries()) {
     const stored = await reports.findOne({ _id: jsons[i]!.json<VerdictBody>().reportId! });
@@ -214,7 +214,7 @@ test('refusals are the same on every host: a wrong key, a report past the size l
   expect(cases.jsonWrongKey![0]!.status).toBe(401);
   expect(cases.formTooLarge![0]!.text).toMatch(/^Exception sent but rejected: Invalid report\./);
   expect(cases.jsonTooLarge![0]!.status).toBe(413);
-  const { reports } = exceptionCollections(stack.mongo.db);
+  const { reports } = exceptionsCollections(stack.mongo.db);
   expect(await reports.countDocuments({ accountId: account.id })).toBe(0);
 });
 

@@ -4,7 +4,6 @@
  * counts per APK, and per-installation rows paged without splitting an installation.
  */
 import {
-  ensureFunnelIndexes,
   funnelCounts,
   funnelCountsByApk,
   funnelRows,
@@ -13,6 +12,7 @@ import {
   recordReport,
 } from '../../../shared/funnel/marks';
 import { useIsolatedMongo } from '../../helpers/services';
+import { ensureFunnelIndexes } from '../../../shared/funnel/collections';
 
 const db = useIsolatedMongo();
 const app = { accountId: 'acct-1', package: 'dev.example.funnel' };

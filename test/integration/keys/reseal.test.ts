@@ -19,7 +19,7 @@ import { verifyBackup } from '../../../shared/backup/read-archive';
 import { unwrapDataKey, wrapDataKey } from '../../../shared/crypto/data-keys';
 import { createKeyRing } from '../../../shared/crypto/keys';
 import { loadPinnedKeys } from '../../../shared/crypto/pinned-keys';
-import { resealAll } from '../../../shared/crypto/reseal';
+import { resealAll } from '../../../shared/key-rotation/reseal';
 import { createEndpoint, openSecret } from '../../../shared/webhooks/endpoints';
 import type { EndpointDoc } from '../../../shared/webhooks/types';
 import { testLogger, useIsolatedMongo } from '../../helpers/services';

@@ -12,7 +12,6 @@ import { ObjectId } from 'mongodb';
 import { isDependencyOutage } from '../../../api/http-errors';
 import { createIngestClient, type IngestClientDeps } from '../../../api/uploads/ingest-client';
 import type { ReceivedFile } from '../../../api/uploads/received';
-import { catalog } from '../../../shared/catalog/collections';
 import { createKeyRing } from '../../../shared/crypto/keys';
 import { newDataKey } from '../../../shared/crypto/data-keys';
 import { AppError } from '../../../shared/errors';
@@ -27,6 +26,7 @@ import {
 } from '../../../shared/storage/redis';
 import { track } from '../../helpers/resources';
 import { startStack, type TestStack } from '../../helpers/stack';
+import { catalogCollections } from '../../../shared/catalog/collections';
 
 let stack: TestStack;
 let redis: ReturnType<typeof createWorkerRedis>;
@@ -77,7 +77,7 @@ function client(q: IngestClientDeps['queue']) {
 }
 
 async function traces(uploadId: string) {
-  const doc = await catalog(stack.mongo.db).uploads.findOne({ _id: uploadId });
+  const doc = await catalogCollections(stack.mongo.db).uploads.findOne({ _id: uploadId });
   const blob = await gridFsBlobStore(stack.mongo.db).size(uploadId);
   const job = await queue.getJob(`upload-${uploadId}`);
   return { doc: doc !== null, blob: blob !== null, job: job !== undefined };

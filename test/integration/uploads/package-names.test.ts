@@ -5,13 +5,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { catalog } from '../../../shared/catalog/collections';
 import { newAccount } from '../../helpers/accounts';
 import { eventuallyValue } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
 import { postMultipart } from '../../helpers/multipart';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { uploadFixture } from '../../helpers/uploads';
+import { catalogCollections } from '../../../shared/catalog/collections';
 
 const fixtures = path.resolve(__dirname, '../../fixtures/apks');
 const BAD = "evil.pkg;filename*=UTF-8''evil.html;x=";
@@ -82,7 +82,7 @@ test('a package stored before the rule is RFC 6266-encoded in Content-Dispositio
   );
   expect(created.status).toBe(201);
   // What an earlier release stored for the reviewer's APK.
-  const { apks } = catalog(stack.mongo.db);
+  const { apks } = catalogCollections(stack.mongo.db);
   await apks.updateMany({ package: 'dev.apkrelay.sample' }, { $set: { package: BAD } });
   const got = await request(created.json<{ url: string }>().url, { ca: stack.ca });
   expect(got.status).toBe(200);

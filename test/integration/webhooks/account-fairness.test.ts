@@ -16,12 +16,13 @@ import { queueDeliverySink } from '../../../shared/queues/delivery-sink';
 import { webhookDeliveryQueue } from '../../../shared/queues/webhook-delivery';
 import { createKeyRing } from '../../../shared/crypto/keys';
 import { bullPrefix, closeRedis, createWorkerRedis } from '../../../shared/storage/redis';
-import { deliveries, emitEvent } from '../../../shared/webhooks/deliveries';
+import { emitEvent } from '../../../shared/webhooks/deliveries';
 import { createEndpoint } from '../../../shared/webhooks/endpoints';
 import { eventually } from '../../helpers/eventually';
 import { track } from '../../helpers/resources';
 import { startStack, testTls, type TestStack } from '../../helpers/stack';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver';
+import { webhooksCollections } from '../../../shared/webhooks/collections';
 
 jest.setTimeout(180_000);
 
@@ -104,13 +105,15 @@ test("an account's slow endpoints do not hold back another account's delivery", 
     expect(await emitEvent(emit, ['acct-b'], 'backup.failed', { n: 'b' })).toBe(1);
 
     await eventually("B's delivery at its receiver", () => fast.received.length === 1);
-    const aDocs = await deliveries(db).find({ accountId: 'acct-a' }).toArray();
+    const aDocs = await webhooksCollections(db).deliveries.find({ accountId: 'acct-a' }).toArray();
     expect(aDocs.flatMap((d) => d.attempts)).toEqual([]);
     expect(slow.arrived).toBeLessThanOrEqual(ACCOUNT_CONCURRENCY);
 
     slow.answer();
     await eventually('all of A delivered', async () => {
-      const states = await deliveries(db).find({ accountId: 'acct-a' }).toArray();
+      const states = await webhooksCollections(db)
+        .deliveries.find({ accountId: 'acct-a' })
+        .toArray();
       return states.filter((d) => d.state === 'delivered').length === A_ENDPOINTS;
     });
   } finally {

@@ -7,7 +7,8 @@
 import { newAccount } from '../../helpers/accounts';
 import { ownerApi } from '../../helpers/owner-api';
 import { startStack, type TestStack } from '../../helpers/stack';
-import { deliveries, emitEvent } from '../../../shared/webhooks/deliveries';
+import { emitEvent } from '../../../shared/webhooks/deliveries';
+import { webhooksCollections } from '../../../shared/webhooks/collections';
 
 jest.setTimeout(120_000);
 const PER_MINUTE = 3;
@@ -37,7 +38,7 @@ async function accountWithDelivery() {
     'backup.failed',
     {},
   );
-  const doc = await deliveries(stack.mongo.db).findOne({ accountId: id });
+  const doc = await webhooksCollections(stack.mongo.db).deliveries.findOne({ accountId: id });
   return { api, deliveryId: doc!._id.toHexString(), accountId: id };
 }
 
@@ -56,7 +57,9 @@ test('past WEBHOOK_REDELIVERIES_PER_MINUTE an account is told 429 with Retry-Aft
   expect(retryAfter).toBeGreaterThanOrEqual(1);
   expect(retryAfter).toBeLessThanOrEqual(60);
   // Nothing was queued by the refused one: the count stayed at the admitted redeliveries.
-  const doc = await deliveries(stack.mongo.db).findOne({ accountId: a.accountId });
+  const doc = await webhooksCollections(stack.mongo.db).deliveries.findOne({
+    accountId: a.accountId,
+  });
   expect(doc!.redeliveries).toBe(PER_MINUTE);
   // Another account is not held back.
   expect((await b.api('POST', path(b.deliveryId))).status).toBe(202);

@@ -7,8 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { UnrecoverableError } from 'bullmq';
 import { createKeyRing } from '../../../shared/crypto/keys';
-import { deliveries, emitEvent } from '../../../shared/webhooks/deliveries';
-import { createEndpoint, endpoints } from '../../../shared/webhooks/endpoints';
+import { emitEvent } from '../../../shared/webhooks/deliveries';
+import { createEndpoint } from '../../../shared/webhooks/endpoints';
 import {
   webhookDeliveryProcessor,
   type WebhookSettings,
@@ -17,6 +17,7 @@ import { jobContext } from '../../helpers/job-context';
 import { useIsolatedMongo } from '../../helpers/services';
 import { testTls } from '../../helpers/stack';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver';
+import { webhooksCollections } from '../../../shared/webhooks/collections';
 
 const store = useIsolatedMongo();
 const keys = createKeyRing(randomBytes(32));
@@ -65,7 +66,7 @@ test('loopback is refused without WEBHOOK_ALLOW_PRIVATE: no connection, no retry
   await expect(run).rejects.toBeInstanceOf(UnrecoverableError);
   await expect(run).rejects.toThrow(/loopback address \(127\.0\.0\.1\).*WEBHOOK_ALLOW_PRIVATE/);
   expect(receiver.received).toHaveLength(0);
-  const doc = await deliveries(store.mongo.db).findOne({});
+  const doc = await webhooksCollections(store.mongo.db).deliveries.findOne({});
   expect(doc).toMatchObject({ state: 'failed', attempts: [{ statusCode: null }] });
   // A literal private address is refused the same way, without DNS.
   const literal = await oneDelivery('acct-ssrf-2', 'https://10.1.2.3:9/hook');
@@ -78,7 +79,8 @@ test('failing for WEBHOOK_DISABLE_AFTER_DAYS disables the endpoint; a success re
   const run = processor({ allowPrivate: true });
   receiver.status = 500;
   const id = await oneDelivery('acct-failing', receiver.url);
-  const endpoint = () => endpoints(store.mongo.db).findOne({ accountId: 'acct-failing' });
+  const endpoint = () =>
+    webhooksCollections(store.mongo.db).endpoints.findOne({ accountId: 'acct-failing' });
   const attempt = () => run({ deliveryId: id, redelivery: 0 }, jobContext(1, 12));
 
   await expect(attempt()).rejects.toThrow(/delivery failed: 500/);

@@ -15,16 +15,18 @@
  * skipped, so a run cut short is finished by running it again, and a second run changes nothing.
  */
 import type { Db } from 'mongodb';
-import { accessKeysCollection, sealAccessKey, unsealAccessKey } from '../accounts/access-keys';
-import { accountsCollection } from '../accounts/service';
-import { sealSeed, totpFactors, unsealSeed } from '../accounts/totp-factors';
+import { sealAccessKey, unsealAccessKey } from '../accounts/access-keys';
+import { sealSeed, unsealSeed } from '../accounts/totp-factors';
 import { apiKeyLookup, sealApiKey, unsealApiKey } from '../accounts/api-keys';
-import { catalog } from '../catalog/collections';
-import { unwrapDataKey, wrapDataKey } from './data-keys';
-import type { KeyRing } from './keys';
-import { pinnedAad, pinnedKeys } from './pinned-keys';
-import { seal, sealedUnderCurrent, unseal } from './seal';
-import { endpoints, secretAad } from '../webhooks/endpoints';
+import { unwrapDataKey, wrapDataKey } from '../crypto/data-keys';
+import type { KeyRing } from '../crypto/keys';
+import { pinnedAad } from '../crypto/pinned-keys';
+import { seal, sealedUnderCurrent, unseal } from '../crypto/seal';
+import { secretAad } from '../webhooks/endpoints';
+import { webhooksCollections } from '../webhooks/collections';
+import { catalogCollections } from '../catalog/collections';
+import { cryptoCollections } from '../crypto/collections';
+import { accountsCollections } from '../accounts/collections';
 
 export interface ResealReport {
   /** The current master key's id: every value is under it now. */
@@ -42,19 +44,22 @@ export interface ResealReport {
 
 async function resealPinned(db: Db, keys: KeyRing): Promise<number> {
   let n = 0;
-  for await (const doc of pinnedKeys(db).find({})) {
+  for await (const doc of cryptoCollections(db).pinnedKeys.find({})) {
     const value = unseal(keys, 'pinned-key-seal', doc.sealed, pinnedAad(doc._id));
     if (sealedUnderCurrent(keys, doc.sealed)) continue;
     const sealed = seal(keys, 'pinned-key-seal', value, pinnedAad(doc._id));
     n += (
-      await pinnedKeys(db).updateOne({ _id: doc._id, sealed: doc.sealed }, { $set: { sealed } })
+      await cryptoCollections(db).pinnedKeys.updateOne(
+        { _id: doc._id, sealed: doc.sealed },
+        { $set: { sealed } },
+      )
     ).modifiedCount;
   }
   return n;
 }
 
 async function resealAccounts(db: Db, keys: KeyRing): Promise<number> {
-  const accounts = accountsCollection(db);
+  const accounts = accountsCollections(db).accounts;
   let n = 0;
   const cursor = accounts.find({}, { projection: { apiKeySealed: 1, apiKeyLookup: 1 } });
   for await (const doc of cursor) {
@@ -72,7 +77,7 @@ async function resealAccounts(db: Db, keys: KeyRing): Promise<number> {
 }
 
 async function resealAccessKeys(db: Db, keys: KeyRing): Promise<number> {
-  const c = accessKeysCollection(db);
+  const c = accountsCollections(db).accessKeys;
   let n = 0;
   for await (const doc of c.find({}, { projection: { sealed: 1, lookup: 1 } })) {
     const id = doc._id.toHexString();
@@ -89,7 +94,7 @@ async function resealAccessKeys(db: Db, keys: KeyRing): Promise<number> {
 }
 
 async function resealApks(db: Db, keys: KeyRing): Promise<number> {
-  const { apks } = catalog(db);
+  const { apks } = catalogCollections(db);
   let n = 0;
   for await (const doc of apks.find({}, { projection: { blobId: 1, wrappedKey: 1 } })) {
     const dataKey = unwrapDataKey(keys, doc.wrappedKey, doc.blobId);
@@ -104,12 +109,15 @@ async function resealApks(db: Db, keys: KeyRing): Promise<number> {
 
 async function resealWebhooks(db: Db, keys: KeyRing): Promise<number> {
   let n = 0;
-  for await (const doc of endpoints(db).find({}, { projection: { secretSealed: 1 } })) {
+  for await (const doc of webhooksCollections(db).endpoints.find(
+    {},
+    { projection: { secretSealed: 1 } },
+  )) {
     const secret = unseal(keys, 'webhook-secret-seal', doc.secretSealed, secretAad(doc._id));
     if (sealedUnderCurrent(keys, doc.secretSealed)) continue;
     const secretSealed = seal(keys, 'webhook-secret-seal', secret, secretAad(doc._id));
     n += (
-      await endpoints(db).updateOne(
+      await webhooksCollections(db).endpoints.updateOne(
         { _id: doc._id, secretSealed: doc.secretSealed },
         { $set: { secretSealed } },
       )
@@ -120,12 +128,15 @@ async function resealWebhooks(db: Db, keys: KeyRing): Promise<number> {
 
 async function resealTotpSeeds(db: Db, keys: KeyRing): Promise<number> {
   let n = 0;
-  for await (const doc of totpFactors(db).find({}, { projection: { seedSealed: 1 } })) {
+  for await (const doc of accountsCollections(db).totpFactors.find(
+    {},
+    { projection: { seedSealed: 1 } },
+  )) {
     const seed = unsealSeed(keys, doc);
     if (sealedUnderCurrent(keys, doc.seedSealed)) continue;
     const seedSealed = sealSeed(keys, doc._id, seed);
     n += (
-      await totpFactors(db).updateOne(
+      await accountsCollections(db).totpFactors.updateOne(
         { _id: doc._id, seedSealed: doc.seedSealed },
         { $set: { seedSealed } },
       )

@@ -1,5 +1,5 @@
 /** Upload ids (issue 31): 128 random bits, URL-safe; the old ObjectId shape still accepted. */
-import { isObjectIdShaped, isUploadId, newUploadId } from '../../../../shared/uploads/upload-id';
+import { isObjectIdShaped, isUploadId, newUploadId } from '../../../shared/upload-id';
 
 test('a new id is 22 base64url characters (16 bytes) and differs each time', () => {
   const ids = Array.from({ length: 200 }, () => newUploadId());

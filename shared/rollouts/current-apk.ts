@@ -11,16 +11,12 @@
  * a superseded rollout as a `halt` with the reason `superseded`.
  */
 import type { Db } from 'mongodb';
-import type { VersionNoticePayload } from '../queues/version-notice';
-import { applyAction, findRollout, isActive } from '../rollouts/store';
-import type { RolloutChange } from '../rollouts/types';
-import { catalog } from './collections';
-import type { ApkDoc, AppDoc } from './types';
+import type { ApkDoc, AppDoc } from '../catalog/types';
+import type { NoticeSink } from '../notices/version-notice';
+import { applyAction, findRollout, isActive } from './store';
+import type { RolloutChange } from './types';
+import { catalogCollections } from '../catalog/collections';
 import { AppError } from '../errors';
-
-export interface NoticeSink {
-  publish(notice: VersionNoticePayload): Promise<void>;
-}
 
 export async function setCurrentApk(
   db: Db,
@@ -49,7 +45,7 @@ export async function setCurrentApk(
 
 /** Moves the app's pointer to `apk` (no notice); the app as it is afterwards. */
 export async function moveCurrent(db: Db, apk: ApkDoc, now: Date): Promise<AppDoc> {
-  const { apps } = catalog(db);
+  const { apps } = catalogCollections(db);
   const moved = await apps.findOneAndUpdate(
     { _id: apk.appId, currentApkId: { $ne: apk._id } },
     { $set: { currentApkId: apk._id, updatedAt: now }, $inc: { currentVersion: 1 } },
@@ -86,7 +82,7 @@ export async function announceTargets(
   app: Pick<AppDoc, '_id'>,
   now: Date,
 ): Promise<AppDoc> {
-  const bumped = await catalog(db).apps.findOneAndUpdate(
+  const bumped = await catalogCollections(db).apps.findOneAndUpdate(
     { _id: app._id },
     { $set: { updatedAt: now }, $inc: { currentVersion: 1 } },
     { returnDocument: 'after' },
