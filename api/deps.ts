@@ -68,7 +68,7 @@ export interface ApiDeps {
   /** Last-seen times and offer state of installations (Redis). */
   readonly live: LiveState;
   readonly pushKeys: PushKeys;
-  /** Where making an APK current announces it (the version-notice queue). */
+  /** Where making an APK current announces it (appended to the app's Redis notice stream). */
   readonly notices: NoticeSink;
   /** Where webhook deliveries are queued (the webhook-delivery queue). */
   readonly deliveries: DeliverySink;

@@ -2,7 +2,7 @@
  * Benchmark: fan-out of a version notice to N connected devices. N raw SSE clients (spread over a
  * few client processes, HTTPS with keep-alive agents; plain HTTP with `--tls off`) hold streams on
  * ONE API process; the clock runs from the `PUT /api/v2/apps/{package}/current` request to each
- * device's `version` event (API → version-notice job → worker → Redis publish → API relays to its
+ * device's `version` event (API → notice appended to Redis and published → API relays to its
  * streams). Reported: p50/p99/last per-device latency and the API's RSS per idle stream (VmRSS
  * with N idle streams minus VmRSS before connecting, over N), against a minimal raw Node SSE
  * broadcaster (lib/fanout-baseline.ts, own process) driven by the same clients for the same N in

@@ -1,8 +1,8 @@
 /**
  * Setting an app's current APK: one atomic update of the app document (the pointer moves and the
  * app's `currentVersion` goes up by one), then a version notice. Idempotent: making the current
- * APK current again changes nothing and re-sends the same notice, which the queue de-duplicates
- * by (app, currentVersion).
+ * APK current again changes nothing and re-sends the same notice, which the append skips as
+ * already present (by the app's currentVersion: shared/notices/append-notice.ts).
  *
  * Making an APK current is a rollout at 100 % (docs/rollouts.md): a running or paused rollout of
  * this APK is completed (after the pointer moved, so no reader sees the APK withdrawn in
@@ -11,15 +11,13 @@
  * a superseded rollout as a `halt` with the reason `superseded`.
  */
 import type { Db } from 'mongodb';
-import type { VersionNoticePayload } from '../queues/version-notice';
+import type { NoticeSink } from '../notices/notice-sink';
 import { applyAction, findRollout, isActive } from '../rollouts/store';
 import type { RolloutChange } from '../rollouts/types';
 import { catalog } from './collections';
 import type { ApkDoc, AppDoc } from './types';
 
-export interface NoticeSink {
-  publish(notice: VersionNoticePayload): Promise<void>;
-}
+export type { NoticeSink };
 
 export async function setCurrentApk(
   db: Db,

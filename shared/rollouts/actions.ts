@@ -1,7 +1,7 @@
 /**
  * The rollout use-cases the JSON API, the web administration and the health gate call: start one,
  * and apply an action. Each changes the rollout document, then tells the fleet through the
- * version-notice path (a completion moves the app's current APK first: see current-apk.ts).
+ * app's notice stream (a completion moves the app's current APK first: see current-apk.ts).
  */
 import type { Db } from 'mongodb';
 import {

@@ -20,7 +20,6 @@ import { housekeepingProcessor } from './housekeeping';
 import { rolloutHealthProcessor } from './rollout-health';
 import { crashCounter } from '../../shared/rollouts/crash-counter';
 import { DEFAULT_ROLLOUT_SETTINGS, type RolloutSettings } from '../../shared/rollouts/health';
-import { versionNoticeProcessor } from './version-notice';
 import {
   DEFAULT_WEBHOOK_SETTINGS,
   webhookDeliveryProcessor,
@@ -62,7 +61,6 @@ export function createProcessors(deps: ProcessorDeps): ProcessorMap {
   return {
     housekeeping: housekeepingProcessor(deps),
     'apk-ingest': apkIngestProcessor({ ...deps, events: eventDeps(deps) }),
-    'version-notice': versionNoticeProcessor(deps),
     'exception-ingest': exceptionIngestProcessor({
       ...deps,
       events: { events: eventDeps(deps), spike: deps.spike ?? DEFAULT_SPIKE },
