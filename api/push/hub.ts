@@ -1,8 +1,8 @@
 /**
  * The push hub of one API process: its own open device streams, grouped by app, and the relay of
- * version notices published through Redis (shared/notices/). No device list lives only here: what each
- * installation runs is in MongoDB, what it was offered or gave up and when it was last seen is in
- * Redis (devices/live-state.ts), so any process can serve any device.
+ * version notices published through Redis (shared/notices/). No device list lives only here:
+ * what each installation runs is in MongoDB, what it was offered or gave up and when it was last
+ * seen is in Redis (devices/live-state.ts), so any process can serve any device.
  * A device connecting here makes other processes drop their stream of it (a "kick" on the same
  * channel), so one process at a time speaks for an installation and a give-up is sent once.
  *
@@ -29,6 +29,7 @@ import { TtlCache } from '../../shared/ttl-cache';
 import { AppTargetsCache, loadAppTargets } from './app-targets';
 import { SignedOnce, type DeviceChannel } from './channel';
 
+/** An installation's open stream in this process, and what the hub knows of the installation. */
 export interface Stream {
   readonly installationId: string;
   /** The device id and metadata as of the connect: what target selection reads. */
