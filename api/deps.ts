@@ -18,7 +18,7 @@ import type { UploadSlots } from './uploads/upload-slots';
 import type { SpoolBudget } from './uploads/pre-auth-hold';
 import type { ApiMetrics } from './metrics/api-metrics';
 import type { UploadLimits } from '../shared/uploads/upload-limits';
-import type { NoticeSink } from '../shared/notices/version-notice';
+import type { NoticeSink } from '../shared/notices/notice-sink';
 import type { ScreenshotStore } from '../shared/exceptions/screenshots';
 import type { IntakeDeps } from './exceptions/intake';
 import type { DeliverySink } from '../shared/webhooks/deliveries';
@@ -68,7 +68,7 @@ export interface ApiDeps {
   /** Last-seen times and offer state of installations (Redis). */
   readonly live: LiveState;
   readonly pushKeys: PushKeys;
-  /** Where making an APK current announces it (the version-notice queue). */
+  /** Where making an APK current announces it (appended to the app's Redis notice stream). */
   readonly notices: NoticeSink;
   /** Where webhook deliveries are queued (the webhook-delivery queue). */
   readonly deliveries: DeliverySink;

@@ -14,8 +14,7 @@ import { redisSignupThrottle } from '../shared/accounts/signup-throttle';
 import { redisKeys } from '../shared/redis-keys';
 import { apkIngestQueue } from '../shared/queues/apk-ingest';
 import { crashCounter } from '../shared/rollouts/crash-counter';
-import { queueNoticeSink } from '../shared/queues/notice-sink';
-import { versionNoticeQueue } from '../shared/queues/version-notice';
+import { redisNoticeSink } from '../shared/notices/notice-sink';
 import { gridFsScreenshots } from '../shared/exceptions/screenshots';
 import { cachedBlobStore } from '../shared/storage/blob-cache';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
@@ -297,7 +296,7 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
     }),
     uploadSlots: uploadSlots(limits.uploads),
     uploadSpool: { dir: spoolDirOf(options), budget: spoolBudget(limits.uploads.spoolBytes) },
-    notices: queueNoticeSink(producers.get(versionNoticeQueue.name)),
+    notices: redisNoticeSink({ redis, prefix: options.queuePrefix, failFast: true }),
     deliveries,
     overPlan: overPlanEvents({ db: mongo.db, now, deliveries }, log, {
       redis,

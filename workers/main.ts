@@ -5,8 +5,7 @@
 import { Queue } from 'bullmq';
 import { createKeyRing } from '../shared/crypto/keys';
 import { loadPinnedKeys } from '../shared/crypto/pinned-keys';
-import { queueNoticeSink } from '../shared/queues/notice-sink';
-import { versionNoticeQueue } from '../shared/queues/version-notice';
+import { redisNoticeSink } from '../shared/notices/notice-sink';
 import { queueDeliverySink } from '../shared/queues/delivery-sink';
 import { webhookDeliveryQueue } from '../shared/queues/webhook-delivery';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
@@ -61,16 +60,11 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
     'apkrelay:worker-notices',
     PROCESSOR_REDIS_COMMAND_MS,
   );
-  const noticeQueue = new Queue(versionNoticeQueue.name, {
-    connection: redis,
-    prefix: bullPrefix(redis, options.queuePrefix),
-  });
   const deliveryQueue = new Queue(webhookDeliveryQueue.name, {
     connection: redis,
     prefix: bullPrefix(redis, options.queuePrefix),
   });
   const closeAll = async () => {
-    await noticeQueue.close();
     await deliveryQueue.close();
     await closeRedis(redis);
     await mongo.close();
@@ -92,7 +86,7 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
         keys,
         redis,
         prefix: options.queuePrefix,
-        notices: queueNoticeSink(noticeQueue),
+        notices: redisNoticeSink({ redis, prefix: options.queuePrefix, failFast: false }),
         deliveries: queueDeliverySink(deliveryQueue),
         ...(options.webhooks ? { webhooks: options.webhooks } : {}),
         ...(options.spike ? { spike: options.spike } : {}),

@@ -1,7 +1,7 @@
 /** The processor of every registered queue; the type makes a missing one a compile error. */
 import type { Redis } from '../shared/storage/redis';
 import type { Db } from 'mongodb';
-import type { NoticeSink } from '../shared/notices/version-notice';
+import type { NoticeSink } from '../shared/notices/notice-sink';
 import type { KeyRing } from '../shared/crypto/keys';
 import type { RegisteredQueue } from '../shared/queues';
 import type { PayloadOf, ResultOf } from '../shared/queues/definition';
@@ -20,7 +20,6 @@ import { housekeepingProcessor } from './uploads/housekeeping-processor';
 import { rolloutHealthProcessor } from './rollouts/health-processor';
 import { crashCounter } from '../shared/rollouts/crash-counter';
 import { DEFAULT_ROLLOUT_SETTINGS, type RolloutSettings } from '../shared/rollouts/health';
-import { versionNoticeProcessor } from './processors/version-notice';
 import {
   DEFAULT_WEBHOOK_SETTINGS,
   webhookDeliveryProcessor,
@@ -62,7 +61,6 @@ export function createProcessors(deps: ProcessorDeps): ProcessorMap {
   return {
     housekeeping: housekeepingProcessor(deps),
     'apk-ingest': apkIngestProcessor({ ...deps, events: eventDeps(deps) }),
-    'version-notice': versionNoticeProcessor(deps),
     'exception-ingest': exceptionIngestProcessor({
       ...deps,
       events: { events: eventDeps(deps), spike: deps.spike ?? DEFAULT_SPIKE },

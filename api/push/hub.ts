@@ -1,10 +1,15 @@
 /**
  * The push hub of one API process: its own open device streams, grouped by app, and the relay of
- * version notices that workers publish through Redis. No device list lives only here: what each
- * installation runs is in MongoDB, what it was offered or gave up and when it was last seen is in
- * Redis (devices/live-state.ts), so any process can serve any device.
+ * version notices published through Redis (shared/notices/). No device list lives only here:
+ * what each installation runs is in MongoDB, what it was offered or gave up and when it was last
+ * seen is in Redis (devices/live-state.ts), so any process can serve any device.
  * A device connecting here makes other processes drop their stream of it (a "kick" on the same
  * channel), so one process at a time speaks for an installation and a give-up is sent once.
+ *
+ * Read in this order: the streams it holds (StreamRegistry: only the bookkeeping), the messages
+ * between API processes (RelayMessage), what one sync tells one stream (tellStream: decide.ts's
+ * decision, no I/O), and the hub itself (PushHub: reads, signs once, sends, records). How each
+ * protocol says a decision is its channel's business (channel.ts, legacy/).
  */
 import { randomUUID } from 'node:crypto';
 import { ObjectId, type Db } from 'mongodb';
@@ -12,6 +17,7 @@ import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { targetApk } from '../../shared/rollouts/targets';
 import { recordOffers } from '../../shared/funnel/marks';
 import { latestNoticeId } from '../../shared/notices/append-notice';
+import { abandonedDownload, decide, gaveUpMd5Mark, type ApkRef } from '../../shared/devices/decide';
 import type { AppScope, InstallationCard, LiveState, OfferState } from '../../shared/devices/store';
 import type { PushKeys } from '../../shared/devices/push-signing';
 import type { PushChannelKind } from '../../shared/devices/registration-input';
@@ -20,11 +26,191 @@ import { redisKeys } from '../../shared/redis-keys';
 import { closeRedis, createWorkerRedis, type Redis } from '../../shared/storage/redis';
 import { TtlCache } from '../../shared/ttl-cache';
 import { AppTargetsCache, loadAppTargets } from './app-targets';
-import { SignedOnce } from './events';
-import { kickMessage, parseRelayMessage } from './relay-message';
-import { tellStream } from './stream-decision';
-import { StreamRegistry, type DeviceChannel, type Stream } from './stream-registry';
+import { SignedOnce, type DeviceChannel } from './channel';
 import { catalogCollections } from '../../shared/catalog/collections';
+
+/** An installation's open stream in this process, and what the hub knows of the installation. */
+export interface Stream {
+  readonly installationId: string;
+  /** The device id and metadata as of the connect: what target selection reads. */
+  readonly deviceId: string;
+  readonly metadata: readonly { readonly key: string; readonly value: string }[];
+  readonly conn: DeviceChannel;
+  /**
+   * What this process knows of the installation, loaded at connect and kept up to date by its
+   * own writes: one process speaks for an installation, and a status change by the owner drops
+   * the stream (see PushHub.kick), so a notice needs no read per installation.
+   */
+  readonly installedMd5: string | null;
+  /** The last download a PushLink device reported (abandoned downloads); null for SSE streams. */
+  readonly lastDownloadedMd5: string | null;
+  readonly enabled: boolean;
+  offer: OfferState;
+}
+
+/** The open streams of one app in this process. */
+export interface AppStreams {
+  readonly scope: AppScope;
+  readonly streams: Map<string, Stream>;
+}
+
+/**
+ * The device streams one API process holds, grouped by app. Only the bookkeeping: registering a
+ * stream (replacing the same installation's older one), forgetting it when it disconnects, and
+ * dropping it when another process or the owner asks. What to send is PushHub's; how to say it,
+ * each channel's.
+ */
+export class StreamRegistry {
+  private readonly byApp = new Map<string, AppStreams>();
+
+  get size(): number {
+    let n = 0;
+    for (const app of this.byApp.values()) n += app.streams.size;
+    return n;
+  }
+
+  /** Open streams by channel kind (every kind listed, 0 when none is open). */
+  sizeByKind(): Record<PushChannelKind, number> {
+    const counts: Record<PushChannelKind, number> = { sse: 0, pushlink: 0 };
+    for (const app of this.byApp.values())
+      for (const s of app.streams.values()) counts[s.conn.kind]++;
+    return counts;
+  }
+
+  /** The app's group, or undefined when this process holds none of its streams. */
+  app(appId: string): AppStreams | undefined {
+    return this.byApp.get(appId);
+  }
+
+  /** Every app with open streams here, with its id. */
+  apps(): IterableIterator<[string, AppStreams]> {
+    return this.byApp.entries();
+  }
+
+  /**
+   * Registers a connected stream in its app's group (made on first use), ending an older stream
+   * of the same installation, and forgets it when its connection closes (the group too, once
+   * empty); `onGone` runs then. The group is looked up here, not earlier: one that emptied while
+   * this stream was being prepared may have been removed. The same connection added again (a
+   * PushLink device resubscribing on its socket) replaces its entry and is not ended.
+   */
+  add(appId: string, scope: AppScope, stream: Stream, onGone: () => void): void {
+    const group = this.byApp.get(appId) ?? { scope, streams: new Map<string, Stream>() };
+    this.byApp.set(appId, group);
+    const { installationId: key, conn } = stream;
+    const older = group.streams.get(key);
+    group.streams.set(key, stream);
+    if (older?.conn === conn) return;
+    older?.conn.end(); // the same device reconnected before its old stream closed
+    conn.onceClosed(() => {
+      if (group.streams.get(key)?.conn === conn) group.streams.delete(key);
+      if (group.streams.size === 0 && this.byApp.get(appId) === group) this.byApp.delete(appId);
+      onGone();
+    });
+  }
+
+  /** Ends the installation's stream here, if this process holds one. */
+  drop(installationId: string): void {
+    for (const { streams } of this.byApp.values()) {
+      const stream = streams.get(installationId);
+      if (stream) {
+        streams.delete(installationId);
+        stream.conn.end();
+      }
+    }
+  }
+
+  /** Ends every stream (shutdown). */
+  endAll(): void {
+    for (const { streams } of this.byApp.values()) for (const s of streams.values()) s.conn.end();
+    this.byApp.clear();
+  }
+}
+
+/**
+ * What travels on the notice channel between API processes: the notices made current publishes
+ * (shared/notices/append-notice.ts, naming an app), and the kicks a process publishes when a
+ * device connects to it, so the others drop their stream of that installation.
+ */
+export type RelayMessage =
+  | { readonly kind: 'kick'; readonly installationId: string; readonly processId: string }
+  | { readonly kind: 'notice'; readonly appId: string };
+
+/** The kick of `installationId` by `processId` ('owner' when its owner changed its status). */
+export function kickMessage(installationId: string, processId: string): string {
+  return JSON.stringify({ kind: 'kick', installationId, processId });
+}
+
+const text = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
+/**
+ * A message of the channel, or null for one to ignore (a kick without its installation, anything
+ * without an app). Throws on text that is not JSON.
+ */
+export function parseRelayMessage(message: string): RelayMessage | null {
+  const m = JSON.parse(message) as Record<string, unknown> | null;
+  if (m === null || typeof m !== 'object') return null;
+  if (m.kind === 'kick') {
+    return text(m.installationId)
+      ? {
+          kind: 'kick',
+          installationId: m.installationId,
+          processId: text(m.processId) ? m.processId : '',
+        }
+      : null;
+  }
+  return text(m.appId) ? { kind: 'notice', appId: m.appId } : null;
+}
+
+/** Give-ups remembered per installation: an APK's id and, for PushLink devices, its MD5 mark. */
+export const GAVE_UP_KEPT = 40;
+
+export interface SyncContext {
+  readonly pkg: string;
+  /** The target APK (PushHub.targetApk). */
+  readonly current: ApkDoc | null;
+  /** The APK the stream was last offered, if any. */
+  readonly offered: ApkDoc | null;
+  /** The client saw the latest notice (SSE Last-Event-ID): an offer made already is not repeated. */
+  readonly quietOffer: boolean;
+  readonly notices: SignedOnce;
+}
+
+/**
+ * What one open stream is told by one sync: decide.ts's decision (and abandonedDownload for
+ * channels that report their last download, PushLink sockets), said by the stream's channel. No
+ * I/O: the hub reads the APKs and writes the offer states.
+ * Tells the stream what the decision says; returns its new offer state, or null when unchanged.
+ * A give-up is remembered by the APK's id and by its MD5 (a PushLink device reports abandoned
+ * downloads by MD5 only), so either way it is given up once.
+ */
+export function tellStream(stream: Stream, c: SyncContext): OfferState | null {
+  const { offer } = stream;
+  const { current, offered } = c;
+  const target: ApkRef | null = current
+    ? { id: current._id.toHexString(), md5: current.md5 }
+    : null;
+  const d = decide(target, { installedMd5: stream.installedMd5, ...offer }, offered?.md5 ?? null);
+  let gaveUp = offer.gaveUp;
+  if (d.giveup) gaveUp = [...gaveUp, d.giveup, ...(offered ? [gaveUpMd5Mark(offered.md5)] : [])];
+  const dropped = stream.lastDownloadedMd5
+    ? abandonedDownload(target, { ...stream, gaveUp })
+    : null;
+  if (dropped) gaveUp = [...gaveUp, gaveUpMd5Mark(dropped)];
+  const repeat = c.quietOffer && d.version !== null && offer.offeredApkId === d.version.id;
+  stream.conn.deliver(c.notices, {
+    package: c.pkg,
+    version: d.version && current && !repeat ? current : null,
+    giveup: d.giveup
+      ? { apkId: d.giveup, apk: offered }
+      : dropped
+        ? { apkId: null, apk: null }
+        : null,
+    installedMd5: stream.installedMd5,
+  });
+  if (gaveUp === offer.gaveUp && d.offeredApkId === offer.offeredApkId) return null;
+  return { offeredApkId: d.offeredApkId, gaveUp: gaveUp.slice(-GAVE_UP_KEPT) };
+}
 
 /**
  * A client that stops reading is dropped once this much waits for it: events are a few hundred

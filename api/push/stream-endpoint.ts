@@ -25,7 +25,7 @@ import { replyWithError } from '../http-errors';
 import { trackRequest } from '../request-log';
 import { sendText } from '../text-reply';
 import { LightHttp1Connection, parseQuery } from './light-connection';
-import { sseChannel } from './sse-channel';
+import { sseChannel } from './channel';
 
 export const STREAM_PATH = '/api/v2/stream';
 

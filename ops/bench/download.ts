@@ -22,40 +22,29 @@ import { uploadFile } from '../cli/upload/upload-file';
 import { cpuSnapshot } from './lib/cpu-time';
 import { createBenchAccount, startDeployment, type Deployment } from '../dev/deployment';
 import { percentile, runLoad, type LoadOptions, type LoadResult } from './lib/download-load';
-import { ensureNginx, startNginx, type NginxServer } from './lib/nginx';
+import { ensureNginx, startNginx } from './lib/nginx';
+import {
+  ratio,
+  runBench,
+  whole,
+  type Args as BenchArgs,
+  type Bench,
+  type BenchContext,
+  type Flags,
+} from './lib/runner';
 import { benchApk } from './lib/signed-apk';
 
 const MiB = 1024 * 1024;
 const MB = 1e6;
 const PACKAGE = 'dev.apkrelay.bench.download';
 
-interface Args {
-  readonly clients: number;
-  readonly rounds: number;
-  readonly sizeMiB: number;
-  readonly json: boolean;
-}
+const FLAGS = {
+  clients: whole(32, [1, 1024], '--clients takes 1 to 1024', 'concurrent clients'),
+  rounds: whole(4, [1, 100], '--rounds takes 1 to 100', 'downloads per client after its warm-up'),
+  size: whole(50, [1, 1024], '--size takes 1 to 1024', "the APK's payload in MiB"),
+} as const satisfies Flags;
 
-function parseArgs(argv: readonly string[]): Args {
-  const args = { clients: 32, rounds: 4, sizeMiB: 50, json: false };
-  const whole = (flag: string, value: string | undefined, max: number) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`${flag} takes 1 to ${max}`);
-    return n;
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--json') args.json = true;
-    else if (arg === '--clients') args.clients = whole(arg, argv[++i], 1024);
-    else if (arg === '--rounds') args.rounds = whole(arg, argv[++i], 100);
-    else if (arg === '--size') args.sizeMiB = whole(arg, argv[++i], 1024);
-    else
-      throw new Error(
-        `unknown argument ${arg ?? ''} (--clients N, --rounds N, --size MiB, --json)`,
-      );
-  }
-  return args;
-}
+type Args = BenchArgs<typeof FLAGS>;
 
 async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');
@@ -128,7 +117,6 @@ function table(runs: readonly [TargetRun, TargetRun]): string {
     cpu(r).toFixed(1),
     r.load.wallSeconds.toFixed(1),
   ];
-  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
   const ratios = [
     'apkrelay / nginx',
     ratio(relay.mbPerSecond, nginx.mbPerSecond),
@@ -157,123 +145,110 @@ function cpuLine(r: TargetRun): string {
   );
 }
 
-async function main(argv: readonly string[]): Promise<void> {
-  const args = parseArgs(argv);
-  const say = (text: string) => {
-    if (!args.json) process.stdout.write(`${text}\n`);
+/** The two servers of one APK: apkrelay's web host and nginx; the pids whose CPU is counted. */
+async function serveBoth(
+  deployment: Deployment,
+  apk: string,
+  nginxBinary: string,
+  onExit: BenchContext['onExit'],
+  say: (text: string) => void,
+) {
+  const { dataDir, webPort } = await apiSettings(deployment);
+  const apiKey = await createBenchAccount(deployment);
+  say('uploading the APK ...');
+  const upload = await uploadFile(apk, {
+    baseUrl: deployment.adminUrl,
+    apiKey,
+    tls: { ca: deployment.ca },
+    current: true,
+    async: false,
+    pollTimeoutMs: 600_000,
+    retries: 3,
+    maxRetryAfterMs: 10_000,
+  });
+  if (!upload.ok) throw new Error(`upload refused: ${upload.message}`);
+  const query = `/download?package=${PACKAGE}&api_key=${encodeURIComponent(apiKey)}`;
+  const nginx = await startNginx(nginxBinary, {
+    file: apk,
+    urlPath: '/download',
+    certFile: path.join(dataDir, 'tls', 'self-signed.crt'),
+    keyFile: path.join(dataDir, 'tls', 'self-signed.key'),
+    contentType: APK_CONTENT_TYPE,
+  });
+  onExit(() => nginx.stop());
+  const relayPids = async () => {
+    const pids: Record<string, number> = { api: deployment.apiPid };
+    const { mongo, redis } = deployment.servicePids;
+    if (mongo !== null) pids[`mongo (${await processName(mongo)})`] = mongo;
+    if (redis !== null) pids.redis = redis;
+    return pids;
   };
-  const nginxBinary = await ensureNginx(); // fail (or install) before the slow parts
-  say(`APK: ${args.sizeMiB} MiB of random stored assets (built once, cached in the tmpdir)`);
-  const apk = await benchApk({ payloadBytes: args.sizeMiB * MiB, package: PACKAGE });
-  const expectedBytes = (await stat(apk)).size;
-  const expectedSha256 = await sha256File(apk);
-  say('starting services, API and workers (separate processes) ...');
-  const deployment = await startDeployment({ maxApkBytes: Math.max(64 * MiB, 2 * expectedBytes) });
-  let nginx: NginxServer | undefined;
-  const stopAll = async () => {
-    await nginx?.stop();
-    await deployment.stop();
+  const nginxPids = async () => {
+    const pids: Record<string, number> = { 'nginx master': nginx.pid };
+    for (const [i, pid] of (await nginx.workerPids()).entries()) pids[`worker ${i}`] = pid;
+    return pids;
   };
-  const onSignal = () => void stopAll().finally(() => process.exit(130));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    const { dataDir, webPort } = await apiSettings(deployment);
-    const apiKey = await createBenchAccount(deployment);
-    say('uploading the APK ...');
-    const upload = await uploadFile(apk, {
-      baseUrl: deployment.adminUrl,
-      apiKey,
-      tls: { ca: deployment.ca },
-      current: true,
-      async: false,
-      pollTimeoutMs: 600_000,
-      retries: 3,
-      maxRetryAfterMs: 10_000,
+  return {
+    relay: { url: new URL(`https://127.0.0.1:${webPort}${query}`), pids: relayPids },
+    nginx: { url: new URL(`${nginx.origin}${query}`), pids: nginxPids },
+  };
+}
+
+function report(args: Args, runs: readonly [TargetRun, TargetRun], apkBytes: number): string {
+  return [
+    '',
+    table(runs),
+    '',
+    ...runs.map(cpuLine),
+    `MB/s = 10^6 bytes/s, all clients together, first request to last byte; TTLB/TTFB = time ` +
+      `to last/first byte of one ${(apkBytes / MiB).toFixed(1)} MiB download ` +
+      `(${runs[0].load.downloads} per target, after ${args.clients} warm-up downloads).`,
+  ].join('\n');
+}
+
+export const downloadBench: Bench<typeof FLAGS> = {
+  usage:
+    'Benchmark: N clients downloading a large current APK from apkrelay, against nginx ' +
+    '(sendfile) serving the same file.\n' +
+    '  npm run bench:download [-- --clients 32] [-- --rounds 4] [-- --size 50] [-- --json]',
+  flags: FLAGS,
+  async run(args, { say, onExit }) {
+    const nginxBinary = await ensureNginx(); // fail (or install) before the slow parts
+    say(`APK: ${args.size} MiB of random stored assets (built once, cached in the tmpdir)`);
+    const apk = await benchApk({ payloadBytes: args.size * MiB, package: PACKAGE });
+    const expectedBytes = (await stat(apk)).size;
+    const expectedSha256 = await sha256File(apk);
+    say('starting services, API and workers (separate processes) ...');
+    const deployment = await startDeployment({
+      maxApkBytes: Math.max(64 * MiB, 2 * expectedBytes),
     });
-    if (!upload.ok) throw new Error(`upload refused: ${upload.message}`);
-    const query = `/download?package=${PACKAGE}&api_key=${encodeURIComponent(apiKey)}`;
-    nginx = await startNginx(nginxBinary, {
-      file: apk,
-      urlPath: '/download',
-      certFile: path.join(dataDir, 'tls', 'self-signed.crt'),
-      keyFile: path.join(dataDir, 'tls', 'self-signed.key'),
-      contentType: APK_CONTENT_TYPE,
-    });
+    onExit(() => deployment.stop());
+    const targets = await serveBoth(deployment, apk, nginxBinary, onExit, say);
     const options: LoadOptions = {
       clients: args.clients,
       rounds: args.rounds,
       expectedBytes,
       expectedSha256,
     };
-    const relayPids = async () => {
-      const pids: Record<string, number> = { api: deployment.apiPid };
-      const { mongo, redis } = deployment.servicePids;
-      if (mongo !== null) pids[`mongo (${await processName(mongo)})`] = mongo;
-      if (redis !== null) pids.redis = redis;
-      return pids;
-    };
-    const server = nginx;
-    const nginxPids = async () => {
-      const pids: Record<string, number> = { 'nginx master': server.pid };
-      for (const [i, pid] of (await server.workerPids()).entries()) pids[`worker ${i}`] = pid;
-      return pids;
-    };
-    const ca = deployment.ca;
-    const relay = await measureTarget(
-      'apkrelay (web host)',
-      new URL(`https://127.0.0.1:${webPort}${query}`),
-      ca,
-      relayPids,
-      options,
-      say,
-    );
-    const reference = await measureTarget(
-      'nginx (sendfile)',
-      new URL(`${server.origin}${query}`),
-      ca,
-      nginxPids,
-      options,
-      say,
-    );
+    const { ca } = deployment;
+    const { relay: r, nginx: n } = targets;
+    const relay = await measureTarget('apkrelay (web host)', r.url, ca, r.pids, options, say);
+    const reference = await measureTarget('nginx (sendfile)', n.url, ca, n.pids, options, say);
     const runs = [relay, reference] as const;
-    if (args.json) {
-      const summary = runs.map(({ load, ...r }) => ({ ...r, ...load }));
-      process.stdout.write(
-        `${JSON.stringify({
-          node: process.version,
-          apkBytes: expectedBytes,
-          clients: args.clients,
-          rounds: args.rounds,
-          ratio: {
-            throughput: relay.mbPerSecond / reference.mbPerSecond,
-            p50: relay.p50 / reference.p50,
-            p99: relay.p99 / reference.p99,
-          },
-          runs: summary,
-        })}\n`,
-      );
-    } else {
-      say('');
-      say(table(runs));
-      say('');
-      for (const r of runs) say(cpuLine(r));
-      say(
-        `MB/s = 10^6 bytes/s, all clients together, first request to last byte; TTLB/TTFB = time ` +
-          `to last/first byte of one ${(expectedBytes / MiB).toFixed(1)} MiB download ` +
-          `(${relay.load.downloads} per target, after ${args.clients} warm-up downloads).`,
-      );
-    }
-  } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-    await stopAll();
-  }
-}
+    const json = {
+      node: process.version,
+      apkBytes: expectedBytes,
+      clients: args.clients,
+      rounds: args.rounds,
+      ratio: {
+        throughput: relay.mbPerSecond / reference.mbPerSecond,
+        p50: relay.p50 / reference.p50,
+        p99: relay.p99 / reference.p99,
+      },
+      runs: runs.map(({ load, ...rest }) => ({ ...rest, ...load })),
+    };
+    return { json, text: report(args, runs, expectedBytes) };
+  },
+};
 
-if (require.main === module) {
-  main(process.argv.slice(2)).catch((err: unknown) => {
-    process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  });
-}
+if (require.main === module) void runBench(downloadBench);

@@ -28,22 +28,18 @@ import { freePort } from '../services/child';
 import { ensureServices } from '../services/embedded';
 import { drive, formBody, registerBenchDevices, seedApp } from './exceptions-load';
 import { runRole, type RoleMessage } from './exceptions-roles';
+import { ratio, runBench, whole } from './lib/runner';
+import type { Args as BenchArgs, Bench, BenchContext, Flags } from './lib/runner';
 
 const RAW_QUEUE = 'bench-raw';
 
-function parseArgs(argv: readonly string[]) {
-  const out = { reports: 1000, concurrency: 64, json: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--json') out.json = true;
-    else if (arg === '--reports' || arg === '--concurrency') {
-      const n = Number(argv[++i]);
-      if (!Number.isInteger(n) || n < 1) throw new Error(`${arg} takes a positive integer`);
-      out[arg === '--reports' ? 'reports' : 'concurrency'] = n;
-    } else throw new Error(`unknown argument ${arg ?? ''}`);
-  }
-  return out;
-}
+const ANY = [1, Number.MAX_SAFE_INTEGER] as const;
+const FLAGS = {
+  reports: whole(1000, ANY, '--reports takes a positive integer', 'reports sent per run'),
+  concurrency: whole(64, ANY, '--concurrency takes a positive integer', 'requests in flight'),
+} as const satisfies Flags;
+
+type Args = BenchArgs<typeof FLAGS>;
 
 async function waitFor(
   check: () => Promise<boolean>,
@@ -57,8 +53,7 @@ async function waitFor(
   }
 }
 
-async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+async function measure(args: Args, onExit: BenchContext['onExit']): Promise<Results> {
   const config = loadConfig(processEnv());
   const dataDir = await mkdtemp(path.join(tmpdir(), 'apkrelay-bench-exceptions-'));
   const services = await ensureServices({ ...config, dataDir });
@@ -100,7 +95,7 @@ async function main(): Promise<void> {
   };
   const mongo = await connectMongo(services.mongoUrl, base.database);
   const redis = createWorkerRedis(services.redisUrl, 'bench:driver');
-  const results: Record<string, number> = {};
+  const results: Results = {};
   let cleaning: Promise<void> | undefined;
   const cleanup = () =>
     (cleaning ??= (async () => {
@@ -113,118 +108,117 @@ async function main(): Promise<void> {
       await services.stop();
       await rm(dataDir, { recursive: true, force: true });
     })());
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      process.stderr.write(`${signal}: stopping the benchmark's processes and services\n`);
-      void cleanup().finally(() => process.exit(130));
-    });
-  }
-  try {
-    await ensureIndexes(mongo.db);
-    const accounts = createAccountsService(
-      mongo.db,
-      createKeyRing(Buffer.from(base.masterKey, 'base64')),
-    );
-    // limit = installations × 2, far above the reports sent: every one is admitted, all checked.
-    const { account, apiKey } = await accounts.create({
-      email: `bench-${id}@example.com`,
-      password: 'bench-password',
-      plan: { installations: 1_000_000 },
-    });
+  onExit(cleanup);
+  await ensureIndexes(mongo.db);
+  const accounts = createAccountsService(
+    mongo.db,
+    createKeyRing(Buffer.from(base.masterKey, 'base64')),
+  );
+  // limit = installations × 2, far above the reports sent: every one is admitted, all checked.
+  const { account, apiKey } = await accounts.create({
+    email: `bench-${id}@example.com`,
+    password: 'bench-password',
+    plan: { installations: 1_000_000 },
+  });
 
-    // BullMQ alone: add the same payload sizes with the same concurrency, a no-op processor.
-    const sample = formBody(0, 'dev.bench.raw', 'x', 'y');
-    const raw = await spawnRole('raw-worker');
-    const queue = new Queue(RAW_QUEUE, { connection: redis, prefix: base.prefix });
-    const started = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: args.concurrency }, async () => {
-        for (let i = next++; i < args.reports; i = next++)
-          await queue.add('raw', { i, body: sample });
-      }),
-    );
-    await waitFor(
-      async () => (await queue.getJobCounts('completed')).completed! >= args.reports,
-      'raw jobs',
-    );
-    results.raw = args.reports / ((performance.now() - started) / 1000);
-    process.stderr.write(`  BullMQ raw: ${results.raw.toFixed(1)} jobs/s\n`);
-    await queue.close();
-    await stopChild(raw);
+  // BullMQ alone: add the same payload sizes with the same concurrency, a no-op processor.
+  const sample = formBody(0, 'dev.bench.raw', 'x', 'y');
+  const raw = await spawnRole('raw-worker');
+  const queue = new Queue(RAW_QUEUE, { connection: redis, prefix: base.prefix });
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: args.concurrency }, async () => {
+      for (let i = next++; i < args.reports; i = next++)
+        await queue.add('raw', { i, body: sample });
+    }),
+  );
+  await waitFor(
+    async () => (await queue.getJobCounts('completed')).completed! >= args.reports,
+    'raw jobs',
+  );
+  results.raw = args.reports / ((performance.now() - started) / 1000);
+  process.stderr.write(`  BullMQ raw: ${results.raw.toFixed(1)} jobs/s\n`);
+  await queue.close();
+  await stopChild(raw);
 
-    const workers = await spawnRole('workers');
-    for (const apiCount of [1, 4]) {
-      const pkg = `dev.bench.app${apiCount}`;
-      const { appId, md5 } = await seedApp(mongo.db, account.id, pkg);
-      await registerBenchDevices(mongo.db, account, pkg);
-      const apis: ChildProcess[] = [];
-      const urls: string[] = [];
-      for (let k = 0; k < apiCount; k++) {
-        const port = await freePort();
-        apis.push(await spawnRole('api', [port, await freePort(), await freePort()]));
-        urls.push(`http://127.0.0.1:${port}`);
-      }
-      const bodies = Array.from({ length: args.reports }, (_, i) => formBody(i, pkg, apiKey, md5));
-      process.stderr.write(`${apiCount} API process(es): sending ${args.reports} reports…\n`);
-      const t0 = performance.now();
-      const texts = await drive(urls, bodies, args.concurrency);
-      const replied = performance.now();
-      const wrong = texts.filter((t) => t !== 'Exception sent.');
-      if (wrong.length > 0) throw new Error(`${wrong.length} reports not sent, e.g. "${wrong[0]}"`);
-      // Counting the reports would scan them all on the embedded database and slow the run it
-      // measures; the groups (20 per app here) sum to the reports stored and counted.
-      const counted = async () => {
-        const groups = await mongo.db
-          .collection<{ count: number }>('exception_groups')
-          .find({ appId: appId.toHexString() }, { projection: { count: 1 } })
-          .toArray();
-        return groups.reduce((sum, g) => sum + g.count, 0);
-      };
-      await waitFor(async () => (await counted()) >= args.reports, 'counted reports');
-      // Groups are counted just before each report's insert: wait for the inserts too.
-      const exact = () =>
-        mongo.db.collection('exceptions').countDocuments({ appId: appId.toHexString() });
-      await waitFor(async () => (await exact()) >= args.reports, 'inserted reports');
-      const stored = await exact();
-      if (stored !== args.reports) throw new Error(`${stored} reports stored, not ${args.reports}`);
-      const inGroups = await counted();
-      if (inGroups !== args.reports)
-        throw new Error(`groups count ${inGroups}, not ${args.reports}`);
-      const seconds = (performance.now() - t0) / 1000;
-      results[`api${apiCount}`] = args.reports / seconds;
-      results[`api${apiCount}Replies`] = args.reports / ((replied - t0) / 1000);
-      process.stderr.write(
-        `  ${apiCount} API: ${results[`api${apiCount}`]!.toFixed(1)} reports/s stored, ` +
-          `${results[`api${apiCount}Replies`]!.toFixed(1)} replies/s\n`,
-      );
-      await Promise.all(apis.map(stopChild));
+  const workers = await spawnRole('workers');
+  for (const apiCount of [1, 4]) {
+    const pkg = `dev.bench.app${apiCount}`;
+    const { appId, md5 } = await seedApp(mongo.db, account.id, pkg);
+    await registerBenchDevices(mongo.db, account, pkg);
+    const apis: ChildProcess[] = [];
+    const urls: string[] = [];
+    for (let k = 0; k < apiCount; k++) {
+      const port = await freePort();
+      apis.push(await spawnRole('api', [port, await freePort(), await freePort()]));
+      urls.push(`http://127.0.0.1:${port}`);
     }
-    await stopChild(workers);
-    print(args, results);
-  } finally {
-    await cleanup();
+    const bodies = Array.from({ length: args.reports }, (_, i) => formBody(i, pkg, apiKey, md5));
+    process.stderr.write(`${apiCount} API process(es): sending ${args.reports} reports…\n`);
+    const t0 = performance.now();
+    const texts = await drive(urls, bodies, args.concurrency);
+    const replied = performance.now();
+    const wrong = texts.filter((t) => t !== 'Exception sent.');
+    if (wrong.length > 0) throw new Error(`${wrong.length} reports not sent, e.g. "${wrong[0]}"`);
+    // Counting the reports would scan them all on the embedded database and slow the run it
+    // measures; the groups (20 per app here) sum to the reports stored and counted.
+    const counted = async () => {
+      const groups = await mongo.db
+        .collection<{ count: number }>('exception_groups')
+        .find({ appId: appId.toHexString() }, { projection: { count: 1 } })
+        .toArray();
+      return groups.reduce((sum, g) => sum + g.count, 0);
+    };
+    await waitFor(async () => (await counted()) >= args.reports, 'counted reports');
+    // Groups are counted just before each report's insert: wait for the inserts too.
+    const exact = () =>
+      mongo.db.collection('exceptions').countDocuments({ appId: appId.toHexString() });
+    await waitFor(async () => (await exact()) >= args.reports, 'inserted reports');
+    const stored = await exact();
+    if (stored !== args.reports) throw new Error(`${stored} reports stored, not ${args.reports}`);
+    const inGroups = await counted();
+    if (inGroups !== args.reports) throw new Error(`groups count ${inGroups}, not ${args.reports}`);
+    const seconds = (performance.now() - t0) / 1000;
+    results[`api${apiCount}`] = args.reports / seconds;
+    results[`api${apiCount}Replies`] = args.reports / ((replied - t0) / 1000);
+    process.stderr.write(
+      `  ${apiCount} API: ${results[`api${apiCount}`]!.toFixed(1)} reports/s stored, ` +
+        `${results[`api${apiCount}Replies`]!.toFixed(1)} replies/s\n`,
+    );
+    await Promise.all(apis.map(stopChild));
   }
+  await stopChild(workers);
+  return results;
 }
 
-function print(args: ReturnType<typeof parseArgs>, r: Record<string, number>): void {
-  if (args.json) {
-    process.stdout.write(`${JSON.stringify({ ...args, ...r })}\n`);
-    return;
-  }
+type Results = Record<string, number>;
+
+function report(args: Args, r: Results): string {
   const f = (n: number | undefined) => (n ?? 0).toFixed(0).padStart(7);
-  process.stdout.write(
+  const x = (n: number | undefined) => ratio(n ?? 0, r.raw ?? 1);
+  return (
     `exception pipeline, ${args.reports} reports, ${args.concurrency} in flight\n` +
-      `  BullMQ raw add+process          ${f(r.raw)} jobs/s\n` +
-      `  1 API process  → Mongo          ${f(r.api1)} reports/s  (${((r.api1 ?? 0) / (r.raw ?? 1)).toFixed(2)} × raw; replies ${f(r.api1Replies)}/s)\n` +
-      `  4 API processes → Mongo         ${f(r.api4)} reports/s  (${((r.api4 ?? 0) / (r.raw ?? 1)).toFixed(2)} × raw; replies ${f(r.api4Replies)}/s)\n`,
+    `  BullMQ raw add+process          ${f(r.raw)} jobs/s\n` +
+    `  1 API process  → Mongo          ${f(r.api1)} reports/s  (${x(r.api1)} raw; replies ${f(r.api1Replies)}/s)\n` +
+    `  4 API processes → Mongo         ${f(r.api4)} reports/s  (${x(r.api4)} raw; replies ${f(r.api4Replies)}/s)`
   );
 }
 
-if (process.argv[2] === '--role') runRole();
-else {
-  main().catch((err: unknown) => {
-    process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
-    process.exitCode = 1;
-  });
+export const exceptionsBench: Bench<typeof FLAGS> = {
+  usage:
+    'Benchmark: sustained exception reports per second through the real pipeline, with 1 and 4 ' +
+    "API processes, against BullMQ's raw add+process rate.\n" +
+    '  npm run bench:exceptions [-- --reports 1000] [-- --concurrency 64] [-- --json]',
+  flags: FLAGS,
+  async run(args, { onExit }) {
+    const results = await measure(args, onExit);
+    return { json: { ...args, ...results }, text: report(args, results) };
+  },
+};
+
+if (require.main === module) {
+  // The API, worker and raw worker are this file again, forked with `--role`.
+  if (process.argv[2] === '--role') runRole();
+  else void runBench(exceptionsBench);
 }

@@ -2,7 +2,7 @@
  * Benchmark: fan-out of a version notice to N connected devices. N raw SSE clients (spread over a
  * few client processes, HTTPS with keep-alive agents; plain HTTP with `--tls off`) hold streams on
  * ONE API process; the clock runs from the `PUT /api/v2/apps/{package}/current` request to each
- * device's `version` event (API → version-notice job → worker → Redis publish → API relays to its
+ * device's `version` event (API → notice appended to Redis and published → API relays to its
  * streams). Reported: p50/p99/last per-device latency and the API's RSS per idle stream (VmRSS
  * with N idle streams minus VmRSS before connecting, over N), against a minimal raw Node SSE
  * broadcaster (lib/fanout-baseline.ts, own process) driven by the same clients for the same N in
@@ -25,7 +25,7 @@
  * also on error.
  */
 import path from 'node:path';
-import { startDeployment, type Deployment } from '../dev/deployment';
+import type { Deployment } from '../dev/deployment';
 import { startBaseline, type Baseline } from './lib/fanout-baseline';
 import { ClientFleet } from './lib/fanout-clients';
 import {
@@ -38,65 +38,34 @@ import {
   type SideResult,
 } from './lib/fanout-report';
 import { apkrelayRound, baselineRound, type RoundContext } from './lib/fanout-rounds';
-import { deploymentEnv, ensureOpenFiles, openFileLimit } from './lib/fanout-setup';
+import { deploymentEnv, openFileLimit } from './lib/fanout-setup';
+import { FD_HEADROOM, FLEET_FLAGS, startFleetDeployment } from './lib/fleet';
+import { runBench, type Args as BenchArgs, type Bench, type Flags } from './lib/runner';
 import { agentFor, transportLabel } from './lib/transport';
 
-const MAX_DEVICES = 20_000;
-/** Open files beyond the streams: the API's own sockets, Mongo/Redis connections, files. */
-const FD_HEADROOM = 2_048;
 /** Data bytes of the baseline's event when apkrelay is not run (its version event's size). */
 const DEFAULT_EVENT_BYTES = 520;
 const SIDES = ['apkrelay', 'baseline', 'floor'] as const;
-type SideName = (typeof SIDES)[number];
 
-interface Args {
-  readonly devices: number[];
-  readonly clients: number;
-  readonly sides: readonly SideName[];
-  /** false: `--tls off` (plain HTTP everywhere). */
-  readonly tls: boolean;
-  readonly json: boolean;
-}
+const FLAGS = {
+  ...FLEET_FLAGS,
+  sides: {
+    kind: 'subset',
+    values: SIDES,
+    default: SIDES,
+    error: '--sides takes apkrelay, baseline and/or floor, e.g. --sides baseline',
+    help: 'what is measured: apkrelay, the baseline broadcaster, the bare-socket floor',
+  },
+  tls: {
+    kind: 'choice',
+    values: ['on', 'off'],
+    default: 'on',
+    error: '--tls takes on or off',
+    help: 'off: plain HTTP everywhere, as behind a TLS-terminating proxy',
+  },
+} as const satisfies Flags;
 
-function parseArgs(argv: readonly string[]): Args {
-  let devices = [1_000, 10_000];
-  let clients = 3;
-  let sides: SideName[] = [...SIDES];
-  let tls = true;
-  let json = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--json') json = true;
-    else if (arg === '--devices') {
-      devices = (argv[++i] ?? '').split(',').map(Number);
-      if (devices.some((n) => !Number.isInteger(n) || n < 1 || n > MAX_DEVICES)) {
-        throw new Error(
-          `--devices takes counts from 1 to ${MAX_DEVICES}, e.g. --devices 1000,10000`,
-        );
-      }
-    } else if (arg === '--clients') {
-      clients = Number(argv[++i]);
-      if (!Number.isInteger(clients) || clients < 1 || clients > 8) {
-        throw new Error('--clients takes a count of client processes from 1 to 8');
-      }
-    } else if (arg === '--sides') {
-      const named = (argv[++i] ?? '').split(',');
-      sides = SIDES.filter((side) => named.includes(side));
-      if (sides.length === 0 || sides.length !== named.length) {
-        throw new Error('--sides takes apkrelay, baseline and/or floor, e.g. --sides baseline');
-      }
-    } else if (arg === '--tls') {
-      const value = argv[++i];
-      if (value !== 'on' && value !== 'off') throw new Error('--tls takes on or off');
-      tls = value === 'on';
-    } else {
-      throw new Error(
-        `unknown argument ${arg ?? ''} (--devices, --clients, --sides, --tls, --json)`,
-      );
-    }
-  }
-  return { devices, clients, sides, tls, json };
-}
+type Args = BenchArgs<typeof FLAGS>;
 
 async function run(
   args: Args,
@@ -113,12 +82,13 @@ async function run(
   try {
     const env = await deploymentEnv(d);
     const tlsDir = path.join(env.DATA_DIR ?? '', 'tls');
-    const tls = args.tls
-      ? {
-          certFile: path.join(tlsDir, 'self-signed.crt'),
-          keyFile: path.join(tlsDir, 'self-signed.key'),
-        }
-      : null;
+    const tls =
+      args.tls === 'on'
+        ? {
+            certFile: path.join(tlsDir, 'self-signed.crt'),
+            keyFile: path.join(tlsDir, 'self-signed.key'),
+          }
+        : null;
     const baseline = await startBaseline(tls, 'http');
     keep(baseline);
     const floor = await startBaseline(tls, 'socket');
@@ -165,66 +135,54 @@ async function run(
   }
 }
 
-async function main(argv: readonly string[]): Promise<void> {
-  const args = parseArgs(argv);
-  const say = (text: string) => {
-    if (!args.json) process.stdout.write(`${text}\n`);
-  };
-  const files = await ensureOpenFiles(Math.max(...args.devices) + FD_HEADROOM);
-  const transport = transportLabel(args.tls);
-  say(`open-file limit ${files}; starting services, one API and one worker process ...`);
-  say(`transport: ${transport}`);
-  const deployment = await startDeployment({ maxApkBytes: 64 * 1024 * 1024, tls: args.tls });
-  const fleet = ClientFleet.start(args.clients);
-  const yardsticks: Baseline[] = [];
-  const stopAll = async () => {
-    fleet.stop();
-    await Promise.all(yardsticks.map((b) => b.stop().catch(() => undefined)));
-    await deployment.stop();
-  };
-  const onSignal = () => void stopAll().finally(() => process.exit(130));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    const rounds = await run(args, deployment, fleet, (b) => yardsticks.push(b), say);
-    const lines = verdicts(rounds);
-    if (args.json) {
-      const targets = { p99Ms: P99_TARGET_MS, rssPerStreamBytes: RSS_TARGET_BYTES };
-      const out = {
-        node: process.version,
-        tls: args.tls ? 'on' : 'off',
-        transport,
-        clients: args.clients,
-        targets,
-        rounds,
-        verdicts: lines,
-      };
-      process.stdout.write(`${JSON.stringify(out)}\n`);
-    } else {
-      say('');
-      say(`transport: ${transport}`);
-      say(table(rounds));
-      say('');
-      say(details(rounds));
-      say('');
-      say(
-        'latency: PUT .../current (apkrelay) or POST /publish (baseline) -> each device receives ' +
-          `its version event; ${args.clients} client processes; RSS/conn = (VmRSS with N idle ` +
-          'streams - VmRSS before connecting) / N. floor: the same exchanges over bare sockets, ' +
-          'no HTTP server.',
-      );
-      for (const line of lines) say(line);
-    }
-  } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-    await stopAll();
-  }
+function report(rounds: readonly Round[], transport: string, clients: number): string {
+  return [
+    '',
+    `transport: ${transport}`,
+    table(rounds),
+    '',
+    details(rounds),
+    '',
+    'latency: PUT .../current (apkrelay) or POST /publish (baseline) -> each device receives ' +
+      `its version event; ${clients} client processes; RSS/conn = (VmRSS with N idle ` +
+      'streams - VmRSS before connecting) / N. floor: the same exchanges over bare sockets, ' +
+      'no HTTP server.',
+    ...verdicts(rounds),
+  ].join('\n');
 }
 
-if (require.main === module) {
-  main(process.argv.slice(2)).catch((err: unknown) => {
-    process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  });
-}
+export const fanoutBench: Bench<typeof FLAGS> = {
+  usage:
+    'Benchmark: fan-out of a version notice to N connected devices, against a raw Node SSE ' +
+    'broadcaster and a bare-socket floor.\n' +
+    '  npm run bench:fanout [-- --devices 1000,10000] [-- --clients 3]\n' +
+    '                       [-- --sides apkrelay,baseline,floor] [-- --tls off] [-- --json]',
+  flags: FLAGS,
+  async run(args, ctx) {
+    const { say, onExit } = ctx;
+    const transport = transportLabel(args.tls === 'on');
+    say(`transport: ${transport}`);
+    const deployment = await startFleetDeployment(
+      args.devices,
+      { maxApkBytes: 64 * 1024 * 1024, tls: args.tls === 'on' },
+      ctx,
+    );
+    const fleet = ClientFleet.start(args.clients);
+    onExit(() => fleet.stop());
+    const keep = (b: Baseline) => onExit(() => b.stop());
+    const rounds = await run(args, deployment, fleet, keep, say);
+    const targets = { p99Ms: P99_TARGET_MS, rssPerStreamBytes: RSS_TARGET_BYTES };
+    const json = {
+      node: process.version,
+      tls: args.tls,
+      transport,
+      clients: args.clients,
+      targets,
+      rounds,
+      verdicts: verdicts(rounds),
+    };
+    return { json, text: report(rounds, transport, args.clients) };
+  },
+};
+
+if (require.main === module) void runBench(fanoutBench);

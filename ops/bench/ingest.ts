@@ -24,27 +24,21 @@ import { createBenchAccount, startDeployment, type Deployment } from '../dev/dep
 import { cpuSnapshot } from './lib/cpu-time';
 import { breakdownTable, mainTable, MiB, rssVerdict, type Measurement } from './lib/ingest-report';
 import { rssBytes, sampleRss, type RssPeak } from './lib/rss';
+import { runBench, wholes, type Bench, type Flags } from './lib/runner';
 import { benchApk } from './lib/signed-apk';
 
 const REFERENCE_RUNS = 3;
 const SAMPLE_MS = 50;
 const RSS_TARGET = 64 * MiB;
 
-function parseArgs(argv: readonly string[]): { sizes: number[]; json: boolean } {
-  let sizes = [20, 100];
-  let json = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--json') json = true;
-    else if (arg === '--sizes') {
-      sizes = (argv[++i] ?? '').split(',').map(Number);
-      if (sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 2048)) {
-        throw new Error('--sizes takes MiB values from 1 to 2048, e.g. --sizes 20,100');
-      }
-    } else throw new Error(`unknown argument ${arg ?? ''} (use --sizes 20,100 and/or --json)`);
-  }
-  return { sizes, json };
-}
+const FLAGS = {
+  sizes: wholes(
+    [20, 100],
+    [1, 2048],
+    '--sizes takes MiB values from 1 to 2048, e.g. --sizes 20,100',
+    'APK payload sizes in MiB, comma-separated',
+  ),
+} as const satisfies Flags;
 
 /** One pass of SHA-256 and AES-256-GCM over a file, as the pipeline's floor; best of N, warm cache. */
 async function referencePass(file: string): Promise<number> {
@@ -143,13 +137,8 @@ async function measure(
   };
 }
 
-async function main(argv: readonly string[]): Promise<void> {
-  const { sizes, json } = parseArgs(argv);
-  const say = (text: string) => {
-    if (!json) process.stdout.write(`${text}\n`);
-  };
-  // Build (or find) the APKs before any timing: one app, one versionCode per size.
-  say(`APKs: ${sizes.join(', ')} MiB of random stored assets (built once, cached in the tmpdir)`);
+/** The APKs, built before any timing: one app, one versionCode per size (and a warm-up one). */
+async function buildApks(sizes: readonly number[]) {
   const warmUp = await benchApk({
     payloadBytes: MiB,
     package: 'dev.apkrelay.bench.ingest',
@@ -167,12 +156,35 @@ async function main(argv: readonly string[]): Promise<void> {
   const largest = Math.max(
     ...(await Promise.all(files.map(async ([, f]) => (await stat(f)).size))),
   );
-  say('starting services, API and workers (separate processes) ...');
-  const deployment = await startDeployment({ maxApkBytes: Math.max(64 * MiB, 2 * largest) });
-  const onSignal = () => void deployment.stop().finally(() => process.exit(130));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
+  return { warmUp, files, largest };
+}
+
+function report(rows: readonly Measurement[]): string {
+  return [
+    '',
+    mainTable(rows),
+    '',
+    breakdownTable(rows),
+    '',
+    'e2e: first byte sent -> synchronous "deploy successful" (API streams + encrypts into GridFS, ' +
+      'worker decrypts and verifies v1/v2/v3, records); ref: one in-process SHA-256 + AES-256-GCM ' +
+      `pass over the same file (best of ${REFERENCE_RUNS}, page cache warm).`,
+    `RSS: VmRSS of the API process sampled every ${SAMPLE_MS} ms; growth = peak - RSS just before the upload.`,
+    rssVerdict(rows, RSS_TARGET),
+  ].join('\n');
+}
+
+export const ingestBench: Bench<typeof FLAGS> = {
+  usage:
+    'Benchmark: end-to-end ingest of large APKs, against one SHA-256 + AES-256-GCM pass.\n' +
+    '  npm run bench:ingest [-- --sizes 20,100] [-- --json]',
+  flags: FLAGS,
+  async run({ sizes }, { say, onExit }) {
+    say(`APKs: ${sizes.join(', ')} MiB of random stored assets (built once, cached in the tmpdir)`);
+    const { warmUp, files, largest } = await buildApks(sizes);
+    say('starting services, API and workers (separate processes) ...');
+    const deployment = await startDeployment({ maxApkBytes: Math.max(64 * MiB, 2 * largest) });
+    onExit(() => deployment.stop());
     const apiKey = await createBenchAccount(deployment);
     await uploadSync(deployment, apiKey, warmUp); // load every code path before measuring
     const rows: Measurement[] = [];
@@ -180,36 +192,9 @@ async function main(argv: readonly string[]): Promise<void> {
       say(`uploading ${size} MiB ...`);
       rows.push(await measure(deployment, apiKey, size, file));
     }
-    if (json) {
-      process.stdout.write(
-        `${JSON.stringify({ node: process.version, sampleMs: SAMPLE_MS, rssTarget: RSS_TARGET, runs: rows })}\n`,
-      );
-    } else {
-      say('');
-      say(mainTable(rows));
-      say('');
-      say(breakdownTable(rows));
-      say('');
-      say(
-        'e2e: first byte sent -> synchronous "deploy successful" (API streams + encrypts into GridFS, ' +
-          'worker decrypts and verifies v1/v2/v3, records); ref: one in-process SHA-256 + AES-256-GCM ' +
-          `pass over the same file (best of ${REFERENCE_RUNS}, page cache warm).`,
-      );
-      say(
-        `RSS: VmRSS of the API process sampled every ${SAMPLE_MS} ms; growth = peak - RSS just before the upload.`,
-      );
-      say(rssVerdict(rows, RSS_TARGET));
-    }
-  } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-    await deployment.stop();
-  }
-}
+    const json = { node: process.version, sampleMs: SAMPLE_MS, rssTarget: RSS_TARGET, runs: rows };
+    return { json, text: report(rows) };
+  },
+};
 
-if (require.main === module) {
-  main(process.argv.slice(2)).catch((err: unknown) => {
-    process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  });
-}
+if (require.main === module) void runBench(ingestBench);

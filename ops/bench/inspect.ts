@@ -2,7 +2,7 @@
  * Benchmark: `inspect` throughput on a ~100 MB signed APK, against one plain SHA-256 pass over
  * the same bytes and against `apksigner verify`, measured in the same run.
  *
- *   npm run bench:inspect        (or: npm run build:bench && node dist/ops/bench/inspect.js)
+ *   npm run bench:inspect [-- --json]   (or: npm run build:bench && node dist/ops/bench/inspect.js)
  *
  * The APK is built once (ops/bench/lib/signed-apk.ts: aapt with a large stored asset, zipalign,
  * apksigner with the fixture key) and cached under the OS temporary directory.
@@ -13,6 +13,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { inspectApk } from '../../shared/apk';
+import { ratio, runBench, type Bench, type Flag } from './lib/runner';
 import { benchApk } from './lib/signed-apk';
 
 const run = promisify(execFile);
@@ -44,41 +45,46 @@ function sha256File(file: string): Promise<string> {
   });
 }
 
-async function main(): Promise<void> {
-  const APK = await benchApk({ payloadBytes: ASSET_BYTES });
-  const size = (await stat(APK)).size;
-  const mb = size / (1024 * 1024);
-  await sha256File(APK); // warm the page cache
-  const sha = await best(() => sha256File(APK));
-  const inspect = await best(() => inspectApk(APK));
-  if (!inspect.value.valid)
-    throw new Error(`bench APK did not verify: ${JSON.stringify(inspect.value.errors)}`);
-  if (inspect.value.sha256 !== sha.value)
-    throw new Error('inspect and the reference SHA-256 disagree');
-  const apksigner = await best(() => run('apksigner', ['verify', APK]));
-  const rate = (ms: number): string => `${(mb / (ms / 1000)).toFixed(1)} MB/s`;
-  const rows: Array<[string, number]> = [
-    ['sha256 (one pass)', sha.ms],
-    ['inspect', inspect.ms],
-    ['apksigner verify', apksigner.ms],
-  ];
-  process.stdout.write(
-    `APK ${APK}: ${mb.toFixed(1)} MB, schemes ${JSON.stringify(inspect.value.schemes)}\n`,
-  );
-  process.stdout.write(`best of ${RUNS} runs each, page cache warm\n`);
-  for (const [name, ms] of rows) {
-    process.stdout.write(
-      `  ${name.padEnd(18)} ${ms.toFixed(0).padStart(6)} ms  ${rate(ms).padStart(12)}\n`,
-    );
-  }
-  process.stdout.write(
-    `  inspect / sha256 time: ${(inspect.ms / sha.ms).toFixed(2)}x   apksigner / inspect time: ${(apksigner.ms / inspect.ms).toFixed(2)}x\n`,
-  );
-}
+export const inspectBench: Bench<Record<never, Flag>> = {
+  usage:
+    'Benchmark: inspect throughput on a ~100 MB signed APK, against one SHA-256 pass and ' +
+    'apksigner verify.\n  npm run bench:inspect [-- --json]',
+  flags: {},
+  async run() {
+    const APK = await benchApk({ payloadBytes: ASSET_BYTES });
+    const size = (await stat(APK)).size;
+    const mb = size / (1024 * 1024);
+    await sha256File(APK); // warm the page cache
+    const sha = await best(() => sha256File(APK));
+    const inspect = await best(() => inspectApk(APK));
+    if (!inspect.value.valid)
+      throw new Error(`bench APK did not verify: ${JSON.stringify(inspect.value.errors)}`);
+    if (inspect.value.sha256 !== sha.value)
+      throw new Error('inspect and the reference SHA-256 disagree');
+    const apksigner = await best(() => run('apksigner', ['verify', APK]));
+    const rate = (ms: number): string => `${(mb / (ms / 1000)).toFixed(1)} MB/s`;
+    const rows: Array<[string, number]> = [
+      ['sha256 (one pass)', sha.ms],
+      ['inspect', inspect.ms],
+      ['apksigner verify', apksigner.ms],
+    ];
+    const text = [
+      `APK ${APK}: ${mb.toFixed(1)} MB, schemes ${JSON.stringify(inspect.value.schemes)}`,
+      `best of ${RUNS} runs each, page cache warm`,
+      ...rows.map(
+        ([name, ms]) =>
+          `  ${name.padEnd(18)} ${ms.toFixed(0).padStart(6)} ms  ${rate(ms).padStart(12)}`,
+      ),
+      `  inspect / sha256 time: ${ratio(inspect.ms, sha.ms)}   apksigner / inspect time: ${ratio(apksigner.ms, inspect.ms)}`,
+    ].join('\n');
+    const json = {
+      node: process.version,
+      apkBytes: size,
+      runs: RUNS,
+      ms: { sha256: sha.ms, inspect: inspect.ms, apksigner: apksigner.ms },
+    };
+    return { json, text };
+  },
+};
 
-if (require.main === module) {
-  main().catch((err: unknown) => {
-    process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  });
-}
+if (require.main === module) void runBench(inspectBench);

@@ -24,11 +24,12 @@
  * are stopped at the end, also on error.
  */
 import { randomBytes } from 'node:crypto';
-import { startDeployment, type Deployment } from '../dev/deployment';
+import type { Deployment } from '../dev/deployment';
 import { apiMemory } from './lib/api-memory';
 import { ClientFleet } from './lib/fanout-clients';
 import { apkrelayRound, type RoundContext } from './lib/fanout-rounds';
-import { deploymentEnv, ensureOpenFiles, openFileLimit } from './lib/fanout-setup';
+import { deploymentEnv, openFileLimit } from './lib/fanout-setup';
+import { FD_HEADROOM, FLEET_FLAGS, startFleetDeployment } from './lib/fleet';
 import { startLegacyFleet } from './lib/legacy-clients';
 import { legacyRound } from './lib/legacy-rounds';
 import {
@@ -37,43 +38,15 @@ import {
   P99_RATIO_TARGET,
   type LegacyRound,
 } from './lib/legacy-report';
+import { runBench, type Args as BenchArgs, type Bench, type Flags } from './lib/runner';
 import { agentFor } from './lib/transport';
 
-const MAX_DEVICES = 20_000;
-/** Open files beyond the connections: the API's own sockets, Mongo/Redis connections, files. */
-const FD_HEADROOM = 2_048;
 /** The deployment's METRICS_TOKEN: the bench reads the API's heap from its `/metrics`. */
 const METRICS_TOKEN = randomBytes(18).toString('base64url');
 
-interface Args {
-  readonly devices: number[];
-  readonly clients: number;
-  readonly json: boolean;
-}
+const FLAGS = FLEET_FLAGS satisfies Flags;
 
-function parseArgs(argv: readonly string[]): Args {
-  let devices = [1_000, 10_000];
-  let clients = 3;
-  let json = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--json') json = true;
-    else if (arg === '--devices') {
-      devices = (argv[++i] ?? '').split(',').map(Number);
-      if (devices.some((n) => !Number.isInteger(n) || n < 1 || n > MAX_DEVICES)) {
-        throw new Error(`--devices takes counts from 1 to ${MAX_DEVICES}, e.g. --devices 1000`);
-      }
-    } else if (arg === '--clients') {
-      clients = Number(argv[++i]);
-      if (!Number.isInteger(clients) || clients < 1 || clients > 8) {
-        throw new Error('--clients takes a count of client processes from 1 to 8');
-      }
-    } else {
-      throw new Error(`unknown argument ${arg ?? ''} (--devices, --clients, --json)`);
-    }
-  }
-  return { devices, clients, json };
-}
+type Args = BenchArgs<typeof FLAGS>;
 
 /** The processes whose CPU time is reported, beside the client processes. */
 function servicePids(d: Deployment): Record<string, number> {
@@ -144,12 +117,6 @@ async function run(
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
 function report(args: Args, rounds: readonly LegacyRound[]): string {
-  const lines = legacyVerdicts(rounds);
-  if (args.json) {
-    const targets = { p99Ratio: P99_RATIO_TARGET, rssRatio: 1 };
-    const out = { node: process.version, clients: args.clients, targets, rounds, verdicts: lines };
-    return JSON.stringify(out);
-  }
   const detail = rounds.flatMap((r) =>
     (['sse', 'legacy'] as const).flatMap((side) => {
       const s = r[side];
@@ -179,47 +146,31 @@ function report(args: Args, rounds: readonly LegacyRound[]): string {
     "latency: PUT .../current -> each SSE stream's version event / each PushLink socket's " +
       `mt 0 line; ${args.clients} client processes per side; RSS/conn = (API VmRSS with N idle ` +
       'connections - VmRSS before connecting) / N. Ratios are PushLink over SSE.',
-    ...lines,
+    ...legacyVerdicts(rounds),
   ].join('\n');
 }
 
-async function main(argv: readonly string[]): Promise<void> {
-  const args = parseArgs(argv);
-  const say = (text: string) => {
-    if (!args.json) process.stdout.write(`${text}\n`);
-  };
-  const files = await ensureOpenFiles(Math.max(...args.devices) + FD_HEADROOM);
-  say(`open-file limit ${files}; starting services, one API and one worker process ...`);
-  const deployment = await startDeployment({
-    maxApkBytes: 64 * 1024 * 1024,
-    legacyPush: true,
-    env: { METRICS_TOKEN },
-  });
-  const fleets: Fleets = {
-    sse: ClientFleet.start(args.clients),
-    legacy: startLegacyFleet(args.clients),
-  };
-  const stopAll = async () => {
-    fleets.sse.stop();
-    fleets.legacy.stop();
-    await deployment.stop();
-  };
-  const onSignal = () => void stopAll().finally(() => process.exit(130));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
+export const legacyPushBench: Bench<typeof FLAGS> = {
+  usage:
+    'Benchmark: PushLink SDK sockets against SSE streams, N devices each, on one API process.\n' +
+    '  npm run bench:legacy-push [-- --devices 1000,10000] [-- --clients 3] [-- --json]',
+  flags: FLAGS,
+  async run(args, ctx) {
+    const { say, onExit } = ctx;
+    const options = { maxApkBytes: 64 * 1024 * 1024, legacyPush: true, env: { METRICS_TOKEN } };
+    const deployment = await startFleetDeployment(args.devices, options, ctx);
+    const fleets: Fleets = {
+      sse: ClientFleet.start(args.clients),
+      legacy: startLegacyFleet(args.clients),
+    };
+    onExit(() => fleets.legacy.stop());
+    onExit(() => fleets.sse.stop());
     const rounds = await run(args, deployment, fleets, say);
-    process.stdout.write(`${report(args, rounds)}\n`);
-  } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-    await stopAll();
-  }
-}
+    const targets = { p99Ratio: P99_RATIO_TARGET, rssRatio: 1 };
+    const verdicts = legacyVerdicts(rounds);
+    const json = { node: process.version, clients: args.clients, targets, rounds, verdicts };
+    return { json, text: report(args, rounds) };
+  },
+};
 
-if (require.main === module) {
-  main(process.argv.slice(2)).catch((err: unknown) => {
-    process.stderr.write(`bench failed: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
-  });
-}
+if (require.main === module) void runBench(legacyPushBench);

@@ -8,12 +8,10 @@ import { backupQueue } from './backup';
 import { exceptionIngestQueue } from './exception-ingest';
 import { housekeepingQueue } from './housekeeping';
 import { rolloutHealthQueue } from './rollout-health';
-import { versionNoticeQueue } from './version-notice';
 import { webhookDeliveryQueue } from './webhook-delivery';
 
 export const QUEUES = [
   apkIngestQueue,
-  versionNoticeQueue,
   housekeepingQueue,
   exceptionIngestQueue,
   backupQueue,

@@ -1,12 +1,12 @@
 /**
  * The rollout use-cases the JSON API, the web administration and the health gate call: start one,
  * and apply an action. Each changes the rollout document, then tells the fleet through the
- * version-notice path (a completion moves the app's current APK first: see current-apk.ts).
+ * app's notice stream (a completion moves the app's current APK first: see current-apk.ts).
  */
 import type { Db } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../catalog/types';
 import { AppError } from '../errors';
-import type { NoticeSink } from '../notices/version-notice';
+import type { NoticeSink } from '../notices/notice-sink';
 import { announceTargets, moveCurrent, publishNotice } from './current-apk';
 import type { HealthReport } from './health';
 import { parseStages, transition, type RolloutAction } from './rollout';

@@ -1,8 +1,8 @@
 /**
  * Setting an app's current APK: one atomic update of the app document (the pointer moves and the
  * app's `currentVersion` goes up by one), then a version notice. Idempotent: making the current
- * APK current again changes nothing and re-sends the same notice, which the queue de-duplicates
- * by (app, currentVersion).
+ * APK current again changes nothing and re-sends the same notice, which the append skips as
+ * already present (by the app's currentVersion: shared/notices/append-notice.ts).
  *
  * Making an APK current is a rollout at 100 % (docs/rollouts.md): a running or paused rollout of
  * this APK is completed (after the pointer moved, so no reader sees the APK withdrawn in
@@ -12,11 +12,13 @@
  */
 import type { Db } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../catalog/types';
-import type { NoticeSink } from '../notices/version-notice';
+import type { NoticeSink } from '../notices/notice-sink';
 import { applyAction, findRollout, isActive } from './store';
 import type { RolloutChange } from './types';
 import { catalogCollections } from '../catalog/collections';
 import { AppError } from '../errors';
+
+export type { NoticeSink };
 
 export async function setCurrentApk(
   db: Db,

@@ -19,7 +19,7 @@ import {
   type InspectResult,
 } from '../../shared/apk/inspect-apk';
 import { setCurrentApk } from '../../shared/rollouts/current-apk';
-import type { NoticeSink } from '../../shared/notices/version-notice';
+import type { NoticeSink } from '../../shared/notices/notice-sink';
 import type { ApkDoc } from '../../shared/catalog/types';
 import { unwrapDataKey } from '../../shared/crypto/data-keys';
 import type { KeyRing } from '../../shared/crypto/keys';

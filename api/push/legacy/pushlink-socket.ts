@@ -34,7 +34,7 @@ import {
 import { apiKeyAccount, isAuthRateLimited, isKeyRefused } from '../../auth';
 import type { ApiDeps } from '../../deps';
 import { AppError } from '../../../shared/errors';
-import type { Delivery, DeviceChannel } from '../stream-registry';
+import type { Delivery, DeviceChannel } from '../channel';
 
 /** Socket limits (legacy-listener.ts sets them from the settings). */
 export interface SocketBounds {

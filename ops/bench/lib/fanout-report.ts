@@ -1,5 +1,6 @@
 /** Figures of the fan-out benchmark: per-device latency statistics, the table and the verdicts. */
 import type { ApiMemory } from './api-memory';
+import { times } from './runner';
 
 export interface Latency {
   readonly p50: number;
@@ -87,7 +88,7 @@ export function table(rounds: readonly Round[]): string {
     or(r.baseline, (s) => ms(s.latency.p50)),
     or(r.baseline, (s) => ms(s.latency.p99)),
     or(r.baseline, (s) => ms(s.latency.last)),
-    r.ratio === null ? '-' : `${r.ratio.toFixed(1)}x`,
+    r.ratio === null ? '-' : times(r.ratio, 1),
     or(r.apkrelay, (s) => kb(s.rssPerConnection)),
     or(r.baseline, (s) => kb(s.rssPerConnection)),
     or(r.floor, (s) => kb(s.rssPerConnection)),

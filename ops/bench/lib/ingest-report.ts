@@ -1,4 +1,5 @@
 /** What bench:ingest measures per APK size, and how it prints it. */
+import { times } from './runner';
 
 export const MiB = 1024 * 1024;
 
@@ -48,7 +49,7 @@ export function mainTable(rows: readonly Measurement[]): string {
       m.mibPerSecond.toFixed(2),
       m.reference.seconds.toFixed(3),
       m.reference.mibPerSecond.toFixed(0),
-      `${m.ratio.toFixed(0)}x`,
+      times(m.ratio, 0),
       `${mib(m.api.baselineRss)} MiB`,
       `${mib(m.api.peakRss)} MiB`,
       `${mib(m.api.growth)} MiB`,

@@ -4,6 +4,7 @@
  * p99; RSS per idle legacy socket no more than per idle SSE stream).
  */
 import type { SideResult } from './fanout-report';
+import { times } from './runner';
 
 export const P99_RATIO_TARGET = 1.25;
 
@@ -45,10 +46,10 @@ export function legacyTable(rounds: readonly LegacyRound[]): string {
       String(r.devices),
       lat(r.sse),
       lat(r.legacy),
-      q ? `${q.p99.toFixed(2)}x` : '-',
+      q ? times(q.p99) : '-',
       r.sse ? kb(r.sse.rssPerConnection) : '-',
       r.legacy ? kb(r.legacy.rssPerConnection) : '-',
-      q ? `${q.rss.toFixed(2)}x` : '-',
+      q ? times(q.rss) : '-',
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));

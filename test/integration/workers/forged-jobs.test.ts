@@ -95,20 +95,6 @@ test('exception-ingest naming another account’s app is refused and nothing is 
   expect(await redis.exists(redisKeys(stack.prefix).exceptionStored(reportId))).toBe(0);
 });
 
-test('version-notice naming another account’s app is refused and its stream is untouched', async () => {
-  const { attacker, app, apkId } = await victimAndAttacker();
-  const q = queue('version-notice');
-  const job = await q.add(
-    'forged',
-    { accountId: attacker.id, appId: app.appId, package: app.package, apkId, currentVersion: 99 },
-    { attempts: 10, backoff: { type: 'fixed', delay: 60_000 } },
-  );
-  const outcome = await settled(q, job);
-  expect(outcome).toMatchObject({ state: 'failed', attempts: 1 });
-  expect(outcome.reason).toMatch(/^JOB_ACCOUNT_MISMATCH: /);
-  expect(await redis.xlen(redisKeys(stack.prefix).noticeStream(app.appId))).toBe(0);
-});
-
 test('apk-ingest naming another account’s upload is refused and the upload is untouched', async () => {
   const { victim, attacker } = await victimAndAttacker();
   const uploadId = new ObjectId().toHexString();

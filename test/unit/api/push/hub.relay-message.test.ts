@@ -1,5 +1,5 @@
 /** The notice channel's messages between API processes: kicks and notices, anything else ignored. */
-import { kickMessage, parseRelayMessage } from '../../../../api/push/relay-message';
+import { kickMessage, parseRelayMessage } from '../../../../api/push/hub';
 
 test('a kick says whose stream to drop and which process keeps it', () => {
   expect(kickMessage('acc:pkg:dev-1', 'p1')).toBe(

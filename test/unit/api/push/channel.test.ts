@@ -4,7 +4,7 @@
  * signed, and the client's check agrees with what the server signs.
  */
 import { ObjectId } from 'mongodb';
-import { giveupEvent, SignedOnce, versionEvent } from '../../../../api/push/events';
+import { giveupEvent, SignedOnce, versionEvent } from '../../../../api/push/channel';
 import type { ApkDoc } from '../../../../shared/catalog/types';
 import { derivePushKeys, publicKeyInfo } from '../../../../shared/devices/push-signing';
 import { checkNotice } from '../../../../device-client/core/signed-events';

@@ -1,9 +1,9 @@
 /**
- * The push hub's bookkeeping of open streams (api/push/stream-registry.ts), with connections stood
+ * The push hub's bookkeeping of open streams (api/push/hub.ts, StreamRegistry), with connections stood
  * in by event emitters (a registry only listens for their closing).
  */
 import { EventEmitter } from 'node:events';
-import { StreamRegistry, type Stream } from '../../../../api/push/stream-registry';
+import { StreamRegistry, type Stream } from '../../../../api/push/hub';
 
 const scope = { accountId: 'a1', package: 'dev.apkrelay.sample' };
 

@@ -1,4 +1,8 @@
 /**
+ * A device's open push connection as the hub sees it (hub.ts): the channel interface every
+ * protocol implements, what one sync decided to tell it, and the SSE stream's own channel
+ * (`status` on attaching, then the signed events below, each written out once for all streams).
+ *
  * The signed events of the push stream (format 2, `v: 2`), built from catalogue records. Each
  * names the account, the package, the device and when it was signed (`issuedAt`), and the APK.
  * A notice sent to one stream (a device connecting or reconnecting: every replay after
@@ -8,7 +12,7 @@
  * refuses another account's notice, another device's, and stale ones (docs/push.md). The notice's
  * fields and format are the protocol layer's (device-client/protocol/signed-notice.ts).
  */
-import { createEventBuffer, type EventBuffer } from 'better-sse';
+import { createEventBuffer, type EventBuffer, type Session } from 'better-sse';
 import type { ApkDoc } from '../../shared/catalog/types';
 import { signEvent, type PushKeys } from '../../shared/devices/push-signing';
 import {
@@ -16,6 +20,7 @@ import {
   type GiveupNoticeBody,
   type VersionNoticeBody,
 } from '../../device-client/protocol/signed-notice';
+import type { PushChannelKind } from '../../shared/devices/registration-input';
 
 export interface EventContext {
   readonly keys: PushKeys;
@@ -109,4 +114,84 @@ export class SignedOnce {
   private text(data: unknown, name: string): EventBuffer {
     return createEventBuffer().push(data, name, this.eventId);
   }
+}
+
+/** What one sync decided to tell one installation. */
+export interface Delivery {
+  readonly package: string;
+  /** Offer this APK. */
+  readonly version: ApkDoc | null;
+  /**
+   * Give up an APK: its id and document (null when unknown), or, for an abandoned download known
+   * only by its MD5 (decide.ts, abandonedDownload), a null id.
+   */
+  readonly giveup: { readonly apkId: string | null; readonly apk: ApkDoc | null } | null;
+  /** What the installation runs, as it reported it. */
+  readonly installedMd5: string | null;
+}
+
+/**
+ * A device's open push connection, whatever its protocol: an SSE stream (sseChannel below) or a
+ * PushLink SDK socket (legacy/). The hub decides alike for both; the channel says it its way.
+ */
+export interface DeviceChannel {
+  /** Which protocol: apkrelay's SSE stream or the PushLink SDK's socket (metrics). */
+  readonly kind: PushChannelKind;
+  readonly isConnected: boolean;
+  /**
+   * Whether the open connection alone counts as the device being seen: an SSE stream does; a
+   * PushLink socket counts only the lines it receives (a silent device goes offline).
+   */
+  readonly beatsWhileOpen: boolean;
+  /** Runs `fn` once, when the connection closes. */
+  onceClosed(fn: () => void): void;
+  /** Ends the stream politely (the client reconnects). */
+  end(): void;
+  /** Closes the connection at once, dropping what it holds. */
+  destroy(): void;
+  /** Bytes written to the stream that the client has not read yet. */
+  unreadBytes(): number;
+  /** Says, on attaching, the installation's status; `latest`: the app's latest notice id. */
+  greet(status: 'enabled' | 'disabled', latest: string): void;
+  /** Says what a sync decided; `notices` signs each distinct event once for all streams. */
+  deliver(notices: SignedOnce, what: Delivery): void;
+}
+
+/**
+ * Sends an event written out once for all streams. With a ready buffer `batch` writes at once and
+ * its promise is settled; a write to a stream that just closed only ends that stream.
+ */
+function send(session: Session, event: EventBuffer): void {
+  session.batch(event).catch(() => undefined);
+}
+
+/** The HTTP connection under a session. */
+export interface SseConnection {
+  end(): void;
+  destroy(): void;
+  unreadBytes(): number;
+}
+
+/** A device's SSE push stream as a channel; its open stream counts as the device being seen. */
+export function sseChannel(
+  session: Session,
+  conn: SseConnection,
+  heartbeatSeconds: number,
+): DeviceChannel {
+  return {
+    kind: 'sse',
+    get isConnected() {
+      return session.isConnected;
+    },
+    beatsWhileOpen: true,
+    onceClosed: (fn) => void session.once('disconnected', fn),
+    end: () => conn.end(),
+    destroy: () => conn.destroy(),
+    unreadBytes: () => conn.unreadBytes(),
+    greet: (status, latest) => session.push({ status, heartbeatSeconds }, 'status', latest),
+    deliver(notices, { package: pkg, giveup, version }) {
+      if (giveup?.apkId) send(session, notices.giveup(pkg, giveup.apk, giveup.apkId));
+      if (version) send(session, notices.version(version));
+    },
+  };
 }

@@ -1,11 +1,10 @@
 /**
- * What one stream is told by a sync and the offer state kept after (api/push/stream-decision.ts),
+ * What one stream is told by a sync and the offer state kept after (api/push/hub.ts, tellStream),
  * with literal APKs and a channel that records what it is asked to say.
  */
 import { ObjectId } from 'mongodb';
-import type { SignedOnce } from '../../../../api/push/events';
-import { tellStream } from '../../../../api/push/stream-decision';
-import type { Delivery, Stream } from '../../../../api/push/stream-registry';
+import type { Delivery, SignedOnce } from '../../../../api/push/channel';
+import { tellStream, type Stream } from '../../../../api/push/hub';
 import type { ApkDoc } from '../../../../shared/catalog/types';
 
 const M1 = '11111111111111111111111111111111';
