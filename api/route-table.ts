@@ -4,6 +4,7 @@
  * so a route cannot be added without being seen by all three.
  */
 import type { RequestHandler } from 'express';
+import type { RouteContract } from './route-contract';
 
 export type Host = 'admin' | 'web' | 'push';
 /**
@@ -22,17 +23,31 @@ export type Method = 'get' | 'post' | 'put' | 'delete';
  */
 export type Access = 'public' | 'apiKey' | 'operator' | 'metricsToken' | 'session';
 
-export interface Route {
+interface RouteBase {
   readonly method: Method;
   /** Express path syntax (`/api/v2/apps/:package`); OpenAPI uses `{package}`. */
   readonly path: string;
   readonly hosts: readonly Host[];
   readonly access: Access;
-  readonly summary: string;
   /** Largest JSON body this route accepts, when above the API's default (64 KB). */
   readonly jsonLimit?: number;
+  /**
+   * The authentication first, the route's work last: a contract's request check (see below) runs
+   * between them.
+   */
   readonly handlers: readonly RequestHandler[];
 }
+
+/**
+ * A route is declared with its contract (route-contract.ts): its request is checked and its
+ * OpenAPI operation derived from it. The routes not converted yet carry a summary alone, and
+ * their operation is written by hand in api/openapi/ (docs/architecture.md, "Route contracts").
+ */
+export type Route = RouteBase &
+  (
+    | { readonly contract: RouteContract; readonly summary?: never }
+    | { readonly summary: string; readonly contract?: never }
+  );
 
 export function toOpenApiPath(expressPath: string): string {
   return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');

@@ -1,7 +1,8 @@
 /**
- * The OpenAPI 3.1 document of the HTTP interface, served at /api/v2/openapi.json, assembled from
- * one part per area. A test keeps it true: every route of the route table is documented here and
- * nothing else is.
+ * The OpenAPI 3.1 document of the HTTP interface, served at /api/v2/openapi.json, derived from the
+ * route table: one operation per route, from its contract (operation.ts), on the hosts it is
+ * mounted on. Routes without a contract yet take their operation from the hand-written parts
+ * per area. A test keeps it true: every route of the route table is documented and nothing else.
  */
 import { accountPaths, accountSchemas } from './accounts';
 import { errorBody, errorResponse, text } from './common';
@@ -17,12 +18,14 @@ import { uploadPaths, uploadSchemas } from './uploads';
 import { teamWebPaths } from './team';
 import { webPaths, webSecuritySchemes } from './web';
 import { webhookPaths, webhookSchemas } from './webhooks';
-import type { Host } from '../route-table';
+import { AppError } from '../../shared/errors';
+import { toOpenApiPath, type Host, type Route } from '../route-table';
+import { operationOf } from './operation';
 
 /** The public URL of each host (PUBLIC_BASE_URL is the admin host's). */
 export type HostUrls = Readonly<Record<'base' | 'web' | 'push', string>>;
 
-export function openApiDocument(urls: HostUrls) {
+export function openApiDocument(urls: HostUrls, routes: readonly Route[]) {
   return {
     openapi: '3.1.0',
     info: {
@@ -58,25 +61,48 @@ export function openApiDocument(urls: HostUrls) {
         ...webhookSchemas,
       },
     },
-    paths: withServers(
-      urls,
-      withAuthThrottle({
-        ...accountPaths,
-        ...keyPaths,
-        ...uploadPaths,
-        ...downloadPaths,
-        ...downloadLinkPaths,
-        ...rolloutPaths,
-        ...devicePaths,
-        ...insightPaths,
-        ...exceptionPaths,
-        ...webhookPaths,
-        ...operationPaths,
-        ...webPaths,
-        ...teamWebPaths,
-      }),
-    ),
+    paths: withServers(urls, withAuthThrottle(operations(routes))),
   };
+}
+
+/** Operations not yet declared with their route (api/route-table.ts `Route` says which). */
+const handWritten: Paths = {
+  ...accountPaths,
+  ...keyPaths,
+  ...uploadPaths,
+  ...downloadPaths,
+  ...downloadLinkPaths,
+  ...rolloutPaths,
+  ...devicePaths,
+  ...insightPaths,
+  ...exceptionPaths,
+  ...webhookPaths,
+  ...operationPaths,
+  ...webPaths,
+  ...teamWebPaths,
+};
+
+/** The operation of each route, marked with its hosts when not the admin host alone. */
+function operations(routes: readonly Route[]): Paths {
+  const paths: Record<string, Record<string, Operation>> = {};
+  for (const route of routes) {
+    const path = toOpenApiPath(route.path);
+    const own = route.contract
+      ? (operationOf(route.path, route.contract) as unknown as Operation)
+      : handWritten[path]?.[route.method];
+    if (!own) {
+      throw new AppError('INTERNAL', {
+        message: `no OpenAPI operation: ${route.method} ${route.path}`,
+      });
+    }
+    const { hosts: _documented, ...operation } = own;
+    const adminOnly = route.hosts.length === 1 && route.hosts[0] === 'admin';
+    paths[path] = {
+      ...paths[path],
+      [route.method]: adminOnly ? operation : { ...operation, hosts: route.hosts },
+    };
+  }
+  return paths;
 }
 
 interface Operation {

@@ -19,8 +19,8 @@ import { webhookRoutes } from './webhooks';
 
 /** Every route of every host. */
 export function allRoutes(deps: ApiDeps): Route[] {
-  const document = openApiDocument(deps.publicUrls);
-  return [
+  let document: ReturnType<typeof openApiDocument> | undefined = undefined;
+  const routes: Route[] = [
     ...healthRoutes(deps),
     {
       method: 'get',
@@ -49,4 +49,7 @@ export function allRoutes(deps: ApiDeps): Route[] {
     ...operationsRoutes(deps),
     ...webRoutes(deps),
   ];
+  // Built once, now: a route without an operation fails the start, not the first reader.
+  document = openApiDocument(deps.publicUrls, routes);
+  return routes;
 }
