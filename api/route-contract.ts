@@ -7,17 +7,13 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 
 /**
- * The operation's own OpenAPI fields, besides those derived from the route (summary, servers,
- * path parameters) and the schemas (query parameters, JSON request body): responses, and where
- * needed description, security, tags, `parameters` (headers, and parameters documented but not
- * validated here: appended after the derived ones) and `requestBody` (forms and uploads).
+ * A route's contract: its summary, its request schemas, and its OpenAPI operation's own fields
+ * besides those derived from the route (summary, servers, path parameters) and the schemas (query
+ * parameters, JSON request body): responses, and where needed description, security, tags,
+ * `parameters` (headers, path parameters with a schema of their own, and parameters documented but
+ * checked by the use-case: appended after the derived ones) and `requestBody` (forms, uploads, and
+ * bodies a use-case checks itself, for the web forms too).
  */
-export interface OperationDoc {
-  readonly responses: Readonly<Record<string, unknown>>;
-  readonly parameters?: readonly unknown[];
-  readonly [field: string]: unknown;
-}
-
 export interface RouteContract<B extends TSchema = TSchema, Q extends TObject = TObject> {
   readonly summary: string;
   /**
@@ -28,7 +24,9 @@ export interface RouteContract<B extends TSchema = TSchema, Q extends TObject = 
   readonly body?: B;
   /** The query: each property one `in: query` parameter, checked like the body (an empty value is absent). */
   readonly query?: Q;
-  readonly doc: OperationDoc;
+  readonly responses: Readonly<Record<string, unknown>>;
+  readonly parameters?: readonly unknown[];
+  readonly [field: string]: unknown;
 }
 
 /** A contract, its schemas' types kept for `inputOf`. */

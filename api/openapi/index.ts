@@ -10,14 +10,14 @@ import { devicePaths, deviceSchemas } from './devices';
 import { downloadLinkPaths, downloadLinkSchemas } from './download-links';
 import { exceptionPaths, exceptionSchemas } from './exceptions';
 import { insightPaths, insightSchemas } from './insights';
-import { keyPaths, keySchemas } from './keys';
+import { keySchemas } from './keys';
 import { downloadPaths, downloadSchemas } from './downloads';
 import { operationPaths } from './operations';
 import { rolloutPaths, rolloutSchemas } from './rollouts';
 import { uploadPaths, uploadSchemas } from './uploads';
 import { teamWebPaths } from './team';
 import { webPaths, webSecuritySchemes } from './web';
-import { webhookPaths, webhookSchemas } from './webhooks';
+import { webhookSchemas } from './webhooks';
 import { AppError } from '../../shared/errors';
 import { toOpenApiPath, type Host, type Route } from '../route-table';
 import { operationOf } from './operation';
@@ -68,7 +68,6 @@ export function openApiDocument(urls: HostUrls, routes: readonly Route[]) {
 /** Operations not yet declared with their route (api/route-table.ts `Route` says which). */
 const handWritten: Paths = {
   ...accountPaths,
-  ...keyPaths,
   ...uploadPaths,
   ...downloadPaths,
   ...downloadLinkPaths,
@@ -76,7 +75,6 @@ const handWritten: Paths = {
   ...devicePaths,
   ...insightPaths,
   ...exceptionPaths,
-  ...webhookPaths,
   ...operationPaths,
   ...webPaths,
   ...teamWebPaths,

@@ -41,21 +41,21 @@ function queryParameters(query: TObject | undefined): Json[] {
 }
 
 export function operationOf(path: string, contract: RouteContract): Json {
-  const { parameters: documented = [], ...doc } = contract.doc;
+  const { summary, body, query, parameters: documented = [], ...doc } = contract;
   const parameters = [
     ...pathParameters(path, documented),
-    ...queryParameters(contract.query),
+    ...queryParameters(query),
     ...documented,
   ];
   return {
-    summary: contract.summary,
+    summary,
     ...doc,
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(contract.body
+    ...(body
       ? {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: documentedSchema(contract.body) } },
+            content: { 'application/json': { schema: documentedSchema(body) } },
           },
         }
       : {}),

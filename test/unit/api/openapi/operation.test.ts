@@ -11,11 +11,9 @@ test('a contract becomes its operation: path and query parameters, the JSON body
       mode: Type.Union([Type.Literal('a'), Type.Literal('b')]),
     }),
     body: Type.Object({ on: Type.Boolean({ errorMessage: 'on must be true or false' }) }),
-    doc: {
-      security: [{ apiKey: [] }],
-      parameters: [{ name: 'Range', in: 'header', schema: { type: 'string' } }],
-      responses: { '200': { description: 'The thing.' } },
-    },
+    security: [{ apiKey: [] }],
+    parameters: [{ name: 'Range', in: 'header', schema: { type: 'string' } }],
+    responses: { '200': { description: 'The thing.' } },
   });
   expect(operation).toEqual({
     summary: 'A thing.',
@@ -54,7 +52,8 @@ test('a path parameter the contract documents itself is not derived a second tim
   const action = { name: 'action', in: 'path', required: true, schema: { enum: ['go', 'stop'] } };
   const operation = operationOf('/x/:package/:action', {
     summary: 'Act.',
-    doc: { parameters: [action], responses: {} },
+    parameters: [action],
+    responses: {},
   });
   expect(operation).toEqual({
     summary: 'Act.',
@@ -67,7 +66,7 @@ test('a path parameter the contract documents itself is not derived a second tim
 });
 
 test('a contract with neither parameters nor body has neither in its operation', () => {
-  expect(operationOf('/healthz', { summary: 'Alive.', doc: { responses: {} } })).toEqual({
+  expect(operationOf('/healthz', { summary: 'Alive.', responses: {} })).toEqual({
     summary: 'Alive.',
     responses: {},
   });
