@@ -1,4 +1,5 @@
-/** Building blocks shared by the per-area parts of the OpenAPI document. */
+/** Building blocks shared by the per-area contracts and parts of the OpenAPI document. */
+import { Type, type SchemaOptions } from '@sinclair/typebox';
 import { DEVICE_HOSTS, type Host } from '../route-table';
 
 /**
@@ -40,3 +41,15 @@ export const jsonBody = (schema: Record<string, unknown>) => ({
   required: true,
   content: { 'application/json': { schema } },
 });
+
+/** A string among `values`, documented as a JSON Schema `enum` (TypeBox's union would be `anyOf`). */
+export const enumOf = <T extends string>(values: readonly T[], options: SchemaOptions = {}) =>
+  Type.Unsafe<T>({ enum: [...values], ...options });
+
+/** An integer query value from `min` to `max`, refused with the handlers' words. */
+export const integerFrom = (name: string, min: number, max: number) =>
+  Type.Integer({
+    minimum: min,
+    maximum: max,
+    errorMessage: `${name} must be an integer from ${min} to ${max}`,
+  });

@@ -1,12 +1,8 @@
-import { errorResponse, json, onDeviceHosts, onHosts, text } from './common';
+import { Type } from '@sinclair/typebox';
+import { contract } from '../route-contract';
+import { enumOf, errorResponse, json, onDeviceHosts, onHosts, text } from './common';
 
 const bearer = [{ apiKey: [] }];
-const pathParam = (name: string) => ({
-  name,
-  in: 'path',
-  required: true,
-  schema: { type: 'string' },
-});
 const deviceAuth =
   'The account API key as `Authorization: Bearer <apiKey>`, or `apiKey` in the body (`api_key` in the query for the stream).';
 
@@ -196,52 +192,52 @@ export const devicePaths = {
       responses: { '200': { description: 'The key.' } },
     },
   },
-  '/api/v2/apps/{package}/installations': {
-    get: {
-      summary: "The app's installations, newest seen first.",
-      security: bearer,
-      parameters: [
-        pathParam('package'),
-        {
-          name: 'status',
-          in: 'query',
-          schema: { enum: ['enabled', 'disabled', 'online', 'offline'] },
-        },
-        { name: 'q', in: 'query', schema: { type: 'string' }, description: 'Device id prefix.' },
-        { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } },
-        { name: 'pageSize', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200 } },
-      ],
-      responses: {
-        '200': json(
-          'One page of installations (SSE and PushLink devices together).',
-          'InstallationPage',
-        ),
-        '400': errorResponse('VALIDATION_FAILED'),
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND'),
-      },
-    },
-  },
-  '/api/v2/apps/{package}/installations/{deviceId}': {
-    put: {
-      summary: 'Enable (claims a seat of the plan) or disable (frees it) an installation.',
-      security: bearer,
-      parameters: [pathParam('package'), pathParam('deviceId')],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: { type: 'object', properties: { status: { enum: ['enabled', 'disabled'] } } },
-          },
-        },
-      },
-      responses: {
-        '200': { description: '{deviceId, status}' },
-        '400': errorResponse('VALIDATION_FAILED'),
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND'),
-        '409': errorResponse('PLAN_FULL'),
-      },
-    },
-  },
 };
+
+export const listInstallationsContract = contract({
+  summary: "The app's installations, newest seen first.",
+  security: bearer,
+  query: Type.Object({
+    status: Type.Optional(
+      enumOf(['enabled', 'disabled', 'online', 'offline'] as const, {
+        errorMessage: 'status must be enabled, disabled, online or offline',
+      }),
+    ),
+  }),
+  // Read leniently by api/devices/installations-list.ts: a page out of range is clamped.
+  parameters: [
+    { name: 'q', in: 'query', schema: { type: 'string' }, description: 'Device id prefix.' },
+    { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } },
+    {
+      name: 'pageSize',
+      in: 'query',
+      schema: { type: 'integer', minimum: 1, maximum: 200 },
+    },
+  ],
+  responses: {
+    '200': json(
+      'One page of installations (SSE and PushLink devices together).',
+      'InstallationPage',
+    ),
+    '400': errorResponse('VALIDATION_FAILED'),
+    '401': errorResponse('UNAUTHENTICATED'),
+    '404': errorResponse('NOT_FOUND'),
+  },
+});
+
+export const installationStatusContract = contract({
+  summary: 'Enable (claims a seat of the plan) or disable (frees it) an installation.',
+  security: bearer,
+  body: Type.Object({
+    status: enumOf(['enabled', 'disabled'] as const, {
+      errorMessage: 'status must be enabled or disabled',
+    }),
+  }),
+  responses: {
+    '200': { description: '{deviceId, status}' },
+    '400': errorResponse('VALIDATION_FAILED'),
+    '401': errorResponse('UNAUTHENTICATED'),
+    '404': errorResponse('NOT_FOUND'),
+    '409': errorResponse('PLAN_FULL'),
+  },
+});

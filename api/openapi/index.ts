@@ -7,9 +7,9 @@
 import { accountPaths, accountSchemas } from './accounts';
 import { errorBody, errorResponse, text } from './common';
 import { devicePaths, deviceSchemas } from './devices';
-import { downloadLinkPaths, downloadLinkSchemas } from './download-links';
+import { downloadLinkSchemas } from './download-links';
 import { exceptionPaths, exceptionSchemas } from './exceptions';
-import { insightPaths, insightSchemas } from './insights';
+import { insightSchemas } from './insights';
 import { keySchemas } from './keys';
 import { downloadPaths, downloadSchemas } from './downloads';
 import { operationPaths } from './operations';
@@ -70,10 +70,8 @@ const handWritten: Paths = {
   ...accountPaths,
   ...uploadPaths,
   ...downloadPaths,
-  ...downloadLinkPaths,
   ...rolloutPaths,
   ...devicePaths,
-  ...insightPaths,
   ...exceptionPaths,
   ...operationPaths,
   ...webPaths,

@@ -1,7 +1,7 @@
 /**
  * The OpenAPI operation of a route with a contract (api/route-contract.ts), derived: the summary,
  * a parameter per path segment and per property of the query schema, the JSON body's schema as
- * the request body, then the contract's own fields. `errorMessage` (the validation's refusal
+ * the request body (unless the contract documents a wider one), then the contract's own fields. `errorMessage` (the validation's refusal
  * text) is not OpenAPI and is left out.
  */
 import type { TObject } from '@sinclair/typebox';
@@ -49,15 +49,13 @@ export function operationOf(path: string, contract: RouteContract): Json {
   ];
   return {
     summary,
-    ...doc,
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(body
-      ? {
-          requestBody: {
-            required: true,
-            content: { 'application/json': { schema: documentedSchema(body) } },
-          },
-        }
-      : {}),
+    ...(body ? { requestBody: jsonRequestBody(body) } : {}),
+    // A body the use-case reads beyond what the route checks documents itself (`requestBody`).
+    ...doc,
   };
+}
+
+function jsonRequestBody(body: object): Json {
+  return { required: true, content: { 'application/json': { schema: documentedSchema(body) } } };
 }

@@ -24,6 +24,8 @@ import { AppError } from '../../shared/errors';
 import { apiKeyPrincipal, authorize, bearerAuth, currentAccount } from '../auth';
 import { audit, statusChange } from '../audit-context';
 import type { ApiDeps } from '../deps';
+import { installationStatusContract, listInstallationsContract } from '../openapi/devices';
+import { inputOf } from '../request-validation';
 import { listInstallations } from '../devices/installations-list';
 import { appOf } from '../owned-app';
 import { DEVICE_HOSTS, type Route } from '../route-table';
@@ -114,6 +116,7 @@ export async function listAppInstallations(
   req: Request,
   res: Response,
 ): Promise<void> {
+  // The contract checked `status`; the listing reads the query as the web page's does.
   res.json(await listInstallations(deps, await appOf(deps, res, req), req));
 }
 
@@ -122,12 +125,7 @@ export async function putInstallationStatus(
   req: Request,
   res: Response,
 ): Promise<void> {
-  const status = (req.body as { status?: unknown } | undefined)?.status;
-  if (status !== 'enabled' && status !== 'disabled') {
-    throw new AppError('VALIDATION_FAILED', {
-      message: 'status must be enabled or disabled',
-    });
-  }
+  const { status } = inputOf(installationStatusContract, res).body;
   const app = await appOf(deps, res, req);
   const inst = await changeInstallationStatus(
     deps,
@@ -188,8 +186,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/apps/:package/installations',
       hosts: ['admin'],
       access: 'apiKey',
-      summary:
-        "The app's installations: filter by status (enabled, disabled, online, offline) and device id prefix; paginated.",
+      contract: listInstallationsContract,
       handlers: [owner, (req, res) => listAppInstallations(deps, req, res)],
     },
     {
@@ -197,7 +194,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/apps/:package/installations/:deviceId',
       hosts: ['admin'],
       access: 'apiKey',
-      summary: 'Enable (within the plan) or disable an installation.',
+      contract: installationStatusContract,
       handlers: [owner, (req, res) => putInstallationStatus(deps, req, res)],
     },
   ];

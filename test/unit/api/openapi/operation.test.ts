@@ -71,3 +71,14 @@ test('a contract with neither parameters nor body has neither in its operation',
     responses: {},
   });
 });
+
+test("a contract's own requestBody documents the body beyond the checked part", () => {
+  const requestBody = { required: true, content: { 'application/json': { schema: {} } } };
+  const operation = operationOf('/x', {
+    summary: 'Both.',
+    body: Type.Object({ n: Type.Integer() }),
+    requestBody,
+    responses: {},
+  });
+  expect(operation).toEqual({ summary: 'Both.', requestBody, responses: {} });
+});
