@@ -1,6 +1,7 @@
+/** Contracts of the device routes and of the owner's view and control of installations. */
 import { Type } from '@sinclair/typebox';
 import { contract } from '../route-contract';
-import { enumOf, errorResponse, json, onDeviceHosts, onHosts, text } from './common';
+import { enumOf, errorResponse, json, text } from './common';
 
 const bearer = [{ apiKey: [] }];
 const deviceAuth =
@@ -123,76 +124,65 @@ export const deviceSchemas = {
   },
 };
 
-export const devicePaths = {
-  '/api/v2/installations': {
-    post: {
-      summary: `Register an installation (admin, web and push hosts). ${deviceAuth} The first N installations of the account (N = plan) are enabled, later ones disabled. streamUrl is on the push host.`,
-      ...onDeviceHosts,
-      requestBody: {
-        required: true,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Registration' } } },
-      },
-      responses: {
-        '200': json('Registered.', 'InstallationStatus'),
-        '400': errorResponse('VALIDATION_FAILED'),
-        '401': errorResponse('UNAUTHENTICATED: "Device register failed: Invalid API Key. ..."'),
-        '404': errorResponse(
-          'NOT_FOUND: "Device register failed: Invalid Package. Probably you never uploaded this app."',
-        ),
-        '429': errorResponse(
-          'DEVICE_REGISTRATIONS_RATE_LIMITED: a new installation past DEVICE_NEW_REGISTRATIONS_PER_KEY or _PER_APP in the last minute; Retry-After says when to try again. AUTH_RATE_LIMITED: too many failed API keys.',
-        ),
-      },
-    },
+export const registerContract = contract({
+  summary: `Register an installation (admin, web and push hosts). ${deviceAuth} The first N installations of the account (N = plan) are enabled, later ones disabled. streamUrl is on the push host.`,
+  requestBody: {
+    required: true,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Registration' } } },
   },
-  '/api/v2/heartbeat': {
-    post: {
-      summary: `Heartbeat (every heartbeatSeconds), with changed metadata and hashes, and once the outcome of an installation attempt (admin, web and push hosts). ${deviceAuth}`,
-      ...onDeviceHosts,
-      requestBody: {
-        required: true,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Heartbeat' } } },
-      },
-      responses: {
-        '200': json('Seen.', 'InstallationStatus'),
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND (not registered)'),
-      },
-    },
+  responses: {
+    '200': json('Registered.', 'InstallationStatus'),
+    '400': errorResponse('VALIDATION_FAILED'),
+    '401': errorResponse('UNAUTHENTICATED: "Device register failed: Invalid API Key. ..."'),
+    '404': errorResponse(
+      'NOT_FOUND: "Device register failed: Invalid Package. Probably you never uploaded this app."',
+    ),
+    '429': errorResponse(
+      'DEVICE_REGISTRATIONS_RATE_LIMITED: a new installation past DEVICE_NEW_REGISTRATIONS_PER_KEY or _PER_APP in the last minute; Retry-After says when to try again. AUTH_RATE_LIMITED: too many failed API keys.',
+    ),
   },
-  '/api/v2/stream': {
-    get: {
-      ...onHosts('push'),
-      summary:
-        'Push stream (server-sent events; push host only, the push channel): `status` on connect, then `version` (offer) and `giveup` ' +
-        'events, each signed (Ed25519, see /api/v2/push-key). Event ids are notice ids: send Last-Event-ID to resume.',
-      parameters: [
-        { name: 'package', in: 'query', required: true, schema: { type: 'string' } },
-        { name: 'deviceId', in: 'query', required: true, schema: { type: 'string' } },
-        { name: 'api_key', in: 'query', required: false, schema: { type: 'string' } },
-        { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } },
-      ],
-      responses: {
-        '200': {
-          description: 'text/event-stream',
-          content: { 'text/event-stream': { schema: { type: 'string' } } },
-        },
-        '401': text(
-          'Device register failed: Invalid API Key. Probably caused by the wrong configuration.',
-        ),
-        '404': text('Unknown package, or device not registered.'),
-      },
-    },
+});
+
+export const heartbeatContract = contract({
+  summary: `Heartbeat (every heartbeatSeconds), with changed metadata and hashes, and once the outcome of an installation attempt (admin, web and push hosts). ${deviceAuth}`,
+  requestBody: {
+    required: true,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Heartbeat' } } },
   },
-  '/api/v2/push-key': {
-    get: {
-      summary:
-        'The public key that signs push events: {algorithm: "Ed25519", publicKey (SPKI DER, base64), publicKeyPem}. On the admin, web and push hosts.',
-      ...onDeviceHosts,
-      responses: { '200': { description: 'The key.' } },
-    },
+  responses: {
+    '200': json('Seen.', 'InstallationStatus'),
+    '401': errorResponse('UNAUTHENTICATED'),
+    '404': errorResponse('NOT_FOUND (not registered)'),
   },
-};
+});
+
+export const streamContract = contract({
+  summary:
+    'Push stream (server-sent events; push host only, the push channel): `status` on connect, then `version` (offer) and `giveup` ' +
+    'events, each signed (Ed25519, see /api/v2/push-key). Event ids are notice ids: send Last-Event-ID to resume.',
+  parameters: [
+    { name: 'package', in: 'query', required: true, schema: { type: 'string' } },
+    { name: 'deviceId', in: 'query', required: true, schema: { type: 'string' } },
+    { name: 'api_key', in: 'query', required: false, schema: { type: 'string' } },
+    { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } },
+  ],
+  responses: {
+    '200': {
+      description: 'text/event-stream',
+      content: { 'text/event-stream': { schema: { type: 'string' } } },
+    },
+    '401': text(
+      'Device register failed: Invalid API Key. Probably caused by the wrong configuration.',
+    ),
+    '404': text('Unknown package, or device not registered.'),
+  },
+});
+
+export const pushKeyContract = contract({
+  summary:
+    'The public key that signs push events: {algorithm: "Ed25519", publicKey (SPKI DER, base64), publicKeyPem}. On the admin, web and push hosts.',
+  responses: { '200': { description: 'The key.' } },
+});
 
 export const listInstallationsContract = contract({
   summary: "The app's installations, newest seen first.",

@@ -4,17 +4,16 @@
  * mounted on. Routes without a contract yet take their operation from the hand-written parts
  * per area. A test keeps it true: every route of the route table is documented and nothing else.
  */
-import { accountPaths, accountSchemas } from './accounts';
+import { accountSchemas } from './accounts';
 import { errorBody, errorResponse, text } from './common';
-import { devicePaths, deviceSchemas } from './devices';
+import { deviceSchemas } from './devices';
 import { downloadLinkSchemas } from './download-links';
-import { exceptionPaths, exceptionSchemas } from './exceptions';
+import { exceptionSchemas } from './exceptions';
 import { insightSchemas } from './insights';
 import { keySchemas } from './keys';
-import { downloadPaths, downloadSchemas } from './downloads';
-import { operationPaths } from './operations';
-import { rolloutPaths, rolloutSchemas } from './rollouts';
-import { uploadPaths, uploadSchemas } from './uploads';
+import { downloadSchemas } from './downloads';
+import { rolloutSchemas } from './rollouts';
+import { uploadSchemas } from './uploads';
 import { teamWebPaths } from './team';
 import { webPaths, webSecuritySchemes } from './web';
 import { webhookSchemas } from './webhooks';
@@ -67,13 +66,6 @@ export function openApiDocument(urls: HostUrls, routes: readonly Route[]) {
 
 /** Operations not yet declared with their route (api/route-table.ts `Route` says which). */
 const handWritten: Paths = {
-  ...accountPaths,
-  ...uploadPaths,
-  ...downloadPaths,
-  ...rolloutPaths,
-  ...devicePaths,
-  ...exceptionPaths,
-  ...operationPaths,
   ...webPaths,
   ...teamWebPaths,
 };

@@ -24,7 +24,14 @@ import { AppError } from '../../shared/errors';
 import { apiKeyPrincipal, authorize, bearerAuth, currentAccount } from '../auth';
 import { audit, statusChange } from '../audit-context';
 import type { ApiDeps } from '../deps';
-import { installationStatusContract, listInstallationsContract } from '../openapi/devices';
+import {
+  heartbeatContract,
+  installationStatusContract,
+  listInstallationsContract,
+  pushKeyContract,
+  registerContract,
+  streamContract,
+} from '../openapi/devices';
 import { inputOf } from '../request-validation';
 import { listInstallations } from '../devices/installations-list';
 import { appOf } from '../owned-app';
@@ -149,8 +156,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/installations',
       hosts: DEVICE_HOSTS,
       access: 'apiKey',
-      summary:
-        'Register an installation (device id + package); answers its status and where to stream.',
+      contract: registerContract,
       handlers: [(req, res) => register(d, req, res)],
     },
     {
@@ -158,7 +164,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/heartbeat',
       hosts: DEVICE_HOSTS,
       access: 'apiKey',
-      summary: 'Heartbeat of a registered installation, with changed metadata and downloaded hash.',
+      contract: heartbeatContract,
       handlers: [(req, res) => heartbeat(d, req, res)],
     },
     {
@@ -166,8 +172,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       path: STREAM_PATH,
       hosts: ['push'],
       access: 'apiKey',
-      summary:
-        "The installation's push stream (server-sent events: status, version, giveup); push host only: it is the push channel, and registration answers its URL (streamUrl).",
+      contract: streamContract,
       // The push listener serves it before Express (api/push/stream-endpoint.ts).
       // Not on web nor admin: a device reaches push_url for push (spec section 8), and
       // registration, on any device host, answers the stream's URL on the push host.
@@ -178,7 +183,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/push-key',
       hosts: DEVICE_HOSTS,
       access: 'public',
-      summary: 'The Ed25519 public key that signs version and giveup events (pin it on devices).',
+      contract: pushKeyContract,
       handlers: [(_req, res) => void res.json(publicKeyInfo(deps.pushKeys))],
     },
     {

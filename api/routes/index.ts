@@ -1,5 +1,6 @@
 import type { ApiDeps } from '../deps';
 import { openApiDocument } from '../openapi/index';
+import { openApiContract } from '../openapi/accounts';
 import type { Route } from '../route-table';
 import { accountRoutes } from './accounts';
 import { auditRoutes } from './audit';
@@ -27,7 +28,7 @@ export function allRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/openapi.json',
       hosts: ['admin'],
       access: 'public',
-      summary: 'This document.',
+      contract: openApiContract,
       handlers: [
         (_req, res) => {
           res.json(document);
