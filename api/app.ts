@@ -59,7 +59,7 @@ export function createHostApp(
 
 /** A route's handlers, its contract's request check (if any) before the last one, its work. */
 function checkedHandlers(route: Route): RequestHandler[] {
-  const check = route.contract ? validateRequest(route.contract) : null;
+  const check = validateRequest(route.contract);
   if (!check) return [...route.handlers];
   return [...route.handlers.slice(0, -1), check, ...route.handlers.slice(-1)];
 }

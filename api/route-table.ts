@@ -23,7 +23,7 @@ export type Method = 'get' | 'post' | 'put' | 'delete';
  */
 export type Access = 'public' | 'apiKey' | 'operator' | 'metricsToken' | 'session';
 
-interface RouteBase {
+export interface Route {
   readonly method: Method;
   /** Express path syntax (`/api/v2/apps/:package`); OpenAPI uses `{package}`. */
   readonly path: string;
@@ -32,22 +32,16 @@ interface RouteBase {
   /** Largest JSON body this route accepts, when above the API's default (64 KB). */
   readonly jsonLimit?: number;
   /**
-   * The authentication first, the route's work last: a contract's request check (see below) runs
+   * The authentication first, the route's work last: its contract's request check runs
    * between them.
    */
   readonly handlers: readonly RequestHandler[];
+  /**
+   * Its summary, request schemas and OpenAPI operation (route-contract.ts): the request check and
+   * the document's operation are derived from it.
+   */
+  readonly contract: RouteContract;
 }
-
-/**
- * A route is declared with its contract (route-contract.ts): its request is checked and its
- * OpenAPI operation derived from it. The routes not converted yet carry a summary alone, and
- * their operation is written by hand in api/openapi/ (docs/architecture.md, "Route contracts").
- */
-export type Route = RouteBase &
-  (
-    | { readonly contract: RouteContract; readonly summary?: never }
-    | { readonly summary: string; readonly contract?: never }
-  );
 
 export function toOpenApiPath(expressPath: string): string {
   return expressPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');

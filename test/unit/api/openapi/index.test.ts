@@ -27,16 +27,3 @@ test("a contract's route is documented from its contract, on the hosts it is mou
     },
   });
 });
-
-test('a route with a summary alone takes its hand-written operation (the web pages)', () => {
-  const doc = openApiDocument(urls, [route({ path: '/ui/login', summary: 'Log in.' })]);
-  const operation = (doc.paths as Record<string, Record<string, { tags?: string[] }>>)['/ui/login'];
-  expect(Object.keys(operation ?? {})).toEqual(['get']);
-  expect(operation?.get?.tags).toEqual(['web']);
-});
-
-test('a route with neither a contract nor a hand-written operation is refused at build', () => {
-  expect(() => openApiDocument(urls, [route({ path: '/nowhere', summary: 'Lost.' })])).toThrow(
-    'no OpenAPI operation: get /nowhere',
-  );
-});
