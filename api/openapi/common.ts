@@ -1,14 +1,6 @@
 /** Building blocks shared by the per-area contracts and parts of the OpenAPI document. */
 import { Type, type SchemaOptions } from '@sinclair/typebox';
-import { DEVICE_HOSTS, type Host } from '../route-table';
 
-/**
- * The hosts an operation is served on, when not the admin host alone (the document's default
- * server). index.ts turns it into the operation's `servers`; it does not appear in the document.
- */
-export const onHosts = (...hosts: readonly Host[]) => ({ hosts });
-/** A route devices call: on every host a device reaches (api/route-table.ts DEVICE_HOSTS). */
-export const onDeviceHosts = onHosts(...DEVICE_HOSTS);
 export const errorBody = {
   type: 'object',
   required: ['error'],

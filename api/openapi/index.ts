@@ -78,7 +78,7 @@ function operations(routes: readonly Route[]): Paths {
 
 interface Operation {
   readonly responses: Record<string, unknown>;
-  /** The hosts it is served on (common.ts `onHosts`); absent: the admin host alone. */
+  /** The route's hosts when not the admin host alone (`operations`); absent: the admin host. */
   readonly hosts?: readonly Host[];
 }
 type Paths = Record<string, Record<string, Operation>>;
