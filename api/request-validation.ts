@@ -13,11 +13,8 @@ import type { ContractInput, RouteContract } from './route-contract';
 
 /** Formats (email, date-time) document; the use-cases check the values themselves. */
 const options = { allErrors: false, verbose: true, validateFormats: false } as const;
-const bodies = new Ajv(options);
-// Query values are strings: integers and numbers are read from them, as the handlers did.
-const queries = new Ajv({ ...options, coerceTypes: true });
-for (const ajv of [bodies, queries])
-  ajv.addKeyword({ keyword: 'errorMessage', schemaType: 'string' });
+const ajv = new Ajv(options);
+ajv.addKeyword({ keyword: 'errorMessage', schemaType: 'string' });
 
 export type RequestVerdict =
   | { readonly ok: true; readonly body: unknown; readonly query: Record<string, unknown> }
@@ -50,22 +47,42 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A query without its empty values: `?days=` means the default, as it always has. */
-function presentValues(query: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(query).filter(([, value]) => value !== ''));
+/**
+ * The query as its schema reads it: an empty value is absent (`?days=` means the default, as it
+ * always has), and an integer property written in digits alone is that number; any other
+ * spelling (`1e1`, ` 5`) stays a string, which the schema refuses, as the handlers did.
+ */
+function queryReader(query: TObject | undefined) {
+  const integers = new Set(
+    Object.entries(query?.properties ?? {})
+      .filter(([, schema]) => (schema as { type?: unknown }).type === 'integer')
+      .map(([name]) => name),
+  );
+  return (raw: Readonly<Record<string, unknown>>): Record<string, unknown> =>
+    Object.fromEntries(
+      Object.entries(raw)
+        .filter(([, value]) => value !== '')
+        .map(([name, value]) => [
+          name,
+          integers.has(name) && typeof value === 'string' && /^\d+$/.test(value)
+            ? Number(value)
+            : value,
+        ]),
+    );
 }
 
 /** The pure check of a contract's request: the verdict on one request's body and query. */
 export function requestChecker(
   contract: Pick<RouteContract, 'body' | 'query'>,
 ): (request: RawRequest) => RequestVerdict {
-  const body: ValidateFunction | null = contract.body ? bodies.compile(contract.body) : null;
-  const query: ValidateFunction | null = contract.query ? queries.compile(contract.query) : null;
+  const body: ValidateFunction | null = contract.body ? ajv.compile(contract.body) : null;
+  const query: ValidateFunction | null = contract.query ? ajv.compile(contract.query) : null;
+  const readQuery = queryReader(contract.query);
   return (request) => {
     const given = isRecord(request.body) ? request.body : {};
     if (body && !body(given))
       return { ok: false, message: failureMessage(body.errors ?? [], 'the body') };
-    const asked = presentValues(request.query);
+    const asked = readQuery(request.query);
     if (query && !query(asked)) {
       return { ok: false, message: failureMessage(query.errors ?? [], 'the query') };
     }
@@ -87,7 +104,7 @@ export function validateRequest(contract: RouteContract): RequestHandler | null 
   };
 }
 
-/** The request as its contract checked it (the query's numbers read, empty values dropped). */
+/** The request as its contract checked it (the query's integers read, empty values dropped). */
 export function inputOf<B extends TSchema, Q extends TObject>(
   _contract: RouteContract<B, Q>,
   res: Response,

@@ -84,6 +84,10 @@ test.each([
   [{ days: '0' }, 'days must be 1 to 90'],
   [{ days: '91' }, 'days must be 1 to 90'],
   [{ days: 'seven' }, 'days must be 1 to 90'],
+  [{ days: '1e1' }, 'days must be 1 to 90'],
+  [{ days: ' 5' }, 'days must be 1 to 90'],
+  [{ days: '5.0' }, 'days must be 1 to 90'],
+  [{ days: '-1' }, 'days must be 1 to 90'],
   [{ days: ['1', '2'] }, 'days must be 1 to 90'],
   [{ status: 'maybe' }, 'status must be on or off'],
 ])('the query %j is refused: %s', (query, message) => {
