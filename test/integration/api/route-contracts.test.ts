@@ -74,6 +74,7 @@ test.each([
   ],
   ['GET', `${apps}/adoption?days=0`, undefined, 'days must be an integer from 1 to 90'],
   ['GET', `${apps}/adoption?days=91`, undefined, 'days must be an integer from 1 to 90'],
+  ['GET', `${apps}/adoption?days=1e1`, undefined, 'days must be an integer from 1 to 90'],
 ])('%s %s %j: 400 "%s"', async (method, path, body, message) => {
   const reply = await api(method, path, body);
   expect(reply.status).toBe(400);
