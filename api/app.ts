@@ -3,7 +3,7 @@
  * route table. No listen(), no env reads; api/main.ts wires it to a socket.
  */
 import type { RequestListener } from 'node:http';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import proxyaddr from 'proxy-addr';
 import type { ApiDeps } from './deps';
 import { jsonBody } from './body-parsers';
@@ -11,6 +11,7 @@ import { closeUnreadBodies } from './close-after-reply';
 import { errorMiddleware, notFound } from './http-errors';
 import { mountOpsBoard } from './operations/ops-board';
 import { requestLog } from './request-log';
+import { validateRequest } from './request-validation';
 import type { Host, Route } from './route-table';
 import { isStreamRequest, streamEndpoint } from './push/stream-endpoint';
 import { allRoutes } from './routes';
@@ -45,7 +46,7 @@ export function createHostApp(
   }
   app.use('/api/v2', jsonBody(JSON_LIMIT));
   for (const route of routes) {
-    if (route.hosts.includes(host)) app[route.method](route.path, ...route.handlers);
+    if (route.hosts.includes(host)) app[route.method](route.path, ...checkedHandlers(route));
   }
   if (host === 'admin') mountOpsBoard(app, deps);
   app.use('/api/v2', notFound());
@@ -54,6 +55,13 @@ export function createHostApp(
   });
   app.use(errorMiddleware(deps.log));
   return app;
+}
+
+/** A route's handlers, its contract's request check (if any) before the last one, its work. */
+function checkedHandlers(route: Route): RequestHandler[] {
+  const check = validateRequest(route.contract);
+  if (!check) return [...route.handlers];
+  return [...route.handlers.slice(0, -1), check, ...route.handlers.slice(-1)];
 }
 
 /**

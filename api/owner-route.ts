@@ -5,6 +5,7 @@
 import type { Request, Response } from 'express';
 import { bearerAuth } from './auth';
 import type { ApiDeps } from './deps';
+import type { RouteContract } from './route-contract';
 import type { Route } from './route-table';
 
 export function ownerRoute(deps: ApiDeps) {
@@ -12,14 +13,14 @@ export function ownerRoute(deps: ApiDeps) {
   return (
     method: Route['method'],
     path: string,
-    summary: string,
+    contract: RouteContract,
     handler: (deps: ApiDeps, req: Request, res: Response) => Promise<void>,
   ): Route => ({
     method,
     path,
     hosts: ['admin'],
     access: 'apiKey',
-    summary,
+    contract,
     handlers: [auth, (req, res) => handler(deps, req, res)],
   });
 }

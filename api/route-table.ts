@@ -4,6 +4,7 @@
  * so a route cannot be added without being seen by all three.
  */
 import type { RequestHandler } from 'express';
+import type { RouteContract } from './route-contract';
 
 export type Host = 'admin' | 'web' | 'push';
 /**
@@ -28,10 +29,18 @@ export interface Route {
   readonly path: string;
   readonly hosts: readonly Host[];
   readonly access: Access;
-  readonly summary: string;
   /** Largest JSON body this route accepts, when above the API's default (64 KB). */
   readonly jsonLimit?: number;
+  /**
+   * The authentication first, the route's work last: its contract's request check runs
+   * between them.
+   */
   readonly handlers: readonly RequestHandler[];
+  /**
+   * Its summary, request schemas and OpenAPI operation (route-contract.ts): the request check and
+   * the document's operation are derived from it.
+   */
+  readonly contract: RouteContract;
 }
 
 export function toOpenApiPath(expressPath: string): string {

@@ -4,10 +4,16 @@
  * (unrestricted) only: device keys and CI tokens manage nothing.
  */
 import type { Request, Response } from 'express';
-import { AppError } from '../../shared/errors';
 import { auditContext } from '../audit-context';
 import { currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
+import {
+  apiKeyRestrictionContract,
+  createKeyContract,
+  listKeysContract,
+  revokeKeyContract,
+} from '../openapi/keys';
+import { inputOf } from '../request-validation';
 import type { Route } from '../route-table';
 import { ownerRoute } from '../owner-route';
 
@@ -37,10 +43,7 @@ export async function putApiKeyRestriction(
   req: Request,
   res: Response,
 ): Promise<void> {
-  const deviceOnly = (req.body as { deviceOnly?: unknown } | undefined)?.deviceOnly;
-  if (typeof deviceOnly !== 'boolean') {
-    throw new AppError('VALIDATION_FAILED', { message: 'deviceOnly must be true or false' });
-  }
+  const { deviceOnly } = inputOf(apiKeyRestrictionContract, res).body;
   await deps.accounts.setApiKeyDeviceOnly(
     currentAccount(res).id,
     deviceOnly,
@@ -52,23 +55,13 @@ export async function putApiKeyRestriction(
 export function keyRoutes(deps: ApiDeps): Route[] {
   const route = ownerRoute(deps);
   return [
-    route('get', '/api/v2/account/keys', "The account's device keys and CI tokens.", listKeys),
-    route(
-      'post',
-      '/api/v2/account/keys',
-      'Create a device key or CI token for named apps; its secret is answered this once.',
-      createKey,
-    ),
-    route(
-      'delete',
-      '/api/v2/account/keys/:id',
-      'Revoke a device key or CI token (at once; device routes cache keys for 5 s).',
-      revokeKey,
-    ),
+    route('get', '/api/v2/account/keys', listKeysContract, listKeys),
+    route('post', '/api/v2/account/keys', createKeyContract, createKey),
+    route('delete', '/api/v2/account/keys/:id', revokeKeyContract, revokeKey),
     route(
       'put',
       '/api/v2/account/api-key-restriction',
-      'Restrict the account API key to the device routes (deviceOnly), or lift it.',
+      apiKeyRestrictionContract,
       putApiKeyRestriction,
     ),
   ];

@@ -1,5 +1,6 @@
 import { bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
+import { accountContract, signUpContract } from '../openapi/accounts';
 import type { Route } from '../route-table';
 import { publicSignUp } from './sign-up';
 
@@ -10,7 +11,7 @@ export function accountRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/accounts',
       hosts: ['admin'],
       access: 'public',
-      summary: 'Sign up: creates an account on the free plan and returns its API key.',
+      contract: signUpContract,
       handlers: [
         async (req, res) => {
           const body = (req.body ?? {}) as Record<string, unknown>;
@@ -29,7 +30,7 @@ export function accountRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/account',
       hosts: ['admin'],
       access: 'apiKey',
-      summary: "The caller's account, API key included.",
+      contract: accountContract,
       handlers: [
         bearerAuth(deps),
         async (_req, res) => {

@@ -2,6 +2,15 @@
  * The members page and its forms, and joining by an invitation link (docs/teams.md). The
  * use-cases are shared/accounts/team.ts; each change is audited there with this request's actor.
  */
+import {
+  uiGetJoinByTokenContract,
+  uiGetMembersContract,
+  uiPostJoinByTokenContract,
+  uiPostMembersByIdRemoveContract,
+  uiPostMembersByIdRoleContract,
+  uiPostMembersInvitationsByIdRevokeContract,
+  uiPostMembersInvitationsContract,
+} from '../openapi/team';
 import type { Request, Response } from 'express';
 import {
   invitationOfToken,
@@ -24,6 +33,7 @@ import { clientAddress } from '../auth';
 import type { ApiDeps } from '../deps';
 import { anonymousCsrfCheck, form, type Page } from '../web/page-maker';
 import { sendPage, viewerOfSession, type PageHandler } from '../apps/web-pages';
+import type { RouteContract } from '../route-contract';
 import type { Route } from '../route-table';
 import { anonymousCsrf, csrfCheck, currentSession, startSession, userOf } from '../web/sessions';
 import { joinGonePage, joinPage, membersPage, type TeamState } from './team-views';
@@ -160,44 +170,26 @@ function joinForm(deps: ApiDeps): PageHandler {
 /** The members page, its forms, and the join pages, made by web.ts's page maker. */
 export function teamPages(deps: ApiDeps, page: Page): Route[] {
   const forms = teamForms(deps);
-  const post = (path: string, summary: string, handler: PageHandler) =>
-    page('post', path, 'members', summary, form, csrfCheck, handler);
+  const post = (path: string, contract: RouteContract, handler: PageHandler) =>
+    page('post', path, 'members', contract, form, csrfCheck, handler);
   return [
-    page(
-      'get',
-      '/ui/members',
-      'read',
-      'Members, their roles, pending invitations (HTML).',
-      async (_req, res) => sendMembers(deps, res, 200),
+    page('get', '/ui/members', 'read', uiGetMembersContract, async (_req, res) =>
+      sendMembers(deps, res, 200),
     ),
-    post(
-      '/ui/members/invitations',
-      'Invite an email with a role (form: email, role, _csrf); 201 shows the link once.',
-      forms.invite,
-    ),
+    post('/ui/members/invitations', uiPostMembersInvitationsContract, forms.invite),
     post(
       '/ui/members/invitations/:id/revoke',
-      'Revoke a pending invitation (form: _csrf).',
+      uiPostMembersInvitationsByIdRevokeContract,
       forms.revoke,
     ),
-    post('/ui/members/:id/role', "Change a member's role (form: role, _csrf).", forms.role),
-    post(
-      '/ui/members/:id/remove',
-      'Remove a member and end their sessions (form: _csrf).',
-      forms.remove,
-    ),
-    page(
-      'get',
-      '/ui/join/:token',
-      'public',
-      'Join by an invitation link: account and role, the password form (HTML).',
-      showJoin(deps),
-    ),
+    post('/ui/members/:id/role', uiPostMembersByIdRoleContract, forms.role),
+    post('/ui/members/:id/remove', uiPostMembersByIdRemoveContract, forms.remove),
+    page('get', '/ui/join/:token', 'public', uiGetJoinByTokenContract, showJoin(deps)),
     page(
       'post',
       '/ui/join/:token',
       'public',
-      'Join (form: password, confirm, _csrf); throttled like sign-up; signs in.',
+      uiPostJoinByTokenContract,
       form,
       anonymousCsrfCheck,
       joinForm(deps),

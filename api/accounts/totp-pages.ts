@@ -7,6 +7,12 @@
  * and against the pending login, which its 5th wrong code burns (totp-throttle.ts); a code
  * already used is refused.
  */
+import {
+  uiPostAccountTotpConfirmContract,
+  uiPostAccountTotpContract,
+  uiPostAccountTotpDisableContract,
+  uiPostLoginTotpContract,
+} from '../openapi/team';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import QRCode from 'qrcode';
@@ -243,7 +249,7 @@ export function totpRoutes(deps: ApiDeps, page: Page): Route[] {
       'post',
       '/ui/account/totp',
       'self',
-      'Set up two-factor authentication: a new key and its QR code, shown once (form: password, _csrf); 201.',
+      uiPostAccountTotpContract,
       form,
       csrfCheck,
       forms.start,
@@ -252,7 +258,7 @@ export function totpRoutes(deps: ApiDeps, page: Page): Route[] {
       'post',
       '/ui/account/totp/confirm',
       'self',
-      'Turn two-factor authentication on with a current code (form: code, _csrf); shows the recovery codes once.',
+      uiPostAccountTotpConfirmContract,
       form,
       csrfCheck,
       forms.confirm,
@@ -261,7 +267,7 @@ export function totpRoutes(deps: ApiDeps, page: Page): Route[] {
       'post',
       '/ui/account/totp/disable',
       'self',
-      'Turn two-factor authentication off with the password and a current code (form: password, code, _csrf).',
+      uiPostAccountTotpDisableContract,
       form,
       csrfCheck,
       forms.disable,
@@ -270,7 +276,7 @@ export function totpRoutes(deps: ApiDeps, page: Page): Route[] {
       'post',
       '/ui/login/totp',
       'public',
-      "Log in, second step: the authenticator's code (form: pending, code, _csrf); throttled.",
+      uiPostLoginTotpContract,
       form,
       anonymousCsrfCheck,
       logInWithCode(deps),

@@ -7,6 +7,7 @@ import { appNeed, bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
 import { appOf } from '../owned-app';
 import { makeCurrentAs } from '../rollouts/rollout-view';
+import { listAppsContract, makeCurrentContract, showAppContract } from '../openapi/downloads';
 import type { Route } from '../route-table';
 
 export function appRoutes(deps: ApiDeps): Route[] {
@@ -30,7 +31,7 @@ export function appRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/apps',
       hosts: ['admin'],
       access: 'apiKey',
-      summary: "The account's apps with their current APK.",
+      contract: listAppsContract,
       handlers: [
         auth,
         async (_req, res) => {
@@ -44,7 +45,7 @@ export function appRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/apps/:package',
       hosts: ['admin'],
       access: 'apiKey',
-      summary: 'One app with every APK, newest first.',
+      contract: showAppContract,
       handlers: [
         auth,
         async (req, res) => {
@@ -65,8 +66,7 @@ export function appRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/apps/:package/current',
       hosts: ['admin'],
       access: 'apiKey',
-      summary:
-        'Make an APK current (by sha256, md5 or versionCode); an earlier one gives the update up.',
+      contract: makeCurrentContract,
       handlers: [
         // CI tokens of this app too (docs/keys.md).
         bearerAuth(deps, { need: appNeed('make-current') }),

@@ -8,6 +8,7 @@ import { listAudit, parseAuditFilter, presentAudit } from '../../shared/audit/li
 import { AppError } from '../../shared/errors';
 import { bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
+import { listAuditContract, refuseAuditChangeContract } from '../openapi/webhooks';
 import type { Route } from '../route-table';
 
 export async function listAuditEntries(deps: ApiDeps, req: Request, res: Response): Promise<void> {
@@ -29,7 +30,7 @@ export function auditRoutes(deps: ApiDeps): Route[] {
     path: '/api/v2/audit/:id',
     hosts: ['admin'],
     access: 'public',
-    summary: 'Refused (405): audit entries are append-only.',
+    contract: refuseAuditChangeContract,
     handlers: [refuseAuditChange],
   });
   return [
@@ -38,8 +39,7 @@ export function auditRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/audit',
       hosts: ['admin'],
       access: 'apiKey',
-      summary:
-        "The account's audit log, newest first: filter by action, resource, actor, time; paginated.",
+      contract: listAuditContract,
       handlers: [bearerAuth(deps), (req, res) => listAuditEntries(deps, req, res)],
     },
     refusal('put'),

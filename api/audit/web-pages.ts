@@ -3,6 +3,11 @@
  * deliveries, redelivery by hand). The use-cases are the JSON API's (shared/audit,
  * shared/webhooks).
  */
+import {
+  uiGetAuditContract,
+  uiGetWebhooksContract,
+  uiPostWebhookDeliveriesByDeliveryIdRedeliverContract,
+} from '../openapi/web';
 import type { RequestHandler } from 'express';
 import { listAudit, parseAuditFilter } from '../../shared/audit/list';
 import { AppError } from '../../shared/errors';
@@ -68,19 +73,13 @@ export function redeliverForm(deps: ApiDeps): PageHandler {
 /** The pages' routes, made by web.ts's page maker (session, CSRF on the form). */
 export function auditPages(deps: ApiDeps, page: Page, form: readonly RequestHandler[]): Route[] {
   return [
-    page('get', '/ui/audit', 'read', 'Audit log: filter and pages (HTML).', showAudit(deps)),
-    page(
-      'get',
-      '/ui/webhooks',
-      'read',
-      'Webhook endpoints and deliveries (HTML).',
-      showWebhooks(deps),
-    ),
+    page('get', '/ui/audit', 'read', uiGetAuditContract, showAudit(deps)),
+    page('get', '/ui/webhooks', 'read', uiGetWebhooksContract, showWebhooks(deps)),
     page(
       'post',
       '/ui/webhook-deliveries/:deliveryId/redeliver',
       'manage',
-      'Send a webhook delivery again (form: _csrf).',
+      uiPostWebhookDeliveriesByDeliveryIdRedeliverContract,
       ...form,
       redeliverForm(deps),
     ),

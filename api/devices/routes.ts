@@ -24,6 +24,15 @@ import { AppError } from '../../shared/errors';
 import { apiKeyPrincipal, authorize, bearerAuth, currentAccount } from '../auth';
 import { audit, statusChange } from '../audit-context';
 import type { ApiDeps } from '../deps';
+import {
+  heartbeatContract,
+  installationStatusContract,
+  listInstallationsContract,
+  pushKeyContract,
+  registerContract,
+  streamContract,
+} from '../openapi/devices';
+import { inputOf } from '../request-validation';
 import { listInstallations } from './installations-list';
 import { appOf } from '../owned-app';
 import { DEVICE_HOSTS, type Route } from '../route-table';
@@ -114,6 +123,7 @@ export async function listAppInstallations(
   req: Request,
   res: Response,
 ): Promise<void> {
+  // The contract checked `status`; the listing reads the query as the web page's does.
   res.json(await listInstallations(deps, await appOf(deps, res, req), req));
 }
 
@@ -122,12 +132,7 @@ export async function putInstallationStatus(
   req: Request,
   res: Response,
 ): Promise<void> {
-  const status = (req.body as { status?: unknown } | undefined)?.status;
-  if (status !== 'enabled' && status !== 'disabled') {
-    throw new AppError('VALIDATION_FAILED', {
-      message: 'status must be enabled or disabled',
-    });
-  }
+  const { status } = inputOf(installationStatusContract, res).body;
   const app = await appOf(deps, res, req);
   const inst = await changeInstallationStatus(
     deps,
@@ -151,8 +156,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/installations',
       hosts: DEVICE_HOSTS,
       access: 'apiKey',
-      summary:
-        'Register an installation (device id + package); answers its status and where to stream.',
+      contract: registerContract,
       handlers: [(req, res) => register(d, req, res)],
     },
     {
@@ -160,7 +164,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/heartbeat',
       hosts: DEVICE_HOSTS,
       access: 'apiKey',
-      summary: 'Heartbeat of a registered installation, with changed metadata and downloaded hash.',
+      contract: heartbeatContract,
       handlers: [(req, res) => heartbeat(d, req, res)],
     },
     {
@@ -168,8 +172,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       path: STREAM_PATH,
       hosts: ['push'],
       access: 'apiKey',
-      summary:
-        "The installation's push stream (server-sent events: status, version, giveup); push host only: it is the push channel, and registration answers its URL (streamUrl).",
+      contract: streamContract,
       // The push listener serves it before Express (api/push/stream-endpoint.ts).
       // Not on web nor admin: a device reaches push_url for push (spec section 8), and
       // registration, on any device host, answers the stream's URL on the push host.
@@ -180,7 +183,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/push-key',
       hosts: DEVICE_HOSTS,
       access: 'public',
-      summary: 'The Ed25519 public key that signs version and giveup events (pin it on devices).',
+      contract: pushKeyContract,
       handlers: [(_req, res) => void res.json(publicKeyInfo(deps.pushKeys))],
     },
     {
@@ -188,8 +191,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/apps/:package/installations',
       hosts: ['admin'],
       access: 'apiKey',
-      summary:
-        "The app's installations: filter by status (enabled, disabled, online, offline) and device id prefix; paginated.",
+      contract: listInstallationsContract,
       handlers: [owner, (req, res) => listAppInstallations(deps, req, res)],
     },
     {
@@ -197,7 +199,7 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/apps/:package/installations/:deviceId',
       hosts: ['admin'],
       access: 'apiKey',
-      summary: 'Enable (within the plan) or disable an installation.',
+      contract: installationStatusContract,
       handlers: [owner, (req, res) => putInstallationStatus(deps, req, res)],
     },
   ];

@@ -24,11 +24,18 @@ import { bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
 import { requestedRange, sendApk } from './send-apk';
 import { appOf } from '../owned-app';
+import {
+  createLinkContract,
+  listLinksContract,
+  qrPngContract,
+  qrSvgContract,
+  revokeLinkContract,
+  useLinkContract,
+} from '../openapi/download-links';
+import { inputOf } from '../request-validation';
 import type { Route } from '../route-table';
 import { sendText } from '../text-reply';
 import { type DownloadLinkDoc, catalogCollections } from '../../shared/catalog/collections';
-
-const MAX_TTL_SECONDS = 90 * 24 * 3600;
 
 function urlOf(deps: ApiDeps, link: DownloadLinkDoc): string {
   return `${deps.publicUrls.web}/d/${linkToken(deps.keys, link._id)}`;
@@ -63,34 +70,16 @@ function allowed(res: Response, state: LinkState): boolean {
   return false;
 }
 
-/** `ttlSeconds` and `maxDownloads` of a new link, checked (400 VALIDATION_FAILED). */
-function linkBounds(body: Record<string, unknown>): { ttl: number; max: number | null } {
-  const ttl = body.ttlSeconds;
-  if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 1 || ttl > MAX_TTL_SECONDS) {
-    throw new AppError('VALIDATION_FAILED', {
-      message: `ttlSeconds must be a whole number from 1 to ${MAX_TTL_SECONDS}`,
-    });
-  }
-  const max = body.maxDownloads ?? null;
-  if (max !== null && (typeof max !== 'number' || !Number.isInteger(max) || max < 1)) {
-    throw new AppError('VALIDATION_FAILED', {
-      message: 'maxDownloads must be a positive whole number',
-    });
-  }
-  return { ttl, max };
-}
-
 export async function createLink(deps: ApiDeps, req: Request, res: Response): Promise<void> {
   const app = await appOf(deps, res, req);
-  const body = (req.body ?? {}) as Record<string, unknown>;
-  const { ttl, max } = linkBounds(body);
+  const { body } = inputOf(createLinkContract, res);
   const named = 'sha256' in body || 'md5' in body || 'versionCode' in body;
   const apk = named ? pickApk(await apksOf(deps.db, app), body) : await currentApkOf(deps.db, app);
   if (!apk)
     throw new AppError('NOT_FOUND', {
       message: 'the app has no current APK; name one by sha256',
     });
-  const link = await insertDownloadLink(deps, app, apk, ttl, max);
+  const link = await insertDownloadLink(deps, app, apk, body.ttlSeconds, body.maxDownloads ?? null);
   await audit(deps, req, res, linkChange('download-link.created', link, apk));
   res.status(201).json({ ...present(deps, link), apk: presentApk(apk) });
 }
@@ -172,8 +161,7 @@ export function downloadLinkRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/apps/:package/download-links',
       hosts: ['admin'],
       access: 'apiKey',
-      summary:
-        'Create a hashed download link to the current (or a named) APK: ttlSeconds, maxDownloads.',
+      contract: createLinkContract,
       handlers: [auth, (req, res) => createLink(deps, req, res)],
     },
     {
@@ -181,7 +169,7 @@ export function downloadLinkRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/apps/:package/download-links',
       hosts: ['admin'],
       access: 'apiKey',
-      summary: "The app's download links.",
+      contract: listLinksContract,
       handlers: [auth, (req, res) => listLinks(deps, req, res)],
     },
     {
@@ -189,7 +177,7 @@ export function downloadLinkRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/download-links/:id',
       hosts: ['admin'],
       access: 'apiKey',
-      summary: 'Revoke a download link.',
+      contract: revokeLinkContract,
       handlers: [auth, (req, res) => revokeLink(deps, req, res)],
     },
     {
@@ -197,7 +185,7 @@ export function downloadLinkRoutes(deps: ApiDeps): Route[] {
       path: '/d/:token',
       hosts: ['web', 'admin'],
       access: 'public',
-      summary: 'Download through a hashed link (no credential); resumable with Range.',
+      contract: useLinkContract,
       handlers: [(req, res) => useLink(deps, req, res)],
     },
     {
@@ -205,7 +193,7 @@ export function downloadLinkRoutes(deps: ApiDeps): Route[] {
       path: '/d/:token/qr.svg',
       hosts: ['web', 'admin'],
       access: 'public',
-      summary: 'QR code (SVG) of a download link.',
+      contract: qrSvgContract,
       handlers: [(req, res) => linkQr(deps, 'svg', req, res)],
     },
     {
@@ -213,7 +201,7 @@ export function downloadLinkRoutes(deps: ApiDeps): Route[] {
       path: '/d/:token/qr.png',
       hosts: ['web', 'admin'],
       access: 'public',
-      summary: 'QR code (PNG) of a download link.',
+      contract: qrPngContract,
       handlers: [(req, res) => linkQr(deps, 'png', req, res)],
     },
   ];

@@ -23,6 +23,7 @@ import { recordMarks } from '../../shared/funnel/marks';
 import { apiKeyAccount, isAuthRateLimited, isKeyRefused } from '../auth';
 import type { ApiDeps } from '../deps';
 import { sendApk } from './send-apk';
+import { legacyDownloadContract, legacyListContract } from '../openapi/downloads';
 import { DEVICE_HOSTS, type Route } from '../route-table';
 import { sendText } from '../text-reply';
 
@@ -178,7 +179,7 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
       path: '/download',
       hosts: DEVICE_HOSTS,
       access: 'apiKey',
-      summary: 'The current APK (PushLink-compatible): package, api_key; resumable with Range.',
+      contract: legacyDownloadContract,
       handlers: [(req, res) => download(deps, req, res)],
     },
     {
@@ -186,8 +187,7 @@ export function downloadRoutes(deps: ApiDeps): Route[] {
       path: '/apps/api_list_json',
       hosts: DEVICE_HOSTS,
       access: 'apiKey',
-      summary:
-        'The app, every APK and optionally one installation (packageName, apiKey, deviceId).',
+      contract: legacyListContract,
       handlers: [(req, res) => listJson(deps, req, res)],
     },
   ];

@@ -21,6 +21,14 @@ import { judgeReport } from './judge';
 import { jsonReportFields } from './json-report';
 import { readBody } from './read-body';
 import { isDependencyOutage } from '../http-errors';
+import {
+  legacyExceptionContract,
+  listGroupsContract,
+  reportExceptionContract,
+  screenshotContract,
+  showReportContract,
+} from '../openapi/exceptions';
+import type { RouteContract } from '../route-contract';
 import { DEVICE_HOSTS, type Route } from '../route-table';
 import { sendText } from '../text-reply';
 
@@ -208,12 +216,12 @@ export function reportScreenshot(deps: ApiDeps): Handler {
 }
 
 export function exceptionRoutes(deps: ApiDeps): Route[] {
-  const owner = (summary: string, path: string, handler: Handler): Route => ({
+  const owner = (contract: RouteContract, path: string, handler: Handler): Route => ({
     method: 'get',
     path,
     hosts: ['admin'],
     access: 'apiKey',
-    summary,
+    contract,
     handlers: [bearerAuth(deps), handler],
   });
   return [
@@ -222,8 +230,7 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
       path: '/exception',
       hosts: DEVICE_HOSTS,
       access: 'apiKey',
-      summary:
-        'PushLink-compatible exception report (form: package, api_key, hash, deviceId, st[], lc[], userInfo<i>[], screen, handled); plain-text verdict.',
+      contract: legacyExceptionContract,
       handlers: [legacyException(deps)],
     },
     {
@@ -231,23 +238,14 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/exceptions',
       hosts: DEVICE_HOSTS,
       access: 'apiKey',
-      summary:
-        'Report an exception (JSON, Bearer API key); answers REGISTERED or LOST with the budget.',
+      contract: reportExceptionContract,
       jsonLimit: maxBytesOf(deps),
       handlers: [jsonException(deps)],
     },
+    owner(listGroupsContract, '/api/v2/apps/:package/exceptions', listGroups(deps)),
+    owner(showReportContract, '/api/v2/apps/:package/exceptions/:id', showReport(deps)),
     owner(
-      'Exceptions of an app, grouped into issues by stack fingerprint.',
-      '/api/v2/apps/:package/exceptions',
-      listGroups(deps),
-    ),
-    owner(
-      'One exception report, with a link to its screenshot.',
-      '/api/v2/apps/:package/exceptions/:id',
-      showReport(deps),
-    ),
-    owner(
-      "An exception report's screenshot (image/jpeg).",
+      screenshotContract,
       '/api/v2/apps/:package/exceptions/:id/screenshot',
       reportScreenshot(deps),
     ),

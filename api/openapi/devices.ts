@@ -1,12 +1,9 @@
-import { errorResponse, json, onDeviceHosts, onHosts, text } from './common';
+/** Contracts of the device routes and of the owner's view and control of installations. */
+import { Type } from '@sinclair/typebox';
+import { contract } from '../route-contract';
+import { enumOf, errorResponse, json, text } from './common';
 
 const bearer = [{ apiKey: [] }];
-const pathParam = (name: string) => ({
-  name,
-  in: 'path',
-  required: true,
-  schema: { type: 'string' },
-});
 const deviceAuth =
   'The account API key as `Authorization: Bearer <apiKey>`, or `apiKey` in the body (`api_key` in the query for the stream).';
 
@@ -127,121 +124,110 @@ export const deviceSchemas = {
   },
 };
 
-export const devicePaths = {
-  '/api/v2/installations': {
-    post: {
-      summary: `Register an installation (admin, web and push hosts). ${deviceAuth} The first N installations of the account (N = plan) are enabled, later ones disabled. streamUrl is on the push host.`,
-      ...onDeviceHosts,
-      requestBody: {
-        required: true,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Registration' } } },
-      },
-      responses: {
-        '200': json('Registered.', 'InstallationStatus'),
-        '400': errorResponse('VALIDATION_FAILED'),
-        '401': errorResponse('UNAUTHENTICATED: "Device register failed: Invalid API Key. ..."'),
-        '404': errorResponse(
-          'NOT_FOUND: "Device register failed: Invalid Package. Probably you never uploaded this app."',
-        ),
-        '429': errorResponse(
-          'DEVICE_REGISTRATIONS_RATE_LIMITED: a new installation past DEVICE_NEW_REGISTRATIONS_PER_KEY or _PER_APP in the last minute; Retry-After says when to try again. AUTH_RATE_LIMITED: too many failed API keys.',
-        ),
-      },
-    },
+export const registerContract = contract({
+  summary: `Register an installation (admin, web and push hosts). ${deviceAuth} The first N installations of the account (N = plan) are enabled, later ones disabled. streamUrl is on the push host.`,
+  requestBody: {
+    required: true,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Registration' } } },
   },
-  '/api/v2/heartbeat': {
-    post: {
-      summary: `Heartbeat (every heartbeatSeconds), with changed metadata and hashes, and once the outcome of an installation attempt (admin, web and push hosts). ${deviceAuth}`,
-      ...onDeviceHosts,
-      requestBody: {
-        required: true,
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Heartbeat' } } },
-      },
-      responses: {
-        '200': json('Seen.', 'InstallationStatus'),
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND (not registered)'),
-      },
-    },
+  responses: {
+    '200': json('Registered.', 'InstallationStatus'),
+    '400': errorResponse('VALIDATION_FAILED'),
+    '401': errorResponse('UNAUTHENTICATED: "Device register failed: Invalid API Key. ..."'),
+    '404': errorResponse(
+      'NOT_FOUND: "Device register failed: Invalid Package. Probably you never uploaded this app."',
+    ),
+    '429': errorResponse(
+      'DEVICE_REGISTRATIONS_RATE_LIMITED: a new installation past DEVICE_NEW_REGISTRATIONS_PER_KEY or _PER_APP in the last minute; Retry-After says when to try again. AUTH_RATE_LIMITED: too many failed API keys.',
+    ),
   },
-  '/api/v2/stream': {
-    get: {
-      ...onHosts('push'),
-      summary:
-        'Push stream (server-sent events; push host only, the push channel): `status` on connect, then `version` (offer) and `giveup` ' +
-        'events, each signed (Ed25519, see /api/v2/push-key). Event ids are notice ids: send Last-Event-ID to resume.',
-      parameters: [
-        { name: 'package', in: 'query', required: true, schema: { type: 'string' } },
-        { name: 'deviceId', in: 'query', required: true, schema: { type: 'string' } },
-        { name: 'api_key', in: 'query', required: false, schema: { type: 'string' } },
-        { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } },
-      ],
-      responses: {
-        '200': {
-          description: 'text/event-stream',
-          content: { 'text/event-stream': { schema: { type: 'string' } } },
-        },
-        '401': text(
-          'Device register failed: Invalid API Key. Probably caused by the wrong configuration.',
-        ),
-        '404': text('Unknown package, or device not registered.'),
-      },
-    },
+});
+
+export const heartbeatContract = contract({
+  summary: `Heartbeat (every heartbeatSeconds), with changed metadata and hashes, and once the outcome of an installation attempt (admin, web and push hosts). ${deviceAuth}`,
+  requestBody: {
+    required: true,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Heartbeat' } } },
   },
-  '/api/v2/push-key': {
-    get: {
-      summary:
-        'The public key that signs push events: {algorithm: "Ed25519", publicKey (SPKI DER, base64), publicKeyPem}. On the admin, web and push hosts.',
-      ...onDeviceHosts,
-      responses: { '200': { description: 'The key.' } },
-    },
+  responses: {
+    '200': json('Seen.', 'InstallationStatus'),
+    '401': errorResponse('UNAUTHENTICATED'),
+    '404': errorResponse('NOT_FOUND (not registered)'),
   },
-  '/api/v2/apps/{package}/installations': {
-    get: {
-      summary: "The app's installations, newest seen first.",
-      security: bearer,
-      parameters: [
-        pathParam('package'),
-        {
-          name: 'status',
-          in: 'query',
-          schema: { enum: ['enabled', 'disabled', 'online', 'offline'] },
-        },
-        { name: 'q', in: 'query', schema: { type: 'string' }, description: 'Device id prefix.' },
-        { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } },
-        { name: 'pageSize', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200 } },
-      ],
-      responses: {
-        '200': json(
-          'One page of installations (SSE and PushLink devices together).',
-          'InstallationPage',
-        ),
-        '400': errorResponse('VALIDATION_FAILED'),
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND'),
-      },
+});
+
+export const streamContract = contract({
+  summary:
+    'Push stream (server-sent events; push host only, the push channel): `status` on connect, then `version` (offer) and `giveup` ' +
+    'events, each signed (Ed25519, see /api/v2/push-key). Event ids are notice ids: send Last-Event-ID to resume.',
+  parameters: [
+    { name: 'package', in: 'query', required: true, schema: { type: 'string' } },
+    { name: 'deviceId', in: 'query', required: true, schema: { type: 'string' } },
+    { name: 'api_key', in: 'query', required: false, schema: { type: 'string' } },
+    { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } },
+  ],
+  responses: {
+    '200': {
+      description: 'text/event-stream',
+      content: { 'text/event-stream': { schema: { type: 'string' } } },
     },
+    '401': text(
+      'Device register failed: Invalid API Key. Probably caused by the wrong configuration.',
+    ),
+    '404': text('Unknown package, or device not registered.'),
   },
-  '/api/v2/apps/{package}/installations/{deviceId}': {
-    put: {
-      summary: 'Enable (claims a seat of the plan) or disable (frees it) an installation.',
-      security: bearer,
-      parameters: [pathParam('package'), pathParam('deviceId')],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: { type: 'object', properties: { status: { enum: ['enabled', 'disabled'] } } },
-          },
-        },
-      },
-      responses: {
-        '200': { description: '{deviceId, status}' },
-        '400': errorResponse('VALIDATION_FAILED'),
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND'),
-        '409': errorResponse('PLAN_FULL'),
-      },
+});
+
+export const pushKeyContract = contract({
+  summary:
+    'The public key that signs push events: {algorithm: "Ed25519", publicKey (SPKI DER, base64), publicKeyPem}. On the admin, web and push hosts.',
+  responses: { '200': { description: 'The key.' } },
+});
+
+export const listInstallationsContract = contract({
+  summary: "The app's installations, newest seen first.",
+  security: bearer,
+  query: Type.Object({
+    status: Type.Optional(
+      enumOf(['enabled', 'disabled', 'online', 'offline'] as const, {
+        errorMessage: 'status must be enabled, disabled, online or offline',
+      }),
+    ),
+  }),
+  // Read leniently by api/devices/installations-list.ts: a page out of range is clamped.
+  parameters: [
+    { name: 'q', in: 'query', schema: { type: 'string' }, description: 'Device id prefix.' },
+    { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } },
+    {
+      name: 'pageSize',
+      in: 'query',
+      schema: { type: 'integer', minimum: 1, maximum: 200 },
     },
+  ],
+  responses: {
+    '200': json(
+      'One page of installations (SSE and PushLink devices together).',
+      'InstallationPage',
+    ),
+    '400': errorResponse('VALIDATION_FAILED'),
+    '401': errorResponse('UNAUTHENTICATED'),
+    '404': errorResponse('NOT_FOUND'),
   },
-};
+});
+
+export const installationStatusContract = contract({
+  summary: 'Enable (claims a seat of the plan) or disable (frees it) an installation.',
+  security: bearer,
+  body: Type.Object({
+    status: enumOf(['enabled', 'disabled'] as const, {
+      errorMessage: 'status must be enabled or disabled',
+    }),
+  }),
+  responses: {
+    '200': { description: '{deviceId, status}' },
+    '400': errorResponse('VALIDATION_FAILED'),
+    '401': errorResponse('UNAUTHENTICATED'),
+    '404': errorResponse('NOT_FOUND'),
+    '409': errorResponse('PLAN_FULL'),
+  },
+});

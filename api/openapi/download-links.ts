@@ -1,5 +1,9 @@
-import { errorResponse, json, onHosts, text } from './common';
-import { apkResponses, pathParam, selector } from './downloads';
+/** Contracts of download links: the owner's JSON routes and the public `/d/{token}` ones. */
+import { Type } from '@sinclair/typebox';
+import { contract } from '../route-contract';
+import { documentedSchema } from './operation';
+import { errorResponse, json, jsonBody, text } from './common';
+import { apkResponses, selector } from './downloads';
 
 const bearer = [{ apiKey: [] }];
 
@@ -23,103 +27,79 @@ export const downloadLinkSchemas = {
   },
 };
 
-export const downloadLinkPaths = {
-  '/api/v2/apps/{package}/download-links': {
-    post: {
-      summary:
-        'Create a hashed download link to the current APK, or to one named by sha256/md5/versionCode.',
-      security: bearer,
-      parameters: [pathParam('package')],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              allOf: [
-                selector,
-                {
-                  type: 'object',
-                  required: ['ttlSeconds'],
-                  properties: {
-                    ttlSeconds: { type: 'integer', minimum: 1, maximum: 7776000 },
-                    maxDownloads: { type: ['integer', 'null'], minimum: 1 },
-                  },
-                },
-              ],
-            },
-          },
-        },
-      },
-      responses: {
-        '201': json('The link.', 'DownloadLink'),
-        '400': errorResponse('VALIDATION_FAILED'),
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND'),
-      },
-    },
-    get: {
-      summary: "The app's download links.",
-      security: bearer,
-      parameters: [pathParam('package')],
-      responses: {
-        '200': { description: 'The links.' },
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND'),
-      },
-    },
+/** The longest a download link lives: 90 days. */
+const MAX_TTL_SECONDS = 90 * 24 * 3600;
+
+/** The link's bounds, checked here; the APK it names (`selector`) is read by `pickApk`. */
+const linkBounds = Type.Object({
+  ttlSeconds: Type.Integer({
+    minimum: 1,
+    maximum: MAX_TTL_SECONDS,
+    errorMessage: `ttlSeconds must be a whole number from 1 to ${MAX_TTL_SECONDS}`,
+  }),
+  maxDownloads: Type.Optional(
+    Type.Unsafe<number | null>({
+      type: ['integer', 'null'],
+      minimum: 1,
+      errorMessage: 'maxDownloads must be a positive whole number',
+    }),
+  ),
+});
+
+export const createLinkContract = contract({
+  summary:
+    'Create a hashed download link to the current APK, or to one named by sha256/md5/versionCode.',
+  security: bearer,
+  body: linkBounds,
+  requestBody: jsonBody({ allOf: [selector, documentedSchema(linkBounds)] }),
+  responses: {
+    '201': json('The link.', 'DownloadLink'),
+    '400': errorResponse('VALIDATION_FAILED'),
+    '401': errorResponse('UNAUTHENTICATED'),
+    '404': errorResponse('NOT_FOUND'),
   },
-  '/api/v2/download-links/{id}': {
-    delete: {
-      summary: 'Revoke a download link.',
-      security: bearer,
-      parameters: [pathParam('id')],
-      responses: {
-        '204': { description: 'Revoked.' },
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND'),
-      },
+});
+
+/** A route of the owner's links answering `status` with no error of its own. */
+const linksContract = (summary: string, status: string, description: string) =>
+  contract({
+    summary,
+    security: bearer,
+    responses: {
+      [status]: { description },
+      '401': errorResponse('UNAUTHENTICATED'),
+      '404': errorResponse('NOT_FOUND'),
     },
+  });
+
+export const listLinksContract = linksContract("The app's download links.", '200', 'The links.');
+export const revokeLinkContract = linksContract('Revoke a download link.', '204', 'Revoked.');
+
+/** Plain-text refusals: the link's holder is a person with a browser, not an API client. */
+export const useLinkContract = contract({
+  summary:
+    'Download through a hashed link (no credential; web host, also admin). Resumable with Range.',
+  description:
+    'Each download is counted against maxDownloads. A Range after byte 0 (with no If-Range, ' +
+    'or one equal to the ETag) continues a counted download uncounted until a reply has sent ' +
+    "the file's last byte; any other request is a new download. HEAD counts nothing. An " +
+    'expired, revoked or used-up link answers 410 to every request shape.',
+  responses: {
+    ...apkResponses,
+    '404': text('Unknown download link (never issued, or altered).'),
+    '410': text('Expired, revoked or used up.'),
   },
-  '/d/{token}': {
-    get: {
-      summary:
-        'Download through a hashed link (no credential; web host, also admin). Resumable with Range.',
-      description:
-        'Each download is counted against maxDownloads. A Range after byte 0 (with no If-Range, ' +
-        'or one equal to the ETag) continues a counted download uncounted until a reply has sent ' +
-        "the file's last byte; any other request is a new download. HEAD counts nothing. An " +
-        'expired, revoked or used-up link answers 410 to every request shape.',
-      ...onHosts('web', 'admin'),
-      parameters: [pathParam('token')],
-      responses: {
-        ...apkResponses,
-        '404': text('Unknown download link (never issued, or altered).'),
-        '410': text('Expired, revoked or used up.'),
-      },
+});
+
+const qrContract = (format: 'SVG' | 'PNG', type: string) =>
+  contract({
+    summary: `QR code of the link, as ${format}.`,
+    responses: {
+      '200': { description: type },
+      '404': text('Unknown link.'),
+      '410': text('Dead link.'),
     },
-  },
-  '/d/{token}/qr.svg': {
-    get: {
-      summary: 'QR code of the link, as SVG.',
-      ...onHosts('web', 'admin'),
-      parameters: [pathParam('token')],
-      responses: {
-        '200': { description: 'image/svg+xml' },
-        '404': text('Unknown link.'),
-        '410': text('Dead link.'),
-      },
-    },
-  },
-  '/d/{token}/qr.png': {
-    get: {
-      summary: 'QR code of the link, as PNG.',
-      ...onHosts('web', 'admin'),
-      parameters: [pathParam('token')],
-      responses: {
-        '200': { description: 'image/png' },
-        '404': text('Unknown link.'),
-        '410': text('Dead link.'),
-      },
-    },
-  },
-};
+  });
+
+export const qrSvgContract = qrContract('SVG', 'image/svg+xml');
+export const qrPngContract = qrContract('PNG', 'image/png');

@@ -1,12 +1,8 @@
-import { errorResponse, json, onDeviceHosts, text } from './common';
+/** Contracts of apps, their current APK and the PushLink download and metadata routes. */
+import { contract } from '../route-contract';
+import { errorResponse, json, text } from './common';
 
 const bearer = [{ apiKey: [] }];
-export const pathParam = (name: string) => ({
-  name,
-  in: 'path',
-  required: true,
-  schema: { type: 'string' },
-});
 const query = (name: string, required: boolean, description: string) => ({
   name,
   in: 'query',
@@ -100,104 +96,88 @@ export const downloadSchemas = {
   },
 };
 
-export const downloadPaths = {
-  '/download': {
-    get: {
-      summary: 'The current APK (PushLink-compatible; on the admin, web and push hosts).',
-      ...onDeviceHosts,
-      parameters: [
-        query('package', true, 'Package name.'),
-        query('api_key', true, 'API key of the account.'),
-        query(
-          'deviceId',
-          false,
-          'Records the download against this installation; a disabled one gets no APK.',
-        ),
-        query('hash', false, 'MD5 of the installed APK (accepted, informative).'),
-        query(
-          'lastDownloadHash',
-          false,
-          'MD5 of the last downloaded APK (accepted; empty = absent).',
-        ),
-        query('pid', false, 'Accepted.'),
-        query('plVersion', false, 'Accepted.'),
-        query('androidId', false, 'Accepted.'),
-        { name: 'Range', in: 'header', required: false, schema: { type: 'string' } },
-      ],
-      responses: {
-        ...apkResponses,
-        '401': text('Download failed: Invalid API Key.'),
-        '403': text(
-          'Download failed: this installation is disabled (plan quantity of installations reached).',
-        ),
-        '404': text('Unknown package, or no current APK.'),
-      },
-    },
+export const legacyDownloadContract = contract({
+  summary: 'The current APK (PushLink-compatible; on the admin, web and push hosts).',
+  parameters: [
+    query('package', true, 'Package name.'),
+    query('api_key', true, 'API key of the account.'),
+    query(
+      'deviceId',
+      false,
+      'Records the download against this installation; a disabled one gets no APK.',
+    ),
+    query('hash', false, 'MD5 of the installed APK (accepted, informative).'),
+    query('lastDownloadHash', false, 'MD5 of the last downloaded APK (accepted; empty = absent).'),
+    query('pid', false, 'Accepted.'),
+    query('plVersion', false, 'Accepted.'),
+    query('androidId', false, 'Accepted.'),
+    { name: 'Range', in: 'header', required: false, schema: { type: 'string' } },
+  ],
+  responses: {
+    ...apkResponses,
+    '401': text('Download failed: Invalid API Key.'),
+    '403': text(
+      'Download failed: this installation is disabled (plan quantity of installations reached).',
+    ),
+    '404': text('Unknown package, or no current APK.'),
   },
-  '/apps/api_list_json': {
-    get: {
-      summary:
-        'The app, every APK and optionally one installation (PushLink-compatible metadata; on the admin, web and push hosts).',
-      ...onDeviceHosts,
-      parameters: [
-        query('packageName', true, 'Package name.'),
-        query('apiKey', true, 'API key of the account.'),
-        query('deviceId', false, 'Adds that installation.'),
-      ],
-      responses: {
-        '200': json('The app.', 'AppListing'),
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND'),
-      },
-    },
+});
+
+export const legacyListContract = contract({
+  summary:
+    'The app, every APK and optionally one installation (PushLink-compatible metadata; on the admin, web and push hosts).',
+  parameters: [
+    query('packageName', true, 'Package name.'),
+    query('apiKey', true, 'API key of the account.'),
+    query('deviceId', false, 'Adds that installation.'),
+  ],
+  responses: {
+    '200': json('The app.', 'AppListing'),
+    '401': errorResponse('UNAUTHENTICATED'),
+    '404': errorResponse('NOT_FOUND'),
   },
-  '/api/v2/apps': {
-    get: {
-      summary: "The account's apps with their current APK.",
-      security: bearer,
-      responses: {
-        '200': {
-          description: 'The apps.',
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                properties: {
-                  apps: { type: 'array', items: { $ref: '#/components/schemas/AppSummary' } },
-                },
-              },
+});
+
+export const listAppsContract = contract({
+  summary: "The account's apps with their current APK.",
+  security: bearer,
+  responses: {
+    '200': {
+      description: 'The apps.',
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            properties: {
+              apps: { type: 'array', items: { $ref: '#/components/schemas/AppSummary' } },
             },
           },
         },
-        '401': errorResponse('UNAUTHENTICATED'),
       },
     },
+    '401': errorResponse('UNAUTHENTICATED'),
   },
-  '/api/v2/apps/{package}': {
-    get: {
-      summary: 'One app with every APK, newest first.',
-      security: bearer,
-      parameters: [pathParam('package')],
-      responses: {
-        '200': json('The app.', 'AppListing'),
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND'),
-      },
-    },
+});
+
+export const showAppContract = contract({
+  summary: 'One app with every APK, newest first.',
+  security: bearer,
+  responses: {
+    '200': json('The app.', 'AppListing'),
+    '401': errorResponse('UNAUTHENTICATED'),
+    '404': errorResponse('NOT_FOUND'),
   },
-  '/api/v2/apps/{package}/current': {
-    put: {
-      summary:
-        'Make an APK current; making an earlier one current gives the newer update up on devices.',
-      security: bearer,
-      parameters: [pathParam('package')],
-      requestBody: { required: true, content: { 'application/json': { schema: selector } } },
-      responses: {
-        '200': json('The app with its new current APK.', 'AppSummary'),
-        '400': errorResponse('VALIDATION_FAILED'),
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND'),
-      },
-    },
+});
+
+export const makeCurrentContract = contract({
+  summary:
+    'Make an APK current; making an earlier one current gives the newer update up on devices.',
+  security: bearer,
+  requestBody: { required: true, content: { 'application/json': { schema: selector } } },
+  responses: {
+    '200': json('The app with its new current APK.', 'AppSummary'),
+    '400': errorResponse('VALIDATION_FAILED'),
+    '401': errorResponse('UNAUTHENTICATED'),
+    '404': errorResponse('NOT_FOUND'),
   },
-};
+});

@@ -1,4 +1,6 @@
-import { errorResponse, onDeviceHosts, text } from './common';
+/** Contracts of exception reports: PushLink's form, the JSON report and the owner's reads. */
+import { contract } from '../route-contract';
+import { errorResponse, text } from './common';
 
 const budget = {
   type: ['object', 'null'],
@@ -31,8 +33,6 @@ const verdict = (description: string) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/ExceptionVerdict' } } },
 });
 
-const pkg = { name: 'package', in: 'path', required: true, schema: { type: 'string' } };
-const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 const metadata = {
   oneOf: [
     {
@@ -128,137 +128,115 @@ export const exceptionSchemas = {
   },
 };
 
-export const exceptionPaths = {
-  '/exception': {
-    post: {
-      summary:
-        'PushLink-compatible exception report. Always HTTP 200 with a plain-text verdict (503 when ' +
-        'the service cannot take it; the device keeps it and retries; 429 after too many failed API ' +
-        'keys). Budget in X-Exception-* headers. On the admin, web and push hosts.',
-      ...onDeviceHosts,
-      requestBody: {
-        required: true,
-        content: {
-          'application/x-www-form-urlencoded': {
-            schema: {
-              type: 'object',
-              required: ['package', 'api_key', 'hash', 'deviceId', 'st[]'],
-              properties: {
-                package: { type: 'string' },
-                api_key: { type: 'string' },
-                hash: { type: 'string' },
-                deviceId: { type: 'string' },
-                'st[]': { type: 'array', items: { type: 'string' } },
-                'lc[]': { type: 'array', items: { type: 'string' } },
-                'userInfo0[]': {
-                  type: 'array',
-                  items: { type: 'string' },
-                  description: 'userInfo<i>[]: key, then value.',
-                },
-                screen: { type: 'string' },
-                handled: { type: 'string', enum: ['true', 'false'] },
-              },
+export const legacyExceptionContract = contract({
+  summary:
+    'PushLink-compatible exception report. Always HTTP 200 with a plain-text verdict (503 when ' +
+    'the service cannot take it; the device keeps it and retries; 429 after too many failed API ' +
+    'keys). Budget in X-Exception-* headers. On the admin, web and push hosts.',
+  requestBody: {
+    required: true,
+    content: {
+      'application/x-www-form-urlencoded': {
+        schema: {
+          type: 'object',
+          required: ['package', 'api_key', 'hash', 'deviceId', 'st[]'],
+          properties: {
+            package: { type: 'string' },
+            api_key: { type: 'string' },
+            hash: { type: 'string' },
+            deviceId: { type: 'string' },
+            'st[]': { type: 'array', items: { type: 'string' } },
+            'lc[]': { type: 'array', items: { type: 'string' } },
+            'userInfo0[]': {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'userInfo<i>[]: key, then value.',
             },
+            screen: { type: 'string' },
+            handled: { type: 'string', enum: ['true', 'false'] },
           },
         },
       },
-      responses: {
-        '200': {
-          ...text('Exception sent. | Exception sent but rejected: …'),
-          headers: budgetHeaders,
-        },
-        '429': text(
-          'Exception not sent: too many failed API key attempts; retry later. (Retry-After; AUTH_RATE_LIMITED)',
-        ),
-        '503': text('Exception not sent: the service is unavailable; retry later.'),
-      },
     },
   },
-  '/api/v2/exceptions': {
-    post: {
-      summary:
-        'Report an exception; answers REGISTERED (202) or LOST with the reason’s status. On the admin, web and push hosts.',
-      ...onDeviceHosts,
-      security: [{ apiKey: [] }],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': { schema: { $ref: '#/components/schemas/ExceptionReportInput' } },
-        },
-      },
-      responses: {
-        '202': verdict('REGISTERED: the report will be stored.'),
-        '400': errorResponse('VALIDATION_FAILED'),
-        '401': verdict('LOST: EXCEPTION_API_KEY_INVALID'),
-        '403': verdict('LOST: EXCEPTION_INSTALLATION_DISABLED or EXCEPTION_INSTALLATION_UNKNOWN'),
-        '404': verdict('LOST: EXCEPTION_PACKAGE_UNKNOWN'),
-        '413': errorResponse('PAYLOAD_TOO_LARGE'),
-        '422': verdict('LOST: EXCEPTION_APK_HASH_UNKNOWN'),
-        '429': verdict('LOST: EXCEPTION_LIMIT_REACHED'),
-        '503': errorResponse(
-          'DEPENDENCY_UNAVAILABLE, or EXCEPTION_INSTALLATION_REGISTERING (Retry-After: 1)',
-        ),
-      },
+  responses: {
+    '200': {
+      ...text('Exception sent. | Exception sent but rejected: …'),
+      headers: budgetHeaders,
+    },
+    '429': text(
+      'Exception not sent: too many failed API key attempts; retry later. (Retry-After; AUTH_RATE_LIMITED)',
+    ),
+    '503': text('Exception not sent: the service is unavailable; retry later.'),
+  },
+});
+
+export const reportExceptionContract = contract({
+  summary:
+    'Report an exception; answers REGISTERED (202) or LOST with the reason’s status. On the admin, web and push hosts.',
+  security: [{ apiKey: [] }],
+  requestBody: {
+    required: true,
+    content: {
+      'application/json': { schema: { $ref: '#/components/schemas/ExceptionReportInput' } },
     },
   },
-  '/api/v2/apps/{package}/exceptions': {
-    get: {
-      summary: 'Exceptions of an app grouped into issues (stack fingerprint), newest first.',
-      security: [{ apiKey: [] }],
-      parameters: [
-        pkg,
-        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } },
-      ],
-      responses: {
-        '200': {
-          description: 'The groups.',
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                properties: {
-                  package: { type: 'string' },
-                  groups: { type: 'array', items: { $ref: '#/components/schemas/ExceptionGroup' } },
-                },
-              },
-            },
+  responses: {
+    '202': verdict('REGISTERED: the report will be stored.'),
+    '400': errorResponse('VALIDATION_FAILED'),
+    '401': verdict('LOST: EXCEPTION_API_KEY_INVALID'),
+    '403': verdict('LOST: EXCEPTION_INSTALLATION_DISABLED or EXCEPTION_INSTALLATION_UNKNOWN'),
+    '404': verdict('LOST: EXCEPTION_PACKAGE_UNKNOWN'),
+    '413': errorResponse('PAYLOAD_TOO_LARGE'),
+    '422': verdict('LOST: EXCEPTION_APK_HASH_UNKNOWN'),
+    '429': verdict('LOST: EXCEPTION_LIMIT_REACHED'),
+    '503': errorResponse(
+      'DEPENDENCY_UNAVAILABLE, or EXCEPTION_INSTALLATION_REGISTERING (Retry-After: 1)',
+    ),
+  },
+});
+
+/** An owner's read of the app's reports: 200 `ok`, or 401 or 404. */
+const ownerRead = (summary: string, ok: object, parameters?: unknown[]) =>
+  contract({
+    summary,
+    security: [{ apiKey: [] }],
+    ...(parameters ? { parameters } : {}),
+    responses: {
+      '200': ok,
+      '401': errorResponse('UNAUTHENTICATED'),
+      '404': errorResponse('NOT_FOUND'),
+    },
+  });
+
+export const listGroupsContract = ownerRead(
+  'Exceptions of an app grouped into issues (stack fingerprint), newest first.',
+  {
+    description: 'The groups.',
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          properties: {
+            package: { type: 'string' },
+            groups: { type: 'array', items: { $ref: '#/components/schemas/ExceptionGroup' } },
           },
         },
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND'),
       },
     },
   },
-  '/api/v2/apps/{package}/exceptions/{id}': {
-    get: {
-      summary: 'One exception report, with a link to its screenshot.',
-      security: [{ apiKey: [] }],
-      parameters: [pkg, id],
-      responses: {
-        '200': {
-          description: 'The report.',
-          content: {
-            'application/json': { schema: { $ref: '#/components/schemas/ExceptionReport' } },
-          },
-        },
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND'),
-      },
-    },
+  [{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500 } }],
+);
+
+export const showReportContract = ownerRead(
+  'One exception report, with a link to its screenshot.',
+  {
+    description: 'The report.',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ExceptionReport' } } },
   },
-  '/api/v2/apps/{package}/exceptions/{id}/screenshot': {
-    get: {
-      summary: "An exception report's screenshot.",
-      security: [{ apiKey: [] }],
-      parameters: [pkg, id],
-      responses: {
-        '200': {
-          description: 'The JPEG bytes.',
-          content: { 'image/jpeg': { schema: { type: 'string', format: 'binary' } } },
-        },
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND'),
-      },
-    },
-  },
-};
+);
+
+export const screenshotContract = ownerRead("An exception report's screenshot.", {
+  description: 'The JPEG bytes.',
+  content: { 'image/jpeg': { schema: { type: 'string', format: 'binary' } } },
+});

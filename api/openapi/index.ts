@@ -1,28 +1,27 @@
 /**
- * The OpenAPI 3.1 document of the HTTP interface, served at /api/v2/openapi.json, assembled from
- * one part per area. A test keeps it true: every route of the route table is documented here and
- * nothing else is.
+ * The OpenAPI 3.1 document of the HTTP interface, served at /api/v2/openapi.json, derived from the
+ * route table: one operation per route, from its contract (operation.ts), on the hosts it is
+ * mounted on; the components (shared schemas, security schemes) come from the per-area files.
  */
-import { accountPaths, accountSchemas } from './accounts';
+import { accountSchemas } from './accounts';
 import { errorBody, errorResponse, text } from './common';
-import { devicePaths, deviceSchemas } from './devices';
-import { downloadLinkPaths, downloadLinkSchemas } from './download-links';
-import { exceptionPaths, exceptionSchemas } from './exceptions';
-import { insightPaths, insightSchemas } from './insights';
-import { keyPaths, keySchemas } from './keys';
-import { downloadPaths, downloadSchemas } from './downloads';
-import { operationPaths } from './operations';
-import { rolloutPaths, rolloutSchemas } from './rollouts';
-import { uploadPaths, uploadSchemas } from './uploads';
-import { teamWebPaths } from './team';
-import { webPaths, webSecuritySchemes } from './web';
-import { webhookPaths, webhookSchemas } from './webhooks';
-import type { Host } from '../route-table';
+import { deviceSchemas } from './devices';
+import { downloadLinkSchemas } from './download-links';
+import { exceptionSchemas } from './exceptions';
+import { insightSchemas } from './insights';
+import { keySchemas } from './keys';
+import { downloadSchemas } from './downloads';
+import { rolloutSchemas } from './rollouts';
+import { uploadSchemas } from './uploads';
+import { webSecuritySchemes } from './web';
+import { webhookSchemas } from './webhooks';
+import { toOpenApiPath, type Host, type Route } from '../route-table';
+import { operationOf } from './operation';
 
 /** The public URL of each host (PUBLIC_BASE_URL is the admin host's). */
 export type HostUrls = Readonly<Record<'base' | 'web' | 'push', string>>;
 
-export function openApiDocument(urls: HostUrls) {
+export function openApiDocument(urls: HostUrls, routes: readonly Route[]) {
   return {
     openapi: '3.1.0',
     info: {
@@ -58,30 +57,28 @@ export function openApiDocument(urls: HostUrls) {
         ...webhookSchemas,
       },
     },
-    paths: withServers(
-      urls,
-      withAuthThrottle({
-        ...accountPaths,
-        ...keyPaths,
-        ...uploadPaths,
-        ...downloadPaths,
-        ...downloadLinkPaths,
-        ...rolloutPaths,
-        ...devicePaths,
-        ...insightPaths,
-        ...exceptionPaths,
-        ...webhookPaths,
-        ...operationPaths,
-        ...webPaths,
-        ...teamWebPaths,
-      }),
-    ),
+    paths: withServers(urls, withAuthThrottle(operations(routes))),
   };
+}
+
+/** The operation of each route, marked with its hosts when not the admin host alone. */
+function operations(routes: readonly Route[]): Paths {
+  const paths: Record<string, Record<string, Operation>> = {};
+  for (const route of routes) {
+    const path = toOpenApiPath(route.path);
+    const operation = operationOf(route.path, route.contract) as unknown as Operation;
+    const adminOnly = route.hosts.length === 1 && route.hosts[0] === 'admin';
+    paths[path] = {
+      ...paths[path],
+      [route.method]: adminOnly ? operation : { ...operation, hosts: route.hosts },
+    };
+  }
+  return paths;
 }
 
 interface Operation {
   readonly responses: Record<string, unknown>;
-  /** The hosts it is served on (common.ts `onHosts`); absent: the admin host alone. */
+  /** The route's hosts when not the admin host alone (`operations`); absent: the admin host. */
   readonly hosts?: readonly Host[];
 }
 type Paths = Record<string, Record<string, Operation>>;

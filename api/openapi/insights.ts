@@ -1,8 +1,9 @@
-/** OpenAPI of an APK's install funnel and an app's version adoption (api/routes/insights.ts). */
-import { errorResponse, json } from './common';
+/** Contracts of an APK's install funnel and an app's version adoption (api/routes/insights.ts). */
+import { Type } from '@sinclair/typebox';
+import { contract } from '../route-contract';
+import { errorResponse, integerFrom, json } from './common';
 
 const bearer = [{ apiKey: [] }];
-const pkg = { name: 'package', in: 'path', required: true, schema: { type: 'string' } };
 const at = { type: ['string', 'null'], format: 'date-time' };
 
 const funnelStages = {
@@ -95,33 +96,29 @@ const denials = {
   '404': errorResponse('NOT_FOUND (no such app or APK)'),
 };
 
-export const insightPaths = {
-  '/api/v2/apps/{package}/funnel': {
-    get: {
-      summary:
-        "An APK's install funnel: how many installations were offered it, downloaded it, installed it and failed to, each counted once, and a page of installations ordered by an opaque cursor. Name the APK by sha256, md5 or versionCode.",
-      security: bearer,
-      parameters: [
-        pkg,
-        { name: 'sha256', in: 'query', schema: { type: 'string' } },
-        { name: 'md5', in: 'query', schema: { type: 'string' } },
-        { name: 'versionCode', in: 'query', schema: { type: 'integer', minimum: 0 } },
-        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 200 } },
-        { name: 'after', in: 'query', schema: { type: 'string' } },
-      ],
-      responses: { '200': json('The funnel.', 'ApkFunnel'), ...denials },
-    },
-  },
-  '/api/v2/apps/{package}/adoption': {
-    get: {
-      summary:
-        "The app's version adoption: installations seen in the 24 h before each point, by the version they run; hourly points over `days` (default 7), the last one computed now.",
-      security: bearer,
-      parameters: [
-        pkg,
-        { name: 'days', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 90 } },
-      ],
-      responses: { '200': json('The series.', 'Adoption'), ...denials },
-    },
-  },
-};
+/** Installations shown per page of a funnel, at most. */
+const MAX_FUNNEL_PAGE = 200;
+/** Days of adoption history, at most. */
+const MAX_ADOPTION_DAYS = 90;
+
+export const funnelContract = contract({
+  summary:
+    "An APK's install funnel: how many installations were offered it, downloaded it, installed it and failed to, each counted once, and a page of installations ordered by an opaque cursor. Name the APK by sha256, md5 or versionCode.",
+  security: bearer,
+  query: Type.Object({
+    sha256: Type.Optional(Type.String()),
+    md5: Type.Optional(Type.String()),
+    versionCode: Type.Optional(integerFrom('versionCode', 0, 2 ** 31 - 1)),
+    limit: Type.Optional(integerFrom('limit', 1, MAX_FUNNEL_PAGE)),
+    after: Type.Optional(Type.String()),
+  }),
+  responses: { '200': json('The funnel.', 'ApkFunnel'), ...denials },
+});
+
+export const adoptionContract = contract({
+  summary:
+    "The app's version adoption: installations seen in the 24 h before each point, by the version they run; hourly points over `days` (default 7), the last one computed now.",
+  security: bearer,
+  query: Type.Object({ days: Type.Optional(integerFrom('days', 1, MAX_ADOPTION_DAYS)) }),
+  responses: { '200': json('The series.', 'Adoption'), ...denials },
+});

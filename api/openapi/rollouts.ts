@@ -1,6 +1,7 @@
-/** OpenAPI of rollouts (docs/rollouts.md). */
-import { errorResponse, json } from './common';
-import { pathParam } from './downloads';
+/** Contracts of rollouts (docs/rollouts.md). */
+import { errorResponse, jsonBody, json } from './common';
+import { contract } from '../route-contract';
+import { selector } from './downloads';
 
 const bearer = [{ apiKey: [] }];
 
@@ -78,107 +79,52 @@ export const rolloutSchemas = {
 
 const rolloutReply = (description: string) => json(description, 'Rollout');
 
-export const rolloutPaths = {
-  '/api/v2/apps/{package}/rollout/preview': {
-    get: {
-      summary: 'Who a rollout at a percentage would include, with the app id buckets come from.',
-      description:
-        'A device is in at p % when bucket < round(p × 100), bucket = the first 4 bytes of SHA-256 of "<appId>:<deviceId>" (big-endian) modulo 10000. Targeting by device ids or metadata narrows a real rollout further.',
-      security: bearer,
-      parameters: [
-        pathParam('package'),
-        {
-          name: 'percent',
-          in: 'query',
-          required: true,
-          schema: { type: 'number', minimum: 0, maximum: 100, multipleOf: 0.01 },
-        },
-      ],
-      responses: {
-        '200': {
-          description: "The app's installations, lowest bucket first.",
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: [
-                  'appId',
-                  'percent',
-                  'threshold',
-                  'buckets',
-                  'installations',
-                  'included',
-                  'devices',
-                ],
-                properties: {
-                  appId: { type: 'string' },
-                  percent: { type: 'number' },
-                  threshold: { type: 'integer' },
-                  buckets: { type: 'integer' },
-                  installations: { type: 'integer' },
-                  included: { type: 'integer' },
-                  devices: {
-                    type: 'array',
-                    items: {
-                      type: 'object',
-                      required: ['deviceId', 'bucket', 'included'],
-                      properties: {
-                        deviceId: { type: 'string' },
-                        bucket: { type: 'integer' },
-                        included: { type: 'boolean' },
-                      },
-                    },
-                  },
-                },
-              },
-            },
-          },
-        },
-        '400': errorResponse('VALIDATION_FAILED: percent'),
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND: no such app'),
-      },
+export const previewContract = contract({
+  summary: 'Who a rollout at a percentage would include, with the app id buckets come from.',
+  description:
+    'A device is in at p % when bucket < round(p × 100), bucket = the first 4 bytes of SHA-256 of "<appId>:<deviceId>" (big-endian) modulo 10000. Targeting by device ids or metadata narrows a real rollout further.',
+  security: bearer,
+  // Read by previewPercent (shared/rollouts/preview.ts), which the web page's preview shares.
+  parameters: [
+    {
+      name: 'percent',
+      in: 'query',
+      required: true,
+      schema: { type: 'number', minimum: 0, maximum: 100, multipleOf: 0.01 },
     },
-  },
-  '/api/v2/apps/{package}/rollout': {
-    get: {
-      summary: "The app's rollout (the latest one, finished or not).",
-      security: bearer,
-      parameters: [pathParam('package')],
-      responses: {
-        '200': rolloutReply('The rollout.'),
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND: no such app, or no rollout yet.'),
-      },
-    },
-    post: {
-      summary:
-        'Start a rollout of an APK. Stages default to 1, 5, 25, 100 %; [100] makes it current.',
-      security: bearer,
-      parameters: [pathParam('package')],
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              description: 'The APK by sha256, md5 or versionCode, plus stages and targeting.',
-              properties: {
-                sha256: { type: 'string' },
-                md5: { type: 'string' },
-                versionCode: { type: 'integer' },
-                stages: { type: 'array', items: { type: 'number' }, maxItems: 10 },
-                targeting: {
+  ],
+  responses: {
+    '200': {
+      description: "The app's installations, lowest bucket first.",
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: [
+              'appId',
+              'percent',
+              'threshold',
+              'buckets',
+              'installations',
+              'included',
+              'devices',
+            ],
+            properties: {
+              appId: { type: 'string' },
+              percent: { type: 'number' },
+              threshold: { type: 'integer' },
+              buckets: { type: 'integer' },
+              installations: { type: 'integer' },
+              included: { type: 'integer' },
+              devices: {
+                type: 'array',
+                items: {
                   type: 'object',
+                  required: ['deviceId', 'bucket', 'included'],
                   properties: {
-                    metadata: {
-                      type: 'object',
-                      properties: {
-                        key: { type: 'string' },
-                        values: { type: 'array', items: { type: 'string' } },
-                      },
-                    },
-                    deviceIds: { type: 'array', items: { type: 'string' } },
+                    deviceId: { type: 'string' },
+                    bucket: { type: 'integer' },
+                    included: { type: 'boolean' },
                   },
                 },
               },
@@ -186,34 +132,73 @@ export const rolloutPaths = {
           },
         },
       },
-      responses: {
-        '201': rolloutReply('The rollout, started.'),
-        '400': errorResponse('VALIDATION_FAILED'),
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND'),
-        '409': errorResponse('ROLLOUT_ACTIVE: one is running or paused.'),
-      },
     },
+    '400': errorResponse('VALIDATION_FAILED: percent'),
+    '401': errorResponse('UNAUTHENTICATED'),
+    '404': errorResponse('NOT_FOUND: no such app'),
   },
-  '/api/v2/apps/{package}/rollout/{action}': {
-    post: {
-      summary: 'Act on the rollout: pause, resume, advance, complete or halt.',
-      security: bearer,
-      parameters: [
-        pathParam('package'),
-        {
-          ...pathParam('action'),
-          schema: { enum: ['pause', 'resume', 'advance', 'complete', 'halt'] },
+});
+
+export const showRolloutContract = contract({
+  summary: "The app's rollout (the latest one, finished or not).",
+  security: bearer,
+  responses: {
+    '200': rolloutReply('The rollout.'),
+    '401': errorResponse('UNAUTHENTICATED'),
+    '404': errorResponse('NOT_FOUND: no such app, or no rollout yet.'),
+  },
+});
+
+export const createRolloutContract = contract({
+  summary: 'Start a rollout of an APK. Stages default to 1, 5, 25, 100 %; [100] makes it current.',
+  security: bearer,
+  requestBody: jsonBody({
+    type: 'object',
+    description: 'The APK by sha256, md5 or versionCode, plus stages and targeting.',
+    properties: {
+      ...selector.properties,
+      stages: { type: 'array', items: { type: 'number' }, maxItems: 10 },
+      targeting: {
+        type: 'object',
+        properties: {
+          metadata: {
+            type: 'object',
+            properties: {
+              key: { type: 'string' },
+              values: { type: 'array', items: { type: 'string' } },
+            },
+          },
+          deviceIds: { type: 'array', items: { type: 'string' } },
         },
-      ],
-      responses: {
-        '200': rolloutReply('The rollout after the action.'),
-        '401': errorResponse('UNAUTHENTICATED'),
-        '404': errorResponse('NOT_FOUND'),
-        '409': errorResponse(
-          'ROLLOUT_STATE_CONFLICT: not allowed in this state, or changed meanwhile.',
-        ),
       },
     },
+  }),
+  responses: {
+    '201': rolloutReply('The rollout, started.'),
+    '400': errorResponse('VALIDATION_FAILED'),
+    '401': errorResponse('UNAUTHENTICATED'),
+    '404': errorResponse('NOT_FOUND'),
+    '409': errorResponse('ROLLOUT_ACTIVE: one is running or paused.'),
   },
-};
+});
+
+export const rolloutActionContract = contract({
+  summary: 'Act on the rollout: pause, resume, advance, complete or halt.',
+  security: bearer,
+  parameters: [
+    {
+      name: 'action',
+      in: 'path',
+      required: true,
+      schema: { enum: ['pause', 'resume', 'advance', 'complete', 'halt'] },
+    },
+  ],
+  responses: {
+    '200': rolloutReply('The rollout after the action.'),
+    '401': errorResponse('UNAUTHENTICATED'),
+    '404': errorResponse('NOT_FOUND'),
+    '409': errorResponse(
+      'ROLLOUT_STATE_CONFLICT: not allowed in this state, or changed meanwhile.',
+    ),
+  },
+});

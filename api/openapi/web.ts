@@ -44,184 +44,186 @@ export const webSecuritySchemes = {
   session: { type: 'apiKey', in: 'cookie', name: '__Host-apkrelay_session' },
 };
 
-export const webPaths = {
-  '/ui': {
-    get: {
-      ...page('Web administration: to the apps list.', false),
-      responses: { '303': seeOther },
-    },
+export const uiGetHomeContract = {
+  ...page('Web administration: to the apps list.', false),
+  responses: { '303': seeOther },
+};
+
+export const uiGetStyleCssContract = asset('Web administration stylesheet.', 'text/css');
+
+export const uiGetAppJsContract = asset('Web administration script.', 'text/javascript');
+
+export const uiGetSignupContract = {
+  ...page('Sign-up page.', false),
+  responses: { '200': html('The form.'), '403': html('Sign-up is closed (SIGNUP=closed).') },
+};
+
+export const uiPostSignupContract = post('Sign up (form: email, password, _csrf).', {
+  '303': seeOther,
+  '400': html('Invalid email or password.'),
+  '403': html('Sign-up is closed (SIGNUP=closed), or no CSRF token.'),
+  '409': html('Email taken.'),
+  '429': html('Too many sign-ups from this client; Retry-After.'),
+});
+
+export const uiGetLoginContract = page('Login page.', false);
+
+export const uiPostLoginContract = post('Log in (form: email, password, _csrf); throttled.', {
+  '303': seeOther,
+  '401': html('Wrong email or password.'),
+  '429': html('Too many failed attempts.'),
+});
+
+export const uiPostLogoutContract = post('Log out (form: _csrf).', { '303': seeOther });
+
+export const uiGetAccountContract = page(
+  'Account page: password change, sign out everywhere, device keys and CI tokens.',
+);
+
+export const uiPostAccountPasswordContract = post(
+  'Change the password (form: current, password, confirm, _csrf); ends the other sessions.',
+  {
+    '303': { description: 'Changed: to the account page, with a renewed session cookie.' },
+    '400': html('The new passwords differ or break the sign-up rules.'),
+    '401': html('Wrong current password (counts against the login throttle).'),
+    '429': html('Too many failed attempts; Retry-After.'),
   },
-  '/ui/style.css': { get: asset('Web administration stylesheet.', 'text/css') },
-  '/ui/app.js': { get: asset('Web administration script.', 'text/javascript') },
-  '/ui/signup': {
-    get: {
-      ...page('Sign-up page.', false),
-      responses: { '200': html('The form.'), '403': html('Sign-up is closed (SIGNUP=closed).') },
-    },
-    post: post('Sign up (form: email, password, _csrf).', {
-      '303': seeOther,
-      '400': html('Invalid email or password.'),
-      '403': html('Sign-up is closed (SIGNUP=closed), or no CSRF token.'),
-      '409': html('Email taken.'),
-      '429': html('Too many sign-ups from this client; Retry-After.'),
-    }),
+);
+
+export const uiPostAccountSignOutEverywhereContract = post(
+  'Sign out everywhere: end every session of the account (form: _csrf).',
+  {
+    '303': { description: 'To the login page; the session cookie is cleared.' },
   },
-  '/ui/login': {
-    get: page('Login page.', false),
-    post: post('Log in (form: email, password, _csrf); throttled.', {
-      '303': seeOther,
-      '401': html('Wrong email or password.'),
-      '429': html('Too many failed attempts.'),
-    }),
+);
+
+export const uiPostAccountKeysContract = post(
+  'Create a device key or CI token (form: kind, name, apps, _csrf); 201 shows its secret once.',
+  {
+    '201': html('The account page with the new secret, shown this once.'),
+    '400': html('A bad kind, name or app list.'),
   },
-  '/ui/logout': { post: post('Log out (form: _csrf).', { '303': seeOther }) },
-  '/ui/account': {
-    get: page('Account page: password change, sign out everywhere, device keys and CI tokens.'),
-  },
-  '/ui/account/password': {
-    post: post(
-      'Change the password (form: current, password, confirm, _csrf); ends the other sessions.',
-      {
-        '303': { description: 'Changed: to the account page, with a renewed session cookie.' },
-        '400': html('The new passwords differ or break the sign-up rules.'),
-        '401': html('Wrong current password (counts against the login throttle).'),
-        '429': html('Too many failed attempts; Retry-After.'),
-      },
-    ),
-  },
-  '/ui/account/sign-out-everywhere': {
-    post: post('Sign out everywhere: end every session of the account (form: _csrf).', {
-      '303': { description: 'To the login page; the session cookie is cleared.' },
-    }),
-  },
-  '/ui/account/keys': {
-    post: post(
-      'Create a device key or CI token (form: kind, name, apps, _csrf); 201 shows its secret once.',
-      {
-        '201': html('The account page with the new secret, shown this once.'),
-        '400': html('A bad kind, name or app list.'),
-      },
-    ),
-  },
-  '/ui/account/keys/{id}/revoke': {
-    post: post(
-      'Revoke a device key or CI token (form: _csrf).',
-      { '303': seeOther, '404': html('No such key of this account.') },
-      [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-    ),
-  },
-  '/ui/account/api-key-restriction': {
-    post: post(
-      'Restrict the account API key to the device routes, or lift it (form: deviceOnly, _csrf).',
-      { '303': seeOther, '400': html('deviceOnly is neither true nor false.') },
-    ),
-  },
-  '/ui/apps': { get: page('Apps list.') },
-  '/ui/apks': {
-    post: post('Upload an APK of any package (multipart with _csrf).', {
-      '303': seeOther,
-      '202': html('Still processing.'),
-      '422': html('Refused APK.'),
-    }),
-  },
-  '/ui/apps/{package}': { get: page('App page, tab APKs.', true, pkg) },
-  '/ui/apps/{package}/apks': {
-    post: post(
-      'Upload an APK of this app (multipart with _csrf).',
-      { '303': seeOther, '202': html('Still processing.'), '422': html('Refused APK.') },
-      pkg,
-    ),
-  },
-  '/ui/apps/{package}/installations': { get: page('App page, tab Installations.', true, pkg) },
-  '/ui/apps/{package}/exceptions': { get: page('App page, tab Exceptions.', true, pkg) },
-  '/ui/apps/{package}/exceptions/{id}': {
-    get: page('One exception report.', true, [
-      ...pkg,
-      { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
-    ]),
-  },
-  '/ui/apps/{package}/exceptions/{id}/screenshot': {
-    get: {
-      ...page("An exception report's screenshot.", true, [
-        ...pkg,
-        { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
-      ]),
-      responses: {
-        '200': { description: 'The JPEG.', content: { 'image/jpeg': {} } },
-        '404': html('No such report or no screenshot.'),
-      },
-    },
-  },
-  '/ui/api-key': {
-    post: post('Regenerate the API key (form: confirm=yes, _csrf).', {
-      '303': seeOther,
-      '400': html('Not confirmed.'),
-    }),
-  },
-  '/ui/apps/{package}/installations/{deviceId}/status': {
-    post: post(
-      'Enable (within the plan) or disable an installation (form: status, _csrf).',
-      { '303': seeOther, '400': html('Bad status.'), '404': html('No such installation.') },
-      [...pkg, { name: 'deviceId', in: 'path', required: true, schema: { type: 'string' } }],
-    ),
-  },
-  '/ui/apps/{package}/current': {
-    post: post(
-      'Make an APK current (form: sha256, _csrf).',
-      { '303': seeOther, '404': html('No such app or APK.') },
-      pkg,
-    ),
-  },
-  '/ui/apps/{package}/download-links': {
-    post: post(
-      'Create a download link and show its QR code (form: sha256, _csrf).',
-      { '201': html('The link and its QR code.'), '404': html('No such app or APK.') },
-      pkg,
-    ),
-  },
-  '/ui/apps/{package}/rollouts': {
-    get: page(
-      "App page, tab Rollouts: the rollout, its health numbers and decisions, the APK's funnel.",
-      true,
-      pkg,
-    ),
-    post: post(
-      'Start a rollout (form: sha256, stages, metadataKey, metadataValues, deviceIds, _csrf).',
-      {
-        '303': seeOther,
-        '400': html('Invalid stages or targeting, or the APK is the current one.'),
-        '404': html('No such app or APK.'),
-        '409': html('A rollout is running or paused.'),
-      },
-      pkg,
-    ),
-  },
-  '/ui/apps/{package}/rollouts/{action}': {
-    post: post(
-      'Pause, resume, advance, complete or halt the rollout (form: _csrf).',
-      {
-        '303': seeOther,
-        '404': html('No such app, rollout or action.'),
-        '409': html('The rollout’s state does not allow the action.'),
-      },
-      [
-        ...pkg,
-        {
-          name: 'action',
-          in: 'path',
-          required: true,
-          schema: { type: 'string', enum: ['pause', 'resume', 'advance', 'complete', 'halt'] },
-        },
-      ],
-    ),
-  },
-  '/ui/audit': { get: page('Audit log: filter by action, resource, actor, time; older pages.') },
-  '/ui/webhooks': { get: page('Webhook endpoints, their latest deliveries, redelivery buttons.') },
-  '/ui/webhook-deliveries/{deliveryId}/redeliver': {
-    post: post(
-      'Send a webhook delivery again (form: _csrf).',
-      { '303': seeOther, '404': html('No such delivery.') },
-      [{ name: 'deliveryId', in: 'path', required: true, schema: { type: 'string' } }],
-    ),
+);
+
+export const uiPostAccountKeysByIdRevokeContract = post(
+  'Revoke a device key or CI token (form: _csrf).',
+  { '303': seeOther, '404': html('No such key of this account.') },
+  [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+);
+
+export const uiPostAccountApiKeyRestrictionContract = post(
+  'Restrict the account API key to the device routes, or lift it (form: deviceOnly, _csrf).',
+  { '303': seeOther, '400': html('deviceOnly is neither true nor false.') },
+);
+
+export const uiGetAppsContract = page('Apps list.');
+
+export const uiPostApksContract = post('Upload an APK of any package (multipart with _csrf).', {
+  '303': seeOther,
+  '202': html('Still processing.'),
+  '422': html('Refused APK.'),
+});
+
+export const uiGetAppsByPackageContract = page('App page, tab APKs.', true, pkg);
+
+export const uiPostAppsByPackageApksContract = post(
+  'Upload an APK of this app (multipart with _csrf).',
+  { '303': seeOther, '202': html('Still processing.'), '422': html('Refused APK.') },
+  pkg,
+);
+
+export const uiGetAppsByPackageInstallationsContract = page(
+  'App page, tab Installations.',
+  true,
+  pkg,
+);
+
+export const uiGetAppsByPackageExceptionsContract = page('App page, tab Exceptions.', true, pkg);
+
+export const uiGetAppsByPackageExceptionsByIdContract = page('One exception report.', true, [
+  ...pkg,
+  { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+]);
+
+export const uiGetAppsByPackageExceptionsByIdScreenshotContract = {
+  ...page("An exception report's screenshot.", true, [
+    ...pkg,
+    { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+  ]),
+  responses: {
+    '200': { description: 'The JPEG.', content: { 'image/jpeg': {} } },
+    '404': html('No such report or no screenshot.'),
   },
 };
+
+export const uiPostApiKeyContract = post('Regenerate the API key (form: confirm=yes, _csrf).', {
+  '303': seeOther,
+  '400': html('Not confirmed.'),
+});
+
+export const uiPostAppsByPackageInstallationsByDeviceIdStatusContract = post(
+  'Enable (within the plan) or disable an installation (form: status, _csrf).',
+  { '303': seeOther, '400': html('Bad status.'), '404': html('No such installation.') },
+  [...pkg, { name: 'deviceId', in: 'path', required: true, schema: { type: 'string' } }],
+);
+
+export const uiPostAppsByPackageCurrentContract = post(
+  'Make an APK current (form: sha256, _csrf).',
+  { '303': seeOther, '404': html('No such app or APK.') },
+  pkg,
+);
+
+export const uiPostAppsByPackageDownloadLinksContract = post(
+  'Create a download link and show its QR code (form: sha256, _csrf).',
+  { '201': html('The link and its QR code.'), '404': html('No such app or APK.') },
+  pkg,
+);
+
+export const uiGetAppsByPackageRolloutsContract = page(
+  "App page, tab Rollouts: the rollout, its health numbers and decisions, the APK's funnel.",
+  true,
+  pkg,
+);
+
+export const uiPostAppsByPackageRolloutsContract = post(
+  'Start a rollout (form: sha256, stages, metadataKey, metadataValues, deviceIds, _csrf).',
+  {
+    '303': seeOther,
+    '400': html('Invalid stages or targeting, or the APK is the current one.'),
+    '404': html('No such app or APK.'),
+    '409': html('A rollout is running or paused.'),
+  },
+  pkg,
+);
+
+export const uiPostAppsByPackageRolloutsByActionContract = post(
+  'Pause, resume, advance, complete or halt the rollout (form: _csrf).',
+  {
+    '303': seeOther,
+    '404': html('No such app, rollout or action.'),
+    '409': html('The rollout’s state does not allow the action.'),
+  },
+  [
+    ...pkg,
+    {
+      name: 'action',
+      in: 'path',
+      required: true,
+      schema: { type: 'string', enum: ['pause', 'resume', 'advance', 'complete', 'halt'] },
+    },
+  ],
+);
+
+export const uiGetAuditContract = page(
+  'Audit log: filter by action, resource, actor, time; older pages.',
+);
+
+export const uiGetWebhooksContract = page(
+  'Webhook endpoints, their latest deliveries, redelivery buttons.',
+);
+
+export const uiPostWebhookDeliveriesByDeliveryIdRedeliverContract = post(
+  'Send a webhook delivery again (form: _csrf).',
+  { '303': seeOther, '404': html('No such delivery.') },
+  [{ name: 'deliveryId', in: 'path', required: true, schema: { type: 'string' } }],
+);

@@ -1,3 +1,4 @@
+import { livenessContract, readinessContract } from '../openapi/accounts';
 import type { Route } from '../route-table';
 import type { ApiDeps } from '../deps';
 
@@ -8,7 +9,7 @@ export function healthRoutes(deps: ApiDeps): Route[] {
       path: '/healthz',
       hosts: ['admin'],
       access: 'public',
-      summary: 'The process is alive.',
+      contract: livenessContract,
       handlers: [
         (_req, res) => {
           res.json({ status: 'ok' });
@@ -20,7 +21,7 @@ export function healthRoutes(deps: ApiDeps): Route[] {
       path: '/readyz',
       hosts: ['admin'],
       access: 'public',
-      summary: 'Redis and MongoDB are reachable and every queue has a live worker.',
+      contract: readinessContract,
       handlers: [
         async (_req, res) => {
           const [redis, mongo, workers] = await Promise.all([

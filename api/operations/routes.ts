@@ -7,6 +7,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { AppError } from '../../shared/errors';
 import type { ApiDeps } from '../deps';
+import { metricsContract } from '../openapi/operations';
 import type { Route } from '../route-table';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -35,7 +36,7 @@ export function operationsRoutes(deps: ApiDeps): Route[] {
       path: '/metrics',
       hosts: ['admin'],
       access: 'metricsToken',
-      summary: 'Prometheus metrics (Bearer METRICS_TOKEN).',
+      contract: metricsContract,
       handlers: [
         metricsTokenAuth(() => deps.metricsToken),
         async (_req, res) => {

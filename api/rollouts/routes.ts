@@ -15,6 +15,12 @@ import { bearerAuth } from '../auth';
 import type { ApiDeps } from '../deps';
 import { appOf } from '../owned-app';
 import { appPreview, rolloutDeps, rolloutView } from './rollout-view';
+import {
+  createRolloutContract,
+  previewContract,
+  rolloutActionContract,
+  showRolloutContract,
+} from '../openapi/rollouts';
 import type { Route } from '../route-table';
 
 export async function showRollout(deps: ApiDeps, req: Request, res: Response): Promise<void> {
@@ -76,7 +82,7 @@ export function rolloutRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/apps/:package/rollout',
       hosts: ['admin'],
       access: 'apiKey',
-      summary: "The app's rollout: state, stages, health numbers and decision history.",
+      contract: showRolloutContract,
       handlers: [auth, (req, res) => showRollout(deps, req, res)],
     },
     {
@@ -84,8 +90,7 @@ export function rolloutRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/apps/:package/rollout/preview',
       hosts: ['admin'],
       access: 'apiKey',
-      summary:
-        "Who a rollout at ?percent= would include: the app id buckets are computed from, and each installation's bucket.",
+      contract: previewContract,
       handlers: [auth, (req, res) => showPreview(deps, req, res)],
     },
     {
@@ -93,8 +98,7 @@ export function rolloutRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/apps/:package/rollout',
       hosts: ['admin'],
       access: 'apiKey',
-      summary:
-        'Start a rollout of an APK (by sha256, md5 or versionCode) with stages and targeting.',
+      contract: createRolloutContract,
       handlers: [auth, (req, res) => createRollout(deps, req, res)],
     },
     {
@@ -102,7 +106,7 @@ export function rolloutRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/apps/:package/rollout/:action',
       hosts: ['admin'],
       access: 'apiKey',
-      summary: 'Pause, resume, advance, complete or halt the rollout.',
+      contract: rolloutActionContract,
       handlers: [auth, (req, res) => rolloutAction(deps, req, res)],
     },
   ];

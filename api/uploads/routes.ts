@@ -13,6 +13,7 @@ import { isUploadId } from '../../shared/upload-id';
 import { appNeed, bearerAuth, currentAccount, currentPrincipal } from '../auth';
 import { auditUpload } from '../audit-context';
 import type { ApiDeps } from '../deps';
+import { legacyUploadContract, uploadApkContract, uploadStatusContract } from '../openapi/uploads';
 import type { Route } from '../route-table';
 import { legacyUpload, type Refusal } from './legacy-upload';
 import { receiveUpload, uploadProgressBounds } from './receive-upload';
@@ -108,8 +109,7 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
       path: '/apps/api_upload',
       hosts: ['admin'],
       access: 'apiKey',
-      summary:
-        'PushLink-compatible upload (multipart: apiKey, apk, current, whatsnew); plain-text reply.',
+      contract: legacyUploadContract,
       handlers: [(req, res) => legacyUpload(deps, req, res)],
     },
     {
@@ -117,8 +117,7 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/apps/:package/apks',
       hosts: ['admin'],
       access: 'apiKey',
-      summary:
-        'Upload an APK of this package (multipart: apk, current, whatsnew); answers 202 at once.',
+      contract: uploadApkContract,
       handlers: [
         bearerAuth(deps, { countMissing: true, need: appNeed('upload') }),
         (req, res) => jsonUpload(deps, req, res),
@@ -129,8 +128,7 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
       path: '/api/v2/uploads/:jobId',
       hosts: ['admin'],
       access: 'apiKey',
-      summary:
-        "An upload's progress: queued, processing, done or failed, with the verdict and APK.",
+      contract: uploadStatusContract,
       // CI tokens poll their uploads too (job ids are random); device keys may not.
       handlers: [
         bearerAuth(deps, { need: { scope: 'upload' } }),

@@ -7,6 +7,7 @@
 import type { RequestHandler } from 'express';
 import type { Scope } from '../../shared/accounts/principal';
 import { formBody } from '../body-parsers';
+import type { RouteContract } from '../route-contract';
 import type { Route } from '../route-table';
 import { ANON_CSRF_COOKIE, cookieOf, requireScope, sameToken } from './sessions';
 
@@ -41,17 +42,17 @@ export type Page = (
   method: Route['method'],
   path: string,
   need: 'public' | Scope,
-  summary: string,
+  contract: RouteContract,
   ...handlers: RequestHandler[]
 ) => Route;
 
 export function pageMaker(session: RequestHandler): Page {
-  return (method, path, need, summary, ...handlers) => ({
+  return (method, path, need, contract, ...handlers) => ({
     method,
     path,
     hosts: ['admin'],
     access: need === 'public' ? 'public' : 'session',
-    summary,
+    contract,
     handlers: [
       secureHeaders,
       ...(need === 'public' ? [] : [session, requireScope(need)]),

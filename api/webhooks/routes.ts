@@ -15,6 +15,15 @@ import {
 import { auditContext, emitDeps } from '../audit-context';
 import { currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
+import {
+  changeWebhookContract,
+  createWebhookContract,
+  listWebhooksContract,
+  redeliverContract,
+  removeWebhookContract,
+  showWebhookContract,
+  webhookDeliveriesContract,
+} from '../openapi/webhooks';
 import type { Route } from '../route-table';
 import { ownerRoute } from '../owner-route';
 
@@ -65,31 +74,16 @@ export async function redeliverWebhook(deps: ApiDeps, req: Request, res: Respons
 export function webhookRoutes(deps: ApiDeps): Route[] {
   const route = ownerRoute(deps);
   return [
-    route('get', '/api/v2/webhooks', "The account's webhook endpoints.", listWebhooks),
-    route(
-      'post',
-      '/api/v2/webhooks',
-      'Add an endpoint; the reply holds its secret, once.',
-      createWebhook,
-    ),
-    route('get', '/api/v2/webhooks/:id', 'One endpoint.', showWebhook),
-    route(
-      'put',
-      '/api/v2/webhooks/:id',
-      "Change an endpoint's URL, events or enabled.",
-      changeWebhook,
-    ),
-    route('delete', '/api/v2/webhooks/:id', 'Delete an endpoint.', removeWebhook),
-    route(
-      'get',
-      '/api/v2/webhooks/:id/deliveries',
-      "An endpoint's latest deliveries.",
-      webhookDeliveries,
-    ),
+    route('get', '/api/v2/webhooks', listWebhooksContract, listWebhooks),
+    route('post', '/api/v2/webhooks', createWebhookContract, createWebhook),
+    route('get', '/api/v2/webhooks/:id', showWebhookContract, showWebhook),
+    route('put', '/api/v2/webhooks/:id', changeWebhookContract, changeWebhook),
+    route('delete', '/api/v2/webhooks/:id', removeWebhookContract, removeWebhook),
+    route('get', '/api/v2/webhooks/:id/deliveries', webhookDeliveriesContract, webhookDeliveries),
     route(
       'post',
       '/api/v2/webhook-deliveries/:deliveryId/redeliver',
-      'Send a delivery again.',
+      redeliverContract,
       redeliverWebhook,
     ),
   ];
