@@ -112,6 +112,8 @@ const PROCESS_TOPS: Record<string, string[]> = {
     'owned-app.ts',
     'owner-route.ts',
     'request-log.ts',
+    'request-validation.ts',
+    'route-contract.ts',
     'route-table.ts',
     'server.ts',
     'text-reply.ts',
