@@ -12,7 +12,7 @@ import {
   createKeyContract,
   listKeysContract,
   revokeKeyContract,
-} from '../openapi/keys';
+} from './key-contracts';
 import { inputOf } from '../request-validation';
 import type { Route } from '../route-table';
 import { ownerRoute } from '../owner-route';

@@ -1,6 +1,6 @@
 import { bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
-import { accountContract, signUpContract } from '../openapi/accounts';
+import { accountContract, signUpContract } from './contracts';
 import type { Route } from '../route-table';
 import { publicSignUp } from './sign-up';
 

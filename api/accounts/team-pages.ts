@@ -10,7 +10,7 @@ import {
   uiPostMembersByIdRoleContract,
   uiPostMembersInvitationsByIdRevokeContract,
   uiPostMembersInvitationsContract,
-} from '../openapi/team';
+} from './team-contracts';
 import type { Request, Response } from 'express';
 import {
   invitationOfToken,

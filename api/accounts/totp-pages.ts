@@ -12,7 +12,7 @@ import {
   uiPostAccountTotpContract,
   uiPostAccountTotpDisableContract,
   uiPostLoginTotpContract,
-} from '../openapi/team';
+} from './team-contracts';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import QRCode from 'qrcode';

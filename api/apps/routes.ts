@@ -7,7 +7,7 @@ import { appNeed, bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
 import { appOf } from '../owned-app';
 import { makeCurrentAs } from '../rollouts/rollout-view';
-import { listAppsContract, makeCurrentContract, showAppContract } from '../openapi/downloads';
+import { listAppsContract, makeCurrentContract, showAppContract } from '../downloads/contracts';
 import type { Route } from '../route-table';
 
 export function appRoutes(deps: ApiDeps): Route[] {

@@ -8,7 +8,7 @@ import { listAudit, parseAuditFilter, presentAudit } from '../../shared/audit/li
 import { AppError } from '../../shared/errors';
 import { bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
-import { listAuditContract, refuseAuditChangeContract } from '../openapi/webhooks';
+import { listAuditContract, refuseAuditChangeContract } from '../webhooks/contracts';
 import type { Route } from '../route-table';
 
 export async function listAuditEntries(deps: ApiDeps, req: Request, res: Response): Promise<void> {

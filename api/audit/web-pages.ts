@@ -7,7 +7,7 @@ import {
   uiGetAuditContract,
   uiGetWebhooksContract,
   uiPostWebhookDeliveriesByDeliveryIdRedeliverContract,
-} from '../openapi/web';
+} from '../web/contracts';
 import type { RequestHandler } from 'express';
 import { listAudit, parseAuditFilter } from '../../shared/audit/list';
 import { AppError } from '../../shared/errors';

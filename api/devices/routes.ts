@@ -31,7 +31,7 @@ import {
   pushKeyContract,
   registerContract,
   streamContract,
-} from '../openapi/devices';
+} from './contracts';
 import { inputOf } from '../request-validation';
 import { listInstallations } from './installations-list';
 import { appOf } from '../owned-app';

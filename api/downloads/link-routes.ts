@@ -31,7 +31,7 @@ import {
   qrSvgContract,
   revokeLinkContract,
   useLinkContract,
-} from '../openapi/download-links';
+} from './link-contracts';
 import { inputOf } from '../request-validation';
 import type { Route } from '../route-table';
 import { sendText } from '../text-reply';

@@ -23,7 +23,7 @@ import { recordMarks } from '../../shared/funnel/marks';
 import { apiKeyAccount, isAuthRateLimited, isKeyRefused } from '../auth';
 import type { ApiDeps } from '../deps';
 import { sendApk } from './send-apk';
-import { legacyDownloadContract, legacyListContract } from '../openapi/downloads';
+import { legacyDownloadContract, legacyListContract } from './contracts';
 import { DEVICE_HOSTS, type Route } from '../route-table';
 import { sendText } from '../text-reply';
 

@@ -27,7 +27,7 @@ import {
   reportExceptionContract,
   screenshotContract,
   showReportContract,
-} from '../openapi/exceptions';
+} from './contracts';
 import type { RouteContract } from '../route-contract';
 import { DEVICE_HOSTS, type Route } from '../route-table';
 import { sendText } from '../text-reply';

@@ -13,7 +13,7 @@ import { apkFunnel } from '../../shared/funnel/report';
 import { bearerAuth } from '../auth';
 import type { ApiDeps } from '../deps';
 import { appOf } from '../owned-app';
-import { adoptionContract, funnelContract } from '../openapi/insights';
+import { adoptionContract, funnelContract } from './contracts';
 import { inputOf } from '../request-validation';
 import type { Route } from '../route-table';
 

@@ -3,18 +3,18 @@
  * route table: one operation per route, from its contract (operation.ts), on the hosts it is
  * mounted on; the components (shared schemas, security schemes) come from the per-area files.
  */
-import { accountSchemas } from './accounts';
+import { accountSchemas } from '../accounts/contracts';
 import { errorBody, errorResponse, text } from './common';
-import { deviceSchemas } from './devices';
-import { downloadLinkSchemas } from './download-links';
-import { exceptionSchemas } from './exceptions';
-import { insightSchemas } from './insights';
-import { keySchemas } from './keys';
-import { downloadSchemas } from './downloads';
-import { rolloutSchemas } from './rollouts';
-import { uploadSchemas } from './uploads';
-import { webSecuritySchemes } from './web';
-import { webhookSchemas } from './webhooks';
+import { deviceSchemas } from '../devices/contracts';
+import { downloadLinkSchemas } from '../downloads/link-contracts';
+import { exceptionSchemas } from '../exceptions/contracts';
+import { insightSchemas } from '../insights/contracts';
+import { keySchemas } from '../accounts/key-contracts';
+import { downloadSchemas } from '../downloads/contracts';
+import { rolloutSchemas } from '../rollouts/contracts';
+import { uploadSchemas } from '../uploads/contracts';
+import { webSecuritySchemes } from '../web/contracts';
+import { webhookSchemas } from '../webhooks/contracts';
 import { toOpenApiPath, type Host, type Route } from '../route-table';
 import { operationOf } from './operation';
 

@@ -1,4 +1,4 @@
-import { livenessContract, readinessContract } from '../openapi/accounts';
+import { livenessContract, readinessContract } from '../accounts/contracts';
 import type { Route } from '../route-table';
 import type { ApiDeps } from '../deps';
 

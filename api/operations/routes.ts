@@ -7,7 +7,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { AppError } from '../../shared/errors';
 import type { ApiDeps } from '../deps';
-import { metricsContract } from '../openapi/operations';
+import { metricsContract } from './contracts';
 import type { Route } from '../route-table';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();

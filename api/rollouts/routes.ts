@@ -20,7 +20,7 @@ import {
   previewContract,
   rolloutActionContract,
   showRolloutContract,
-} from '../openapi/rollouts';
+} from './contracts';
 import type { Route } from '../route-table';
 
 export async function showRollout(deps: ApiDeps, req: Request, res: Response): Promise<void> {

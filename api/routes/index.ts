@@ -1,6 +1,6 @@
 import type { ApiDeps } from '../deps';
 import { openApiDocument } from '../openapi/index';
-import { openApiContract } from '../openapi/accounts';
+import { openApiContract } from '../accounts/contracts';
 import type { Route } from '../route-table';
 import { accountRoutes } from '../accounts/routes';
 import { auditRoutes } from '../audit/routes';

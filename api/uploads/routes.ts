@@ -13,7 +13,7 @@ import { isUploadId } from '../../shared/upload-id';
 import { appNeed, bearerAuth, currentAccount, currentPrincipal } from '../auth';
 import { auditUpload } from '../audit-context';
 import type { ApiDeps } from '../deps';
-import { legacyUploadContract, uploadApkContract, uploadStatusContract } from '../openapi/uploads';
+import { legacyUploadContract, uploadApkContract, uploadStatusContract } from './contracts';
 import type { Route } from '../route-table';
 import { legacyUpload, type Refusal } from './legacy-upload';
 import { receiveUpload, uploadProgressBounds } from './receive-upload';

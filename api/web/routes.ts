@@ -34,7 +34,7 @@ import {
   uiPostLoginContract,
   uiPostLogoutContract,
   uiPostSignupContract,
-} from '../openapi/web';
+} from './contracts';
 import type { RequestHandler } from 'express';
 import type { ApiDeps } from '../deps';
 import { createKeyForm, restrictionForm, revokeKeyForm } from '../accounts/key-forms';

@@ -23,7 +23,7 @@ import {
   removeWebhookContract,
   showWebhookContract,
   webhookDeliveriesContract,
-} from '../openapi/webhooks';
+} from './contracts';
 import type { Route } from '../route-table';
 import { ownerRoute } from '../owner-route';
 

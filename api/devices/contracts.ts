@@ -1,7 +1,7 @@
 /** Contracts of the device routes and of the owner's view and control of installations. */
 import { Type } from '@sinclair/typebox';
 import { contract } from '../route-contract';
-import { enumOf, errorResponse, json, text } from './common';
+import { enumOf, errorResponse, json, text } from '../openapi/common';
 
 const bearer = [{ apiKey: [] }];
 const deviceAuth =

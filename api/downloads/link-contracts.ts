@@ -1,9 +1,9 @@
 /** Contracts of download links: the owner's JSON routes and the public `/d/{token}` ones. */
 import { Type } from '@sinclair/typebox';
 import { contract } from '../route-contract';
-import { documentedSchema } from './operation';
-import { errorResponse, json, jsonBody, text } from './common';
-import { apkResponses, selector } from './downloads';
+import { documentedSchema } from '../openapi/operation';
+import { errorResponse, json, jsonBody, text } from '../openapi/common';
+import { apkResponses, selector } from './contracts';
 
 const bearer = [{ apiKey: [] }];
 

@@ -1,7 +1,7 @@
 /** Contracts of an APK's install funnel and an app's version adoption (api/routes/insights.ts). */
 import { Type } from '@sinclair/typebox';
 import { contract } from '../route-contract';
-import { errorResponse, integerFrom, json } from './common';
+import { errorResponse, integerFrom, json } from '../openapi/common';
 
 const bearer = [{ apiKey: [] }];
 const at = { type: ['string', 'null'], format: 'date-time' };

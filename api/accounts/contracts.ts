@@ -1,6 +1,6 @@
 /** Contracts of health, this document, sign-up and the caller's account. */
 import { contract } from '../route-contract';
-import { errorResponse, jsonBody } from './common';
+import { errorResponse, jsonBody } from '../openapi/common';
 
 export const accountSchemas = {
   Plan: {

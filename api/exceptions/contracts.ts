@@ -1,6 +1,6 @@
 /** Contracts of exception reports: PushLink's form, the JSON report and the owner's reads. */
 import { contract } from '../route-contract';
-import { errorResponse, text } from './common';
+import { errorResponse, text } from '../openapi/common';
 
 const budget = {
   type: ['object', 'null'],

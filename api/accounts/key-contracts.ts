@@ -1,7 +1,7 @@
 /** Contracts of device keys, CI tokens and the account key's restriction (docs/keys.md). */
 import { Type } from '@sinclair/typebox';
 import { contract } from '../route-contract';
-import { errorResponse, json, jsonBody } from './common';
+import { errorResponse, json, jsonBody } from '../openapi/common';
 
 export const keySchemas = {
   AccessKey: {

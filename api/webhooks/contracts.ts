@@ -1,7 +1,7 @@
 /** Contracts of webhooks (docs/webhooks.md) and of the audit log (docs/audit.md). */
 import { AUDIT_ACTIONS } from '../../shared/audit/types';
 import { WEBHOOK_EVENTS } from '../../shared/webhooks/types';
-import { errorResponse, json } from './common';
+import { errorResponse, json } from '../openapi/common';
 import { contract } from '../route-contract';
 
 const bearer = [{ apiKey: [] }];

@@ -1,6 +1,6 @@
 /** Contracts of uploads: PushLink's form, the JSON API's upload and an upload's status. */
 import { contract } from '../route-contract';
-import { errorResponse, text } from './common';
+import { errorResponse, text } from '../openapi/common';
 
 const multipartUpload = (withKey: boolean) => ({
   required: true,

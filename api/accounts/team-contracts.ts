@@ -3,7 +3,7 @@
  * second factor. Session pages answer 403 to a role that may not use them. No JSON API: the JSON
  * API stays key-based.
  */
-import { html, page, post, seeOther } from './web';
+import { html, page, post, seeOther } from '../web/contracts';
 
 const id = [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }];
 const token = [{ name: 'token', in: 'path', required: true, schema: { type: 'string' } }];

@@ -1,7 +1,7 @@
 /** Contracts of rollouts (docs/rollouts.md). */
-import { errorResponse, jsonBody, json } from './common';
+import { errorResponse, jsonBody, json } from '../openapi/common';
 import { contract } from '../route-contract';
-import { selector } from './downloads';
+import { selector } from '../downloads/contracts';
 
 const bearer = [{ apiKey: [] }];
 

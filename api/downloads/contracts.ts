@@ -1,6 +1,6 @@
 /** Contracts of apps, their current APK and the PushLink download and metadata routes. */
 import { contract } from '../route-contract';
-import { errorResponse, json, text } from './common';
+import { errorResponse, json, text } from '../openapi/common';
 
 const bearer = [{ apiKey: [] }];
 const query = (name: string, required: boolean, description: string) => ({

@@ -1,6 +1,6 @@
 /** The contract of the Prometheus metrics. */
 import { contract } from '../route-contract';
-import { errorResponse } from './common';
+import { errorResponse } from '../openapi/common';
 
 /** Operations: Prometheus metrics. (The queue board `/ops/queues` is a UI, not part of the API.) */
 export const metricsContract = contract({
