@@ -308,6 +308,7 @@ test('issue 31.4: recovery codes are shown once, stored hashed, and each signs i
   const entries = await stack.mongo.db
     .collection('audit_log')
     .find({ accountId: account.id, action: 'member.totp-recovery-used' })
+    .sort({ at: 1, _id: 1 })
     .toArray();
   expect(entries.map((e) => e.address as unknown)).toEqual(['203.0.113.42', '203.0.113.44']);
 });
