@@ -3,10 +3,12 @@
  * web host (`/d/{token}`), with a QR code of the URL for the first install on a device.
  */
 import type { Request, Response } from 'express';
+import type { ObjectId } from 'mongodb';
 import QRCode from 'qrcode';
 import {
   countDownload,
   finishDownload,
+  hasUnfinishedTransfer,
   insertDownloadLink,
   linksOf,
   linkState,
@@ -124,15 +126,16 @@ export async function useLink(deps: ApiDeps, req: Request, res: Response): Promi
   const apk = await apkById(deps.db, link.accountId, link.apkId);
   const range = apk ? requestedRange(req, apk) : null;
   const continuing = (range?.kind === 'partial' && range.start > 0) || range?.kind === 'empty';
-  if (!allowed(res, linkState(link, deps.now(), continuing))) return;
+  const resumed = continuing && (await hasUnfinishedTransfer(deps.db, link));
+  if (!allowed(res, linkState(link, deps.now(), resumed))) return;
   if (!apk) return sendText(res, 410, 'This download link points to an APK that no longer exists.');
-  const resumed = continuing && (link.unfinished ?? 0) > 0;
+  let transfer: ObjectId | null = null;
   if (req.method !== 'HEAD' && !resumed) {
-    if (!(await countDownload(deps.db, link, deps.now())))
-      return sendText(res, 410, 'This download link is used up.');
+    transfer = await countDownload(deps.db, link, deps.now());
+    if (!transfer) return sendText(res, 410, 'This download link is used up.');
   }
   const sent = await sendApk(req, res, apk, deps);
-  if (sent.reachedEnd) await finishDownload(deps.db, link);
+  if (sent.reachedEnd && (transfer || resumed)) await finishDownload(deps.db, link, transfer);
 }
 
 /** The QR code of a live link's URL (404 unknown; 410 expired, revoked or used up). */

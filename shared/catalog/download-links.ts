@@ -36,30 +36,52 @@ export function verifyLinkToken(keys: KeyRing, token: string): ObjectId | null {
 export type LinkState = 'ok' | 'expired' | 'revoked' | 'exhausted';
 
 /**
- * `continuing`: the request continues a download (a Range after byte 0). A used-up link allows it
- * only while one of its counted downloads is unfinished; an expired or revoked one never.
+ * `resumable`: the request continues a download (a Range after byte 0) while one of the link's
+ * counted downloads is unfinished (hasUnfinishedTransfer). A used-up link allows only that; an
+ * expired or revoked one never.
  */
-export function linkState(link: DownloadLinkDoc, now: Date, continuing = false): LinkState {
+export function linkState(link: DownloadLinkDoc, now: Date, resumable = false): LinkState {
   if (link.revokedAt) return 'revoked';
   if (link.expiresAt.getTime() <= now.getTime()) return 'expired';
-  if (continuing && (link.unfinished ?? 0) > 0) return 'ok';
+  if (resumable) return 'ok';
   if (link.maxDownloads !== null && link.downloads >= link.maxDownloads) return 'exhausted';
   return 'ok';
 }
 
-/** A counted download's last byte was sent: it can no longer be continued. */
-export async function finishDownload(db: Db, link: DownloadLinkDoc): Promise<void> {
-  await catalogCollections(db).downloadLinks.updateOne(
-    { _id: link._id, unfinished: { $gt: 0 } },
-    { $inc: { unfinished: -1 } },
+/** Whether one of the link's counted downloads has not yet sent its last byte. */
+export async function hasUnfinishedTransfer(db: Db, link: DownloadLinkDoc): Promise<boolean> {
+  const found = await catalogCollections(db).downloadTransfers.findOne(
+    { linkId: link._id },
+    { projection: { _id: 1 } },
+  );
+  return found !== null;
+}
+
+/**
+ * A counted download's last byte was sent: it can no longer be continued. `transferId` is the one
+ * this reply counted, or null when the reply continued an unfinished one (one of the link's is
+ * over then: they are alike).
+ */
+export async function finishDownload(
+  db: Db,
+  link: DownloadLinkDoc,
+  transferId: ObjectId | null,
+): Promise<void> {
+  await catalogCollections(db).downloadTransfers.deleteOne(
+    transferId ? { _id: transferId } : { linkId: link._id },
   );
 }
 
 /**
- * Counts one download atomically (unfinished until its last byte is sent); false when the link was
- * used up (or revoked) meanwhile.
+ * Counts one download atomically and records it as a transfer under way (until its last byte is
+ * sent: finishDownload); null when the link was used up (or revoked) meanwhile. The only update
+ * of the link document besides its revocation, and conditional: a revoked link counts nothing.
  */
-export async function countDownload(db: Db, link: DownloadLinkDoc, now: Date): Promise<boolean> {
+export async function countDownload(
+  db: Db,
+  link: DownloadLinkDoc,
+  now: Date,
+): Promise<ObjectId | null> {
   const filter =
     link.maxDownloads === null
       ? { _id: link._id, revokedAt: null, expiresAt: { $gt: now } }
@@ -69,10 +91,12 @@ export async function countDownload(db: Db, link: DownloadLinkDoc, now: Date): P
           expiresAt: { $gt: now },
           downloads: { $lt: link.maxDownloads },
         };
-  const result = await catalogCollections(db).downloadLinks.updateOne(filter, {
-    $inc: { downloads: 1, unfinished: 1 },
-  });
-  return result.modifiedCount === 1;
+  const { downloadLinks, downloadTransfers } = catalogCollections(db);
+  const result = await downloadLinks.updateOne(filter, { $inc: { downloads: 1 } });
+  if (result.modifiedCount !== 1) return null;
+  const transferId = new ObjectId();
+  await downloadTransfers.insertOne({ _id: transferId, linkId: link._id, startedAt: now });
+  return transferId;
 }
 
 /** Records a new download link to `apk` (made by the JSON API and the web administration). */
@@ -94,7 +118,6 @@ export async function insertDownloadLink(
     expiresAt: new Date(now.getTime() + ttlSeconds * 1000),
     maxDownloads,
     downloads: 0,
-    unfinished: 0,
     revokedAt: null,
   };
   await catalogCollections(deps.db).downloadLinks.insertOne(link);
@@ -120,8 +143,8 @@ export async function revokeDownloadLink(
   const _id = new ObjectId(id);
   let revokedHere = false;
   // On a store that rewrites a whole document per update (the embedded one does), a download
-  // finishing at the same moment (its `unfinished` decrement) can overwrite the revocation: it
-  // is read back, and set again until it holds. Revoked here, or already: a revoked link keeps
+  // counted at the same moment can overwrite the revocation: it is read back, and set again
+  // until it holds (a transfer's end is written elsewhere: DownloadTransferDoc). Revoked here, or already: a revoked link keeps
   // its first revocation (and its one audit entry).
   for (let attempt = 1; ; attempt++) {
     const result = await catalogCollections(db).downloadLinks.updateOne(

@@ -137,12 +137,14 @@ async function oneTimeLink(apiKey: string) {
   // for that record (a known window, docs/downloads.md), not for the wall clock.
   const ended = () =>
     eventually('the download recorded as finished', async () => {
-      const doc = await stack.mongo.db
-        .collection('download_links')
-        .findOne({ _id: new ObjectId(link.id) });
-      return doc?.unfinished === 0;
+      const open = await stack.mongo.db
+        .collection('download_transfers')
+        .countDocuments({ linkId: new ObjectId(link.id) });
+      return open === 0;
     });
-  return { link, get, downloads, ended };
+  const stored = () =>
+    stack.mongo.db.collection('download_links').findOne({ _id: new ObjectId(link.id) });
+  return { link, get, downloads, ended, stored };
 }
 
 /** Every request shape a client may send (issue 24 #2: none may get a byte of a dead link). */
@@ -209,6 +211,20 @@ test('a counted download resumes (with or without If-Range) until its last byte 
   // Delivered to the end: that download is over, and the link is used up.
   expect((await get({ range: 'bytes=200000-' })).status).toBe(410);
   expect((await get({ range: 'bytes=1-', 'if-range': etag })).status).toBe(410);
+});
+
+test('a download’s end writes nothing to the link, so it cannot undo a revocation made meanwhile', async () => {
+  // The embedded store rewrites a whole document per update: an end recorded on the link while
+  // its owner revokes it could put the old revokedAt back (a revoked link served once more).
+  const { apiKey } = await newAccount(stack);
+  await uploadFixture(stack, apiKey, 'large.apk');
+  const { get, ended, stored } = await oneTimeLink(apiKey);
+  expect((await get({ range: 'bytes=0-99' })).status).toBe(206);
+  const counted = await stored();
+  expect(counted).toMatchObject({ downloads: 1, revokedAt: null });
+  expect((await get({ range: 'bytes=100-' })).status).toBe(206);
+  await ended();
+  expect(await stored()).toEqual(counted);
 });
 
 test('HEAD shows a live link without using it up', async () => {
