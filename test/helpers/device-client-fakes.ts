@@ -27,7 +27,7 @@ export async function settle(turns = 20): Promise<void> {
   for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
 }
 
-/** Timers fire only in `advance`; `now` starts at `start` (the unit tests' fixed instant). */
+/** Timers fire only in `advance`; `now` starts at the instant given (default: the unit tests'). */
 export class FakeClock implements Clock {
   private seq = 0;
   constructor(private t = Date.parse('2026-01-01T00:00:00Z')) {}
