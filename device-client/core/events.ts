@@ -23,6 +23,12 @@ export type ClientEvent =
       readonly reason: string | null;
     }
   | { readonly event: 'refused'; readonly what: string; readonly reason: string }
+  /**
+   * The push stream ended (the server or the network closed it; not the client's own close),
+   * after every event it carried was handled: a marker for "nothing more came on it". The client
+   * reconnects after its backoff.
+   */
+  | { readonly event: 'stream-ended' }
   | { readonly event: 'error'; readonly message: string };
 
 export type EventListener = (event: ClientEvent) => void;

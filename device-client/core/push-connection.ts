@@ -209,6 +209,8 @@ export class PushConnection {
       watchdog?.();
       this.response = undefined;
       res.close();
+      // Every event read was handled above: observers may take the end as a marker.
+      if (!this.stopped) this.o.emit({ event: 'stream-ended' });
     }
     this.log('info', 'event stream ended; reconnecting');
   }

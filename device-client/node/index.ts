@@ -3,7 +3,7 @@
  * makes thousands), and `Client`, the process's one client (spec: a second start is ignored).
  */
 import { DeviceClient, type ClientOptions, type StartParams } from '../core/client';
-import type { Broadcaster, ErrorCapture, Logger, Transport, Ui } from '../core/ports';
+import type { Broadcaster, Clock, ErrorCapture, Logger, Transport, Ui } from '../core/ports';
 import {
   EventBroadcaster,
   logUi,
@@ -33,6 +33,8 @@ export interface NodeStartParams extends StartParams {
   readonly ui?: Ui;
   readonly broadcaster?: Broadcaster;
   readonly errorCapture?: ErrorCapture;
+  /** The timers' clock (default: the real one); a test's manual clock decides when they fire. */
+  readonly clock?: Clock;
 }
 
 export function createNodeClient(options: ClientOptions = {}): DeviceClient<NodeStartParams> {
@@ -50,7 +52,7 @@ export function createNodeClient(options: ClientOptions = {}): DeviceClient<Node
       ...(own ? { dispose: () => own.destroy() } : {}),
       storage: fileStorage(p.storageDir),
       crypto: nodeCrypto,
-      clock: nodeClock,
+      clock: p.clock ?? nodeClock,
       ui: p.ui ?? logUi(logger),
       installer: nodeInstaller({
         ...(p.installCommand ? { command: p.installCommand } : {}),

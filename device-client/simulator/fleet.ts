@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { DeviceClient } from '../core/client';
 import type { ClientEvent } from '../core/events';
-import type { Logger } from '../core/ports';
+import type { Clock, Logger } from '../core/ports';
 import type { StrategyName } from '../core/strategies';
 import { noErrorCapture, printLogger } from '../node/adapters';
 import { createNodeClient, type NodeStartParams } from '../node/index';
@@ -40,6 +40,8 @@ export interface FleetOptions extends SimulatedFleetBase {
   readonly applyIntervalMs?: number;
   readonly storageDir: string;
   readonly logger?: Logger;
+  /** Every device's clock (default: the real one): see NodeStartParams.clock. */
+  readonly clock?: Clock;
   readonly onEvent: (line: FleetEvent) => void;
 }
 
@@ -99,6 +101,7 @@ export function startFleet(o: FleetOptions): Fleet {
         logger: { log: (level, m) => logger.log(level, `${deviceId}: ${m}`) },
         errorCapture: noErrorCapture,
         onInstall: () => undefined,
+        ...(o.clock ? { clock: o.clock } : {}),
       });
       for (let e = 0; e < (o.exceptions ?? 0); e++) {
         client.sendAsyncException(new Error(`simulated exception ${e + 1} on ${deviceId}`), {

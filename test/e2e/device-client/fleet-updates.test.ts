@@ -9,19 +9,26 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createNodeClient } from '../../../device-client/node/index';
 import { noErrorCapture } from '../../../device-client/node/adapters';
 import { nodeTransport } from '../../../device-client/node/transport';
 import type { ClientEvent } from '../../../device-client/core/events';
-import type { OpenResponse, Transport } from '../../../device-client/core/ports';
+import type { Clock, OpenResponse, Transport } from '../../../device-client/core/ports';
 import { startFleet, type FleetEvent } from '../../../device-client/simulator/fleet';
 import { newAccount } from '../../helpers/accounts';
+import { FakeClock } from '../../helpers/device-client-fakes';
 import { eventuallyValue } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { fixture, uploadFixture } from '../../helpers/uploads';
-import { eventsOf, md5Of, openStreams as openStreamsOf, SAMPLE, until } from './helpers';
+import {
+  eventsOf,
+  md5Of,
+  openStreams as openStreamsOf,
+  SAMPLE,
+  streamEndedByOwner,
+  until,
+} from './helpers';
 
 jest.setTimeout(120_000);
 const METRICS_TOKEN = 'fleet-updates-metrics-token';
@@ -52,6 +59,8 @@ test('3 devices on the old APK: new APK downloaded, verified, APPLY repeated; ol
   const { apiKey } = await newAccount(stack);
   await uploadFixture(stack, apiKey, 'version-1.apk');
   const events: FleetEvent[] = [];
+  // The devices' timers (APPLY every 400 ms) fire when the test advances this clock, not before.
+  const clock = new FakeClock(Date.now());
   const fleet = startFleet({
     pushUrl: stack.urls.push,
     baseUrl: stack.urls.admin,
@@ -64,6 +73,7 @@ test('3 devices on the old APK: new APK downloaded, verified, APPLY repeated; ol
     applyIntervalMs: 400,
     storageDir: path.join(tmp, 'fleet'),
     ca: stack.ca,
+    clock,
     onEvent: (e) => events.push(e),
   });
   const devices = fleet.clients.map((c) => c.deviceId);
@@ -83,11 +93,17 @@ test('3 devices on the old APK: new APK downloaded, verified, APPLY repeated; ol
     const v2 = await md5Of('version-2.apk');
     for (const d of devices) {
       await until(
-        `3 APPLY on ${d}`,
-        () => eventsOf(events, d, 'apply').length >= 3,
+        `the first APPLY on ${d}`,
+        () => eventsOf(events, d, 'apply').length === 1,
         20_000,
         () => events,
       );
+    }
+    // Two APPLY periods of the devices' clock: each broadcasts twice more, then waits again.
+    await clock.advance(400);
+    await clock.advance(400);
+    for (const d of devices) {
+      expect(eventsOf(events, d, 'apply')).toHaveLength(3);
       expect(eventsOf(events, d, 'version')).toEqual([
         expect.objectContaining({ md5: v2, versionCode: 2 }),
       ]);
@@ -104,10 +120,14 @@ test('3 devices on the old APK: new APK downloaded, verified, APPLY repeated; ol
     for (const d of devices)
       await until(`GIVEUP on ${d}`, () => eventsOf(events, d, 'giveup').length > 0);
     const applies = events.filter((e) => e.event === 'apply').length;
-    // A window, not a wait (no later event could prove the absence): 3+ APPLY periods for a
-    // stray APPLY or a repeated GIVEUP to show. A sleep only ends late, so load lengthens it.
-    await sleep(1_500);
-    for (const d of devices) expect(eventsOf(events, d, 'giveup')).toHaveLength(1);
+    // Three APPLY periods: a broadcast timer the give-up left armed fires in them. Then each
+    // stream's end, after all the server sent before it: a repeated GIVEUP would be in it.
+    await clock.advance(3 * 400);
+    for (const d of devices) {
+      const mine = () => events.filter((e) => e.device === d);
+      const seen = await streamEndedByOwner(stack, apiKey, d, mine);
+      expect(seen.filter((e) => e.event === 'giveup')).toHaveLength(1);
+    }
     expect(events.filter((e) => e.event === 'apply')).toHaveLength(applies);
     expect(fleet.clients.some((c) => c.client.hasPendingUpdate())).toBe(false);
     expect(events.filter((e) => e.event === 'error' || e.event === 'refused')).toEqual([]);
@@ -157,6 +177,7 @@ async function oneDevice(
   apiKey: string,
   name: string,
   transport: Transport & { streaming(): boolean },
+  clock?: Clock,
 ) {
   const events: ClientEvent[] = [];
   const installs: string[] = [];
@@ -179,6 +200,7 @@ async function oneDevice(
     errorCapture: noErrorCapture,
     logger: { log: () => undefined },
     onInstall: (file) => void installs.push(file),
+    ...(clock ? { clock } : {}),
   });
   await until(`${name} registered`, () => events.some((e) => e.event === 'registered'));
   await until(`${name}'s push stream to open`, () => transport.streaming());
@@ -260,18 +282,35 @@ describe('hostile network', () => {
       },
       seen,
     );
-    const { client, events, installs } = await oneDevice(apiKey, 'tamper-1', transport);
+    // The download retries (200 ms apart) wait for this clock, moved by the test.
+    const clock = new FakeClock(Date.now());
+    const { client, events, installs } = await oneDevice(apiKey, 'tamper-1', transport, clock);
+    const downloads = () => events.filter((e) => e.event === 'downloaded').length;
     try {
       await setCurrent(apiKey, 2);
       await until(
-        'two refused downloads',
-        () => events.filter((e) => e.event === 'downloaded').length === 2,
+        'a refused download',
+        () => downloads() === 1,
         20_000,
         () => events,
       );
-      // A window, not a wait (no event proves an absence): 4 download retry periods for a third
-      // download or an APPLY to show; a sleep only ends late, so load lengthens it.
-      await sleep(800);
+      await clock.advance(200); // the retry
+      await until(
+        'two refused downloads',
+        () => downloads() === 2,
+        20_000,
+        () => events,
+      );
+      // The second refusal is the last (maxTamperedDownloads 2): the update is abandoned and
+      // no retry is left armed, so four retry periods start no third download.
+      expect(events.filter((e) => e.event === 'error')).toEqual([
+        { event: 'error', message: expect.stringMatching(/abandoned/) as unknown },
+      ]);
+      expect(clock.pending().filter((ms) => ms <= 4 * 200)).toEqual([]);
+      await clock.advance(4 * 200);
+      const handled = await streamEndedByOwner(stack, apiKey, 'tamper-1', () => events);
+      expect(handled.filter((e) => e.event === 'downloaded')).toHaveLength(2);
+      expect(seen.map((s) => s.status)).toEqual([200, 200]); // two downloads asked, no third
       expect(events.filter((e) => e.event === 'downloaded')).toEqual([
         expect.objectContaining({ verified: false }),
         expect.objectContaining({ verified: false }),
@@ -306,9 +345,8 @@ describe('hostile network', () => {
         20_000,
         () => events,
       );
-      // A window, not a wait (no event proves an absence) for a repeated refusal or a download
-      // to show; a sleep only ends late, so load lengthens it.
-      await sleep(800);
+      // The stream's end, after all the server sent before it: a second refusal would be in it.
+      await streamEndedByOwner(stack, apiKey, 'badsig-1', () => events);
       expect(events.filter((e) => e.event === 'refused')).toEqual([
         { event: 'refused', what: 'version', reason: 'bad signature' },
       ]);

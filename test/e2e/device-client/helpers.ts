@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { FleetEvent } from '../../../device-client/simulator/fleet';
 import { eventually } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
+import { setStatusByOwner } from '../../helpers/sse-stream-end';
 import type { TestStack } from '../../helpers/stack';
 import { fixture } from '../../helpers/uploads';
 
@@ -41,4 +42,27 @@ export async function openStreams(stack: TestStack, metricsToken: string): Promi
   // One series per channel (sse, pushlink): their sum.
   const lines = reply.text.split('\n').filter((l) => l.startsWith('apkrelay_push_streams_open{'));
   return lines.reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+}
+
+/**
+ * The end of a window in which nothing more may reach a device client over its push stream: the
+ * owner sets the installation's status (`enabled`, unchanged), the server ends the stream after
+ * what it sent before, and the client reports `stream-ended` once it has handled all of it.
+ * Resolves with the device's events up to that end.
+ */
+export async function streamEndedByOwner<E extends { readonly event: string }>(
+  stack: TestStack,
+  apiKey: string,
+  deviceId: string,
+  events: () => readonly E[],
+): Promise<E[]> {
+  const before = events().filter((e) => e.event === 'stream-ended').length;
+  await setStatusByOwner(stack, { apiKey, package: SAMPLE, deviceId }, 'enabled');
+  let end = -1;
+  await until(`${deviceId}'s stream-ended`, () => {
+    let seen = 0;
+    end = events().findIndex((e) => e.event === 'stream-ended' && ++seen > before);
+    return end >= 0;
+  });
+  return events().slice(0, end);
 }

@@ -130,6 +130,23 @@ describe('push stream', () => {
     expect(h.streams).toHaveLength(2);
   });
 
+  test('the end of a stream is reported (stream-ended) after every event it carried, not on close', async () => {
+    const h = new Harness();
+    h.client.setCurrentStrategy('CUSTOM');
+    await h.online();
+    h.stream.write(sse('version', versionEvent(h.apk, 'apk-2')));
+    h.stream.close(); // the server ends the stream
+    await settle();
+    const names = () =>
+      h.events.map((e) => e.event).filter((e) => e !== 'downloaded' && e !== 'apply');
+    expect(names()).toEqual(['registered', 'version', 'stream-ended']);
+    await h.clock.advance(1_000); // the reconnect: a second stream, then the client's own close
+    expect(h.streams).toHaveLength(2);
+    await h.client.close(0);
+    expect(h.streams[1]!.closed).toBe(true);
+    expect(names()).toEqual(['registered', 'version', 'stream-ended']);
+  });
+
   test('backoff jitter draws the delay from [d/2, d]', () => {
     const p = { initialMs: 1_000, maxMs: 60_000, jitter: 0.5 };
     expect(backoffDelay(p, 3, 0)).toBe(8_000);
