@@ -32,6 +32,15 @@ export async function versionCodesOf(db: Db, app: AppDoc): Promise<Map<string, n
   return new Map(docs.map((d) => [d.md5, d.versionCode]));
 }
 
+/** The versionCode of the app's APK with this MD5, or null when the app has none. */
+export async function versionCodeOf(db: Db, app: AppDoc, md5: string): Promise<number | null> {
+  const apk = await catalogCollections(db).apks.findOne(
+    { appId: app._id, accountId: app.accountId, md5 },
+    { projection: { versionCode: 1 } },
+  );
+  return apk?.versionCode ?? null;
+}
+
 export function appsOf(db: Db, accountId: string): Promise<AppDoc[]> {
   return catalogCollections(db).apps.find({ accountId }).sort({ package: 1 }).toArray();
 }

@@ -9,6 +9,7 @@ import { PushlinkReplay } from '../../../device-client/node/pushlink-replay';
 import { newAccount } from '../../helpers/accounts';
 import { eventually } from '../../helpers/eventually';
 import { registerDevices } from '../../helpers/devices';
+import { request } from '../../helpers/http';
 import { ownerApi } from '../../helpers/owner-api';
 import { barrier } from '../../helpers/pushlink-barrier';
 import { connectSse, type SseClient } from '../../helpers/sse';
@@ -124,6 +125,23 @@ test('a device on version 2 while version 1 is made current: no offer, listed ah
   );
   expect(funnel.counts).toEqual({ offered: 1, downloaded: 0, installed: 0, failed: 0 });
   expect(funnel.installations.map((r) => r.deviceId)).toEqual(['unknown']);
+
+  // Fetching version 1 anyway (a client that kept an offer an older server made): it is served,
+  // and still not counted by version 1's funnel; the unknown device's download is.
+  for (const deviceId of ['ahead', 'unknown']) {
+    const query = `package=${SAMPLE}&api_key=${apiKey}&deviceId=${deviceId}`;
+    const got = await request(`${stack.urls.web}/download?${query}`, { ca: stack.ca });
+    expect([got.status, got.headers['content-type']]).toEqual([
+      200,
+      'application/vnd.android.package-archive',
+    ]);
+  }
+  const after = await get<{ counts: Record<string, number>; installations: Row[] }>(
+    apiKey,
+    '/funnel?versionCode=1',
+  );
+  expect(after.counts).toEqual({ offered: 1, downloaded: 1, installed: 0, failed: 0 });
+  expect(after.installations.map((r) => r.deviceId)).toEqual(['unknown']);
 });
 
 test('a PushLink device on version 2 while version 1 is made current is sent no mt 0, and is listed ahead', async () => {
