@@ -191,6 +191,12 @@ function versionOf(apks: readonly ApkDoc[], ref: string | null): Html | string {
 
 type InstallationRow = InstallationPage['installations'][number];
 
+/** The Pending cell of a device ahead of the APK it would be offered: it is offered nothing. */
+const AHEAD = html`<span
+  title="Runs a higher versionCode than the current APK: offered nothing (Android refuses a downgrade)"
+  >ahead</span
+>`;
+
 function installationRow(
   viewer: Viewer,
   base: string,
@@ -203,7 +209,7 @@ function installationRow(
         <td><code>${i.deviceId}</code></td>
         <td>${i.status} / ${i.online ? 'online' : 'offline'}</td>
         <td>${versionOf(apks, i.installedMd5)}</td>
-        <td>${versionOf(apks, i.pendingApkId)}</td>
+        <td>${i.ahead ? AHEAD : versionOf(apks, i.pendingApkId)}</td>
         <td>${i.strategy ?? '—'}</td>
         <td>${i.channel === 'pushlink' ? `PushLink SDK ${i.plVersion ?? '?'}` : 'apkrelay (SSE)'}</td>
         <td>${time(i.lastSeenAt)}</td>

@@ -72,6 +72,11 @@ const installationRow = {
     installedMd5: { type: 'string', nullable: true },
     lastDownloadedMd5: { type: 'string', nullable: true },
     pendingApkId: { type: 'string', nullable: true, description: 'Offered and not yet applied.' },
+    ahead: {
+      type: 'boolean',
+      description:
+        'Runs a higher versionCode than the APK it would be offered (e.g. a halted rollout installed it): it is offered nothing, never a downgrade.',
+    },
     strategy: { type: 'string', nullable: true },
     channel: {
       enum: ['sse', 'pushlink'],

@@ -1,7 +1,21 @@
-/** The owner's paginated, filterable list of an app's installations: the query, parsed. */
+/**
+ * The owner's paginated, filterable list of an app's installations: the query, parsed, and each
+ * row told whether it is "ahead" (it runs a higher versionCode than the APK it would be offered:
+ * it is offered nothing, shared/devices/decide.ts), from the app's targets as the push hub
+ * picks them.
+ */
 import type { Request } from 'express';
+import { ObjectId } from 'mongodb';
+import { apkById, versionCodesOf } from '../../shared/catalog/queries';
 import type { AppDoc } from '../../shared/catalog/types';
-import { listInstallationPage, type InstallationFilter } from '../../shared/devices/store';
+import { isAhead } from '../../shared/devices/decide';
+import {
+  listInstallationPage,
+  type InstallationFilter,
+  type InstallationQuery,
+} from '../../shared/devices/store';
+import { targetFor } from '../../shared/rollouts/target';
+import { loadTargets } from '../../shared/rollouts/targets';
 import { AppError } from '../../shared/errors';
 import type { ApiDeps } from '../deps';
 
@@ -16,20 +30,28 @@ function statusOf(value: unknown): InstallationFilter {
   });
 }
 
-export async function listInstallations(deps: ApiDeps, app: AppDoc, req: Request) {
+/** The page, filter and online threshold the query asks for. */
+function queryOf(deps: ApiDeps, req: Request): InstallationQuery {
   const q = req.query;
-  const page = Math.max(1, Number(q.page ?? 1) || 1);
-  const pageSize = Math.min(MAX_PAGE_SIZE, Math.max(1, Number(q.pageSize ?? 50) || 50));
-  const onlineSince = new Date(deps.now().getTime() - 3 * deps.limits.heartbeatSeconds * 1000);
-  return listInstallationPage(
-    deps,
-    { accountId: app.accountId, package: app.package },
-    {
-      page,
-      pageSize,
-      status: statusOf(q.status),
-      deviceIdPrefix: typeof q.q === 'string' && q.q !== '' ? q.q : null,
-      onlineSince,
-    },
-  );
+  return {
+    page: Math.max(1, Number(q.page ?? 1) || 1),
+    pageSize: Math.min(MAX_PAGE_SIZE, Math.max(1, Number(q.pageSize ?? 50) || 50)),
+    status: statusOf(q.status),
+    deviceIdPrefix: typeof q.q === 'string' && q.q !== '' ? q.q : null,
+    onlineSince: new Date(deps.now().getTime() - 3 * deps.limits.heartbeatSeconds * 1000),
+  };
+}
+
+export async function listInstallations(deps: ApiDeps, app: AppDoc, req: Request) {
+  const scope = { accountId: app.accountId, package: app.package };
+  const [listed, loaded, versionCodes] = await Promise.all([
+    listInstallationPage(deps, scope, queryOf(deps, req)),
+    loadTargets(deps.db, app, (id) => apkById(deps.db, app.accountId, new ObjectId(id))),
+    versionCodesOf(deps.db, app),
+  ]);
+  const installations = listed.installations.map((row) => {
+    const installed = versionCodes.get(row.installedMd5 ?? '') ?? null;
+    return { ...row, ahead: isAhead(targetFor(loaded.targets, row), installed) };
+  });
+  return { ...listed, installations };
 }

@@ -7,8 +7,15 @@
 import type { Request, Response } from 'express';
 import type { Account } from '../../shared/accounts/types';
 import { ObjectId } from 'mongodb';
-import { apkById, apksOf, currentApkOf, findApp } from '../../shared/catalog/queries';
-import { loadTargets, targetApk } from '../../shared/rollouts/targets';
+import {
+  apkById,
+  apksOf,
+  currentApkOf,
+  findApp,
+  versionCodeOf,
+} from '../../shared/catalog/queries';
+import { isAhead } from '../../shared/devices/decide';
+import { loadTargets, refOf, targetApk } from '../../shared/rollouts/targets';
 import { presentApk } from '../../shared/catalog/present';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import {
@@ -88,9 +95,14 @@ async function noteDownload(
     // repeats write nothing), and the card kept in step, so the heartbeat that reports the
     // same hash next writes nothing either. The funnel's mark first: if the document's write
     // fails, the next download records both.
+    // An installation ahead of this APK (it runs a higher versionCode: never offered it) is not
+    // counted by its funnel (docs/funnel.md); what it fetched is still kept on its card.
     const at = deps.now();
     const mark = { installation: id.toHexString(), md5: apk.md5, stage: 'downloaded', at } as const;
-    await recordMarks(deps.db, app, [mark]);
+    const installed = card.installedMd5
+      ? await versionCodeOf(deps.db, app, card.installedMd5)
+      : null;
+    if (!isAhead(refOf(apk), installed)) await recordMarks(deps.db, app, [mark]);
     await recordDownload(deps, app, id, apk.md5, at);
   }
   return true;

@@ -1,11 +1,15 @@
 /**
  * The app page's version adoption chart: an SVG drawn on the server (no script), one stacked bar
- * per point (oldest left), one colour per version, and the latest point's numbers as a table.
+ * per point (oldest left, the latest at the right edge and labelled "now" with its total), one
+ * colour per version, and the latest point's numbers as a table. A point's slot is at most
+ * SLOT_MAX wide: a new app's one or two points are bars of normal width, not blocks filling the plot.
  */
 import type { AdoptionPoint, VersionCount } from '../../shared/adoption/points';
 import { html, type Html } from '../web/html';
 
 export const CHART = { width: 640, height: 200, left: 40, bottom: 20, top: 10 } as const;
+/** The widest slot a point gets (90 % of it drawn). */
+export const SLOT_MAX = 60;
 const PALETTE = ['#2b6cb0', '#dd6b20', '#38a169', '#805ad5', '#d53f8c', '#718096'];
 
 /** A version's label: "name (code)", or a short hash when it is of no uploaded APK. */
@@ -55,8 +59,10 @@ export function adoptionChart(points: readonly AdoptionPoint[]): Html {
   const plotW = CHART.width - CHART.left;
   const plotH = CHART.height - CHART.bottom - CHART.top;
   const max = Math.max(1, ...points.map((p) => p.total));
-  const w = plotW / points.length;
-  const bars = points.map((p, i) => bar(p, CHART.left + i * w, w * 0.9, plotH / max, fill));
+  const w = Math.min(SLOT_MAX, plotW / points.length);
+  const xOf = (i: number) => CHART.width - (points.length - i) * w;
+  const bars = points.map((p, i) => bar(p, xOf(i), w * 0.9, plotH / max, fill));
+  const labelX = (xOf(points.length - 1) + w * 0.45).toFixed(2);
   const first = points[0]!.at.toISOString();
   return html`<figure class="adoption">
     <svg
@@ -70,6 +76,15 @@ export function adoptionChart(points: readonly AdoptionPoint[]): Html {
       <text x="0" y="${CHART.top + 10}" font-size="11">${max}</text>
       <text x="0" y="${CHART.height - CHART.bottom}" font-size="11">0</text>
       ${bars}
+      <text
+        class="point-label"
+        x="${labelX}"
+        y="${CHART.height - 5}"
+        font-size="11"
+        text-anchor="middle"
+      >
+        ${latest.total} now
+      </text>
     </svg>
     <figcaption>
       Installations seen in the previous 24 h, by version (hourly; the last bar is now).

@@ -16,13 +16,20 @@ import { ObjectId, type Db } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { loadTargets, type LoadedTargets } from '../../shared/rollouts/targets';
 import { catalogCollections } from '../../shared/catalog/collections';
+import { versionCodesOf } from '../../shared/catalog/queries';
 
 export interface AppTargets {
   readonly app: AppDoc;
   readonly loaded: LoadedTargets;
+  /**
+   * The versionCode of each of the app's APKs by MD5 (no downgrade is offered: decide.ts). An APK
+   * uploaded without a notice is missing until the next notice or the TTL: its installations are
+   * then decided as an unknown MD5's, as before.
+   */
+  readonly versionCodes: ReadonlyMap<string, number>;
 }
 
-/** Reads the app (by `_id`) and its targets; null when the app is gone. */
+/** Reads the app (by `_id`), its targets and its APKs' versionCodes; null when the app is gone. */
 export async function loadAppTargets(
   db: Db,
   appId: string,
@@ -30,7 +37,11 @@ export async function loadAppTargets(
 ): Promise<AppTargets | null> {
   const app = await catalogCollections(db).apps.findOne({ _id: new ObjectId(appId) });
   if (!app) return null;
-  return { app, loaded: await loadTargets(db, app, apkById) };
+  const [loaded, versionCodes] = await Promise.all([
+    loadTargets(db, app, apkById),
+    versionCodesOf(db, app),
+  ]);
+  return { app, loaded, versionCodes };
 }
 
 const TTL_MS = 10_000;

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { ObjectId, type Db } from 'mongodb';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
-import { targetApk } from '../../shared/rollouts/targets';
+import { refOf, targetApk } from '../../shared/rollouts/targets';
 import { recordOffers } from '../../shared/funnel/marks';
 import { latestNoticeId } from '../../shared/notices/append-notice';
 import { abandonedDownload, decide, gaveUpMd5Mark, type ApkRef } from '../../shared/devices/decide';
@@ -173,6 +173,8 @@ export interface SyncContext {
   readonly offered: ApkDoc | null;
   /** The client saw the latest notice (SSE Last-Event-ID): an offer made already is not repeated. */
   readonly quietOffer: boolean;
+  /** The app's APKs' versionCodes by MD5: an installation ahead of its target is offered nothing. */
+  readonly versionCodes: ReadonlyMap<string, number>;
   readonly notices: SignedOnce;
 }
 
@@ -187,14 +189,14 @@ export interface SyncContext {
 export function tellStream(stream: Stream, c: SyncContext): OfferState | null {
   const { offer } = stream;
   const { current, offered } = c;
-  const target: ApkRef | null = current
-    ? { id: current._id.toHexString(), md5: current.md5 }
-    : null;
-  const d = decide(target, { installedMd5: stream.installedMd5, ...offer }, offered?.md5 ?? null);
+  const target: ApkRef | null = current ? refOf(current) : null;
+  const installedVersionCode = c.versionCodes.get(stream.installedMd5 ?? '') ?? null;
+  const installed = { installedMd5: stream.installedMd5, installedVersionCode };
+  const d = decide(target, { ...installed, ...offer }, offered?.md5 ?? null);
   let gaveUp = offer.gaveUp;
   if (d.giveup) gaveUp = [...gaveUp, d.giveup, ...(offered ? [gaveUpMd5Mark(offered.md5)] : [])];
   const dropped = stream.lastDownloadedMd5
-    ? abandonedDownload(target, { ...stream, gaveUp })
+    ? abandonedDownload(target, { ...stream, installedVersionCode, gaveUp })
     : null;
   if (dropped) gaveUp = [...gaveUp, gaveUpMd5Mark(dropped)];
   const repeat = c.quietOffer && d.version !== null && offer.offeredApkId === d.version.id;
@@ -403,7 +405,7 @@ export class PushHub {
     const eventId = await this.latestNoticeId(appId);
     const found = await this.targets.get(appId, eventId);
     if (!found) return;
-    const { app, loaded: targets } = found;
+    const { app, loaded: targets, versionCodes } = found;
     const ctx = { keys: this.o.keys, webUrl: this.o.webUrl, now: this.o.now() };
     const notices = new SignedOnce(ctx, eventId, { account: app.accountId, device });
     const changed: Array<[string, OfferState]> = [];
@@ -421,7 +423,8 @@ export class PushHub {
       const offered = stream.offer.offeredApkId ? await this.apk(stream.offer.offeredApkId) : null;
       const current = targetApk(targets, stream);
       const before = stream.offer.offeredApkId;
-      const offer = tellStream(stream, { pkg: app.package, current, offered, quietOffer, notices });
+      const c = { pkg: app.package, current, offered, quietOffer, notices, versionCodes };
+      const offer = tellStream(stream, c);
       if (offer) changed.push([id, (stream.offer = offer)]);
       if (current && offer?.offeredApkId && offer.offeredApkId !== before) {
         offers.set(current.md5, [...(offers.get(current.md5) ?? []), id]);

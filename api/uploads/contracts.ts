@@ -15,6 +15,15 @@ const multipartUpload = (withKey: boolean) => ({
           current: { type: 'string', enum: ['true', 'false'] },
           whatsnew: { type: 'string' },
           ...(withKey ? { async: { type: 'string', enum: ['true', 'false'] } } : {}),
+          ...(withKey
+            ? {
+                package: {
+                  type: 'string',
+                  description:
+                    'Optional (apkrelay upload sends it): the package the APK must be; recorded in the audit log. Not a package name: 400.',
+                },
+              }
+            : {}),
         },
       },
     },

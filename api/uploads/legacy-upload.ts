@@ -19,7 +19,7 @@ import {
   type Received,
   type ReceivedFile,
 } from './receive-upload';
-import { statusUrl, takeSlot } from './upload-http';
+import { PACKAGE_PATTERN, statusUrl, takeSlot } from './upload-http';
 
 export type Refusal = Extract<Received, { ok: false }>;
 
@@ -88,8 +88,10 @@ export async function legacyUpload(deps: ApiDeps, req: Request, res: Response): 
 
 interface LegacyForm {
   readonly account: Account;
-  /** The package the APK must be: a CI token's app; null for the account key. */
+  /** The package the APK must be: a CI token's app, else the form's `package` field, or null. */
   readonly expectedPackage: string | null;
+  /** The key named the package (a CI token), not the form. */
+  readonly byKey: boolean;
   readonly fields: ReadonlyMap<string, string>;
   readonly file: ReceivedFile;
 }
@@ -161,13 +163,31 @@ async function receiveLegacyForm(
     sendText(res, 422, LEGACY_TEXT.APK_INVALID);
     return null;
   }
+  const named = namedPackage(fields);
+  if (named === undefined) {
+    await deps.blobs.delete(file.uploadId);
+    sendText(res, 400, LEGACY_TEXT.PACKAGE_FIELD_INVALID);
+    return null;
+  }
   const { apps } = found.principal;
   return {
     account: found.account,
-    expectedPackage: apps === 'all' ? null : apps[0]!,
+    expectedPackage: apps === 'all' ? named : apps[0]!,
+    byKey: apps !== 'all',
     fields,
     file,
   };
+}
+
+/**
+ * The form's optional `package` field (sent by `apkrelay upload`, not by PushLink clients): the
+ * package the APK must be, as the JSON route's path names it; null when absent or empty,
+ * undefined when it is not a package name. A CI token's own app takes precedence.
+ */
+function namedPackage(fields: ReadonlyMap<string, string>): string | null | undefined {
+  const value = fields.get('package');
+  if (value === undefined || value === '') return null;
+  return PACKAGE_PATTERN.test(value) ? value : undefined;
 }
 
 /** Queues a received legacy upload and answers its verdict (or 202 when asked, or on timeout). */
@@ -175,7 +195,7 @@ async function submitLegacyUpload(
   deps: ApiDeps,
   req: Request,
   res: Response,
-  { account, expectedPackage, fields, file }: LegacyForm,
+  { account, expectedPackage, byKey, fields, file }: LegacyForm,
 ): Promise<void> {
   let uploadId: string;
   const current = fields.get('current') === 'true';
@@ -201,13 +221,11 @@ async function submitLegacyUpload(
     sendText(res, 202, `deploy queued, still processing; status: ${statusUrl(deps, uploadId)}`);
     return;
   }
-  // A CI token's upload of another app's APK: its key is refused for that app (KEY_APP_REFUSED).
-  if (
-    expectedPackage !== null &&
-    verdict.status === 'rejected' &&
-    verdict.code === 'APK_PACKAGE_MISMATCH'
-  ) {
-    sendText(res, 403, `deploy fails, ${ERRORS.KEY_APP_REFUSED.message} ${verdict.message}`);
+  // A CI token's upload of another app's APK: its key is refused for that app (KEY_APP_REFUSED);
+  // an APK of another package than the form's field names: that mismatch, said.
+  if (verdict.status === 'rejected' && verdict.code === 'APK_PACKAGE_MISMATCH') {
+    const text = byKey ? `${ERRORS.KEY_APP_REFUSED.message} ${verdict.message}` : verdict.message;
+    sendText(res, byKey ? 403 : 422, `deploy fails, ${text}`);
     return;
   }
   const reply = legacyReply(verdict, deps.limits.maxApkBytes);

@@ -17,10 +17,8 @@ import { legacyUploadContract, uploadApkContract, uploadStatusContract } from '.
 import type { Route } from '../route-table';
 import { legacyUpload, type Refusal } from './legacy-upload';
 import { receiveUpload, uploadProgressBounds } from './receive-upload';
-import { statusUrl, takeSlot } from './upload-http';
+import { PACKAGE_PATTERN, statusUrl, takeSlot } from './upload-http';
 import { catalogCollections } from '../../shared/catalog/collections';
-
-const PACKAGE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
 
 /** The error a refused JSON upload answers. */
 function refusalError(refusal: Refusal): unknown {

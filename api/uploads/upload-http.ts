@@ -1,8 +1,14 @@
-/** What both upload routes share over HTTP: the upload slot of a request and the status URL. */
+/**
+ * What both upload routes share over HTTP: the upload slot of a request, the status URL, and
+ * what a package name the request gives (the JSON route's path, the form's field) must look like.
+ */
 import type { Request, Response } from 'express';
 import { clientAddress } from '../auth';
 import type { ApiDeps } from '../deps';
 import { UPLOAD_SLOT_RETRY_SECONDS, type ReleaseSlot } from './upload-slots';
+
+/** An Android package name as a request may name the package an upload must be of. */
+export const PACKAGE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
 
 export function statusUrl(deps: ApiDeps, uploadId: string): string {
   return `${deps.publicUrls.base}/api/v2/uploads/${uploadId}`;

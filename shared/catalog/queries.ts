@@ -20,6 +20,27 @@ export function apksOf(db: Db, app: AppDoc): Promise<ApkDoc[]> {
     .toArray();
 }
 
+/**
+ * The versionCode of each of the app's APKs, by MD5: what tells an installation's version from
+ * the MD5 it reports (shared/devices/decide.ts, isAhead). One read of the app's APK records.
+ */
+export async function versionCodesOf(db: Db, app: AppDoc): Promise<Map<string, number>> {
+  const docs = await catalogCollections(db)
+    .apks.find({ appId: app._id, accountId: app.accountId })
+    .project<Pick<ApkDoc, 'md5' | 'versionCode'>>({ _id: 0, md5: 1, versionCode: 1 })
+    .toArray();
+  return new Map(docs.map((d) => [d.md5, d.versionCode]));
+}
+
+/** The versionCode of the app's APK with this MD5, or null when the app has none. */
+export async function versionCodeOf(db: Db, app: AppDoc, md5: string): Promise<number | null> {
+  const apk = await catalogCollections(db).apks.findOne(
+    { appId: app._id, accountId: app.accountId, md5 },
+    { projection: { versionCode: 1 } },
+  );
+  return apk?.versionCode ?? null;
+}
+
 export function appsOf(db: Db, accountId: string): Promise<AppDoc[]> {
   return catalogCollections(db).apps.find({ accountId }).sort({ package: 1 }).toArray();
 }

@@ -16,7 +16,11 @@ export interface LoadedTargets {
   readonly docs: ReadonlyMap<string, ApkDoc>;
 }
 
-const refOf = (apk: ApkDoc): ApkRef => ({ id: apk._id.toHexString(), md5: apk.md5 });
+export const refOf = (apk: ApkDoc): ApkRef => ({
+  id: apk._id.toHexString(),
+  md5: apk.md5,
+  versionCode: apk.versionCode,
+});
 
 export async function loadTargets(
   db: Db,

@@ -26,6 +26,7 @@ export const LEGACY_TEXT = {
   APK_INVALID: 'deploy fails, Invalid APK file',
   APK_DUPLICATE: 'deploy fails, this APK hash is the same of another APK uploaded',
   APK_SIGNER_MISMATCH: "deploy fails, APK signer does not match this app's signer",
+  PACKAGE_FIELD_INVALID: 'deploy fails, the package field must name an Android package',
 } as const;
 
 /** The legacy plain-text reply of a verdict (or of an authentication failure). */

@@ -20,5 +20,10 @@ export function webhooksCollections(db: Db) {
 export async function ensureWebhooksIndexes(db: Db): Promise<void> {
   const { endpoints, deliveries } = webhooksCollections(db);
   await endpoints.createIndex({ accountId: 1 }, { name: 'account' });
-  await deliveries.createIndex({ endpointId: 1, _id: -1 }, { name: 'endpoint_newest' });
+  // The log is read newest first by creation time: ids derived from a change are in no time order.
+  // (`endpoint_newest`, on `_id`, served the older read; left in place where it exists.)
+  await deliveries.createIndex(
+    { endpointId: 1, createdAt: -1, _id: -1 },
+    { name: 'endpoint_created_newest' },
+  );
 }

@@ -88,10 +88,15 @@ export async function recordAttempt(
   );
 }
 
+/**
+ * The endpoint's latest deliveries, newest first by creation time, those of one instant by id
+ * (highest first): never by id alone, since ids derived from a change (emitEvent's `key`) are in
+ * no time order.
+ */
 export function deliveriesOf(db: Db, endpointId: ObjectId, limit: number): Promise<DeliveryDoc[]> {
   return webhooksCollections(db)
     .deliveries.find({ endpointId })
-    .sort({ _id: -1 })
+    .sort({ createdAt: -1, _id: -1 })
     .limit(limit)
     .toArray();
 }

@@ -99,6 +99,20 @@ test('sync: an APK is accepted (exit 0); the same bytes again are refused as a d
   expect(await stack.mongo.db.collection('apks').countDocuments({ accountId: id })).toBe(1);
 });
 
+test('the upload names the APK’s package: its audit entry records it (issue 35)', async () => {
+  const { apiKey, id } = await newAccount(stack);
+  const file = apk('other-package.apk');
+  const run = await upload([...onStack(apiKey), '--ca', caFile, file]);
+  expect(run.code).toBe(0);
+  const entries = await stack.mongo.db
+    .collection('audit_log')
+    .find({ accountId: id, action: 'upload.received' })
+    .toArray();
+  expect(entries.map((e) => e.details as unknown)).toEqual([
+    { current: false, package: 'dev.apkrelay.other' },
+  ]);
+});
+
 test('--async with 5 files: every job polled to done, with its APK record', async () => {
   const { apiKey, id } = await newAccount(stack);
   const files = [1, 2, 3, 4, 5].map((n) => apk(`bulk/bulk-0${n}.apk`));

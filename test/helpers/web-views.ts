@@ -31,6 +31,7 @@ export function installationRow(
     installedMd5: null,
     lastDownloadedMd5: null,
     pendingApkId: null,
+    ahead: false,
     strategy: null,
     channel,
     plVersion,

@@ -152,22 +152,26 @@ async function deliverOnce(
   const r = await attempt(deps, ep, delivery.body, ctx);
   const at = deps.now();
   const ok = r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300;
-  const last = ok || r.refused || ctx.attempt >= ctx.maxAttempts;
   const log = {
     at,
     statusCode: r.statusCode,
     excerpt: r.excerpt,
     durationMs: Date.now() - started,
   };
-  await recordAttempt(deps.db, delivery._id, log, ok ? 'delivered' : last ? 'failed' : 'pending');
   if (ok) {
+    await recordAttempt(deps.db, delivery._id, log, 'delivered');
     await webhooksCollections(deps.db).endpoints.updateOne(
       { _id: ep._id },
       { $set: { failingSince: null } },
     );
     return { outcome: 'delivered', statusCode: r.statusCode };
   }
-  if (await noteFailure(deps, ep, at)) return { outcome: 'disabled', statusCode: r.statusCode };
+  // The failure is noted first: an attempt that disables the endpoint is its delivery's last
+  // (the job ends; no retry comes), so the delivery must read failed, not pending.
+  const disabled = await noteFailure(deps, ep, at);
+  const last = disabled || r.refused || ctx.attempt >= ctx.maxAttempts;
+  await recordAttempt(deps.db, delivery._id, log, last ? 'failed' : 'pending');
+  if (disabled) return { outcome: 'disabled', statusCode: r.statusCode };
   if (r.refused) throw new UnrecoverableError(r.excerpt);
   throw new AppError('WEBHOOK_DELIVERY_FAILED', {
     message: `delivery failed: ${r.statusCode ?? r.excerpt}`,

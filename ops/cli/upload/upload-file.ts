@@ -1,5 +1,6 @@
 /**
- * Uploads one APK to `POST {base}/apps/api_upload` as a streamed multipart form, retrying a 503
+ * Uploads one APK to `POST {base}/apps/api_upload` as a streamed multipart form (naming the APK's
+ * package, apk-package.ts, so the server records it), retrying a 503
  * (honouring Retry-After) a few times with p-retry, then, when the server answers with a job
  * (asynchronous mode, or a synchronous wait that ran out), polls the job until it is decided.
  * Sending and following are separate steps so a caller can bound transfers without holding a
@@ -8,6 +9,7 @@
  */
 import pRetry from 'p-retry';
 import { exchange, retryAfterMs, type HttpReply, type TlsTrust } from './http-client';
+import { apkPackage } from './apk-package';
 import { streamedForm } from './multipart-stream';
 import { pollStatus, type UploadStatus } from './poll-status';
 import { coerceError } from '../../../shared/errors';
@@ -99,8 +101,9 @@ export function jobOf(reply: HttpReply): { jobId: string; statusUrl?: string } |
   return match?.[1] && match[2] ? { jobId: match[2], statusUrl: match[1] } : null;
 }
 
-function formFields(s: UploadSettings): Array<[string, string]> {
+function formFields(s: UploadSettings, pkg: string | null): Array<[string, string]> {
   const fields: Array<[string, string]> = [['apiKey', s.apiKey]];
+  if (pkg !== null) fields.push(['package', pkg]);
   if (s.current) fields.push(['current', 'true']);
   if (s.whatsnew !== undefined) fields.push(['whatsnew', s.whatsnew]);
   if (s.async) fields.push(['async', 'true']);
@@ -108,7 +111,8 @@ function formFields(s: UploadSettings): Array<[string, string]> {
 }
 
 async function post(file: string, s: UploadSettings, events: UploadEvents): Promise<HttpReply> {
-  const form = await streamedForm(formFields(s), { field: 'apk', path: file });
+  const fields = formFields(s, await apkPackage(file));
+  const form = await streamedForm(fields, { field: 'apk', path: file });
   return pRetry(
     async () => {
       events.onStart?.(form.fileSize);

@@ -322,3 +322,57 @@ test('issue 31.7: download links, a password change and sign out everywhere are 
     package: SAMPLE,
   });
 });
+
+// Issue 35, item 6: the PushLink form names no package, so an upload by `apkrelay upload` was
+// recorded with `package: null`; the CLI now sends the form's optional `package` field, which
+// makes the upload one of that package (recorded, an APK of another refused, a malformed name
+// refused before anything is queued).
+/** Uploads `name` through the PushLink form with the given `package` field (none: undefined). */
+async function formUpload(apiKey: string, name: string, pkg?: string) {
+  const apk = { name: 'apk', filename: name, data: await fixture(name) };
+  const named = pkg === undefined ? [] : [{ name: 'package', value: pkg }];
+  return postMultipart(
+    `${stack.urls.admin}/apps/api_upload`,
+    [{ name: 'apiKey', value: apiKey }, ...named, apk],
+    { ca: stack.ca },
+  );
+}
+
+async function uploadEntries(apiKey: string): Promise<AuditEntry[]> {
+  const r = await ownerApi(stack, apiKey)('GET', '/api/v2/audit?action=upload.received');
+  expect(r.status).toBe(200);
+  return r.json<{ entries: AuditEntry[] }>().entries;
+}
+
+test('the form’s package field is recorded; without it the entry says null, as before', async () => {
+  const { apiKey } = await newAccount(stack);
+  const named = await formUpload(apiKey, 'version-1.apk', SAMPLE);
+  expect([named.status, named.text]).toEqual([200, 'deploy successful']);
+  const unnamed = await formUpload(apiKey, 'version-2.apk');
+  expect([unnamed.status, unnamed.text]).toEqual([200, 'deploy successful']);
+  const details = (await uploadEntries(apiKey)).map((e) => e.details);
+  // Newest first.
+  expect(details).toEqual([
+    { current: false, package: null },
+    { current: false, package: SAMPLE },
+  ]);
+});
+
+test('an APK of another package than the field names is refused; a malformed name is refused at once', async () => {
+  const { apiKey } = await newAccount(stack);
+  const other = await formUpload(apiKey, 'version-1.apk', 'com.example.other');
+  expect([other.status, other.text]).toEqual([
+    422,
+    'deploy fails, The APK is dev.apkrelay.sample, not com.example.other.',
+  ]);
+  const bad = await formUpload(apiKey, 'version-1.apk', 'not a package');
+  expect([bad.status, bad.text]).toEqual([
+    400,
+    'deploy fails, the package field must name an Android package',
+  ]);
+  // The refused upload was received (its entry names the package it claimed); the malformed
+  // one never was.
+  expect((await uploadEntries(apiKey)).map((e) => e.details)).toEqual([
+    { current: false, package: 'com.example.other' },
+  ]);
+});

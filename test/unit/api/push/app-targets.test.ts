@@ -7,6 +7,7 @@ const app = { _id: new ObjectId('65f000000000000000000001'), accountId: 'acc' } 
 const found: AppTargets = {
   app,
   loaded: { targets: { current: null, rollout: null }, docs: new Map() },
+  versionCodes: new Map(),
 };
 
 function counted(results: Array<AppTargets | null | Error>) {

@@ -9,8 +9,8 @@ import type { ApkDoc } from '../../../../shared/catalog/types';
 
 const M1 = '11111111111111111111111111111111';
 const M2 = '22222222222222222222222222222222';
-const apk1 = { _id: new ObjectId('aaaaaaaaaaaaaaaaaaaaaaa1'), md5: M1 } as ApkDoc;
-const apk2 = { _id: new ObjectId('aaaaaaaaaaaaaaaaaaaaaaa2'), md5: M2 } as ApkDoc;
+const apk1 = { _id: new ObjectId('aaaaaaaaaaaaaaaaaaaaaaa1'), md5: M1, versionCode: 1 } as ApkDoc;
+const apk2 = { _id: new ObjectId('aaaaaaaaaaaaaaaaaaaaaaa2'), md5: M2, versionCode: 2 } as ApkDoc;
 const ID2 = 'aaaaaaaaaaaaaaaaaaaaaaa2';
 const notices = {} as SignedOnce;
 
@@ -29,7 +29,12 @@ function stream(s: Partial<Stream>): Stream & { said: Delivery[] } {
     ...s,
   };
 }
-const ctx = { pkg: 'dev.apkrelay.sample', notices, quietOffer: false };
+/** The app's APKs' versionCodes by MD5, as the hub loads them. */
+const versionCodes = new Map([
+  [M1, 1],
+  [M2, 2],
+]);
+const ctx = { pkg: 'dev.apkrelay.sample', notices, quietOffer: false, versionCodes };
 
 test('an outdated stream is offered the current APK; the offer is remembered', () => {
   const s = stream({});
@@ -70,4 +75,18 @@ test('an SSE client that saw the latest notice is not offered the same APK again
   const s = stream({ offer: { offeredApkId: ID2, gaveUp: [] } });
   expect(tellStream(s, { ...ctx, quietOffer: true, current: apk2, offered: apk2 })).toBeNull();
   expect(s.said[0]!.version).toBeNull();
+});
+
+test('a stream running version 2 while version 1 is current is offered nothing (no downgrade)', () => {
+  const s = stream({ installedMd5: M2 });
+  expect(tellStream(s, { ...ctx, current: apk1, offered: null })).toBeNull();
+  expect(s.said).toEqual([{ package: ctx.pkg, version: null, giveup: null, installedMd5: M2 }]);
+  // Its MD5 unknown to the server (no APK record): offered the current APK, as before.
+  const unknown = stream({ installedMd5: M2 });
+  const none = { ...ctx, versionCodes: new Map<string, number>() };
+  expect(tellStream(unknown, { ...none, current: apk1, offered: null })).toEqual({
+    offeredApkId: 'aaaaaaaaaaaaaaaaaaaaaaa1',
+    gaveUp: [],
+  });
+  expect(unknown.said[0]!.version).toBe(apk1);
 });

@@ -1,4 +1,9 @@
-import { abandonedDownload, decide, gaveUpMd5Mark } from '../../../../shared/devices/decide';
+import {
+  abandonedDownload,
+  decide,
+  gaveUpMd5Mark,
+  isAhead,
+} from '../../../../shared/devices/decide';
 import { canonicalJson } from '../../../../device-client/protocol/canonical-json';
 import {
   derivePushKeys,
@@ -7,9 +12,11 @@ import {
   verifyEvent,
 } from '../../../../shared/devices/push-signing';
 
-const v1 = { id: 'apk1', md5: 'md5-1' };
-const v2 = { id: 'apk2', md5: 'md5-2' };
-const fresh = { installedMd5: 'md5-1', offeredApkId: null, gaveUp: [] };
+const v1 = { id: 'apk1', md5: 'md5-1', versionCode: 1 };
+const v2 = { id: 'apk2', md5: 'md5-2', versionCode: 2 };
+const fresh = { installedMd5: 'md5-1', installedVersionCode: 1, offeredApkId: null, gaveUp: [] };
+/** Runs version 2, which the server knows (an APK record of that MD5). */
+const onV2 = { ...fresh, installedMd5: 'md5-2', installedVersionCode: 2 };
 
 describe('decide', () => {
   test('an installation running the current APK is told nothing', () => {
@@ -19,14 +26,16 @@ describe('decide', () => {
     expect(decide(v2, fresh, null)).toEqual({ giveup: null, version: v2, offeredApkId: 'apk2' });
   });
   test('no current APK: nothing to offer', () => {
-    expect(decide(null, { ...fresh, installedMd5: null }, null)).toEqual({
+    expect(
+      decide(null, { ...fresh, installedMd5: null, installedVersionCode: null }, null),
+    ).toEqual({
       giveup: null,
       version: null,
       offeredApkId: null,
     });
   });
   test('moving back before the newer one was applied gives it up, once', () => {
-    const offered = { installedMd5: 'md5-1', offeredApkId: 'apk2', gaveUp: [] };
+    const offered = { ...fresh, offeredApkId: 'apk2' };
     expect(decide(v1, offered, 'md5-2')).toEqual({
       giveup: 'apk2',
       version: null,
@@ -34,19 +43,38 @@ describe('decide', () => {
     });
     expect(decide(v1, { ...offered, gaveUp: ['apk2'] }, 'md5-2').giveup).toBeNull();
   });
-  test('moving back after the newer one was applied offers the older one (a downgrade), no give-up', () => {
-    const applied = { installedMd5: 'md5-2', offeredApkId: 'apk2', gaveUp: [] };
+  test('moving back after the newer one was applied offers nothing: no downgrade, no give-up', () => {
+    const applied = { ...onV2, offeredApkId: 'apk2' };
     expect(decide(v1, applied, 'md5-2')).toEqual({
       giveup: null,
-      version: v1,
-      offeredApkId: 'apk1',
+      version: null,
+      offeredApkId: null,
     });
   });
+  test('an installed MD5 the server does not know is offered the current APK, as before', () => {
+    const unknown = { ...fresh, installedMd5: 'md5-x', installedVersionCode: null };
+    expect(decide(v1, unknown, null)).toEqual({ giveup: null, version: v1, offeredApkId: 'apk1' });
+  });
+  test('the same versionCode is not a downgrade: another build of it is offered', () => {
+    const rebuilt = { id: 'apk1b', md5: 'md5-1b', versionCode: 1 };
+    expect(decide(rebuilt, fresh, null).version).toEqual(rebuilt);
+  });
+  test('ahead of an APK offered before (a downgrade offered by an older server): given up, once', () => {
+    const stale = { ...onV2, offeredApkId: 'apk1' };
+    const once = { giveup: 'apk1', version: null, offeredApkId: null };
+    expect(decide(v1, stale, 'md5-1')).toEqual(once);
+    expect(decide(v1, { ...stale, gaveUp: ['apk1'] }, 'md5-1').giveup).toBeNull();
+  });
+  test('isAhead: only a known, higher versionCode than the target', () => {
+    expect(isAhead(v1, 2)).toBe(true);
+    expect(isAhead(v2, 2)).toBe(false);
+    expect(isAhead(v2, 1)).toBe(false);
+    expect(isAhead(v1, null)).toBe(false);
+    expect(isAhead(null, 2)).toBe(false);
+  });
   test('moving to a third APK gives the offered one up and offers the third', () => {
-    const v3 = { id: 'apk3', md5: 'md5-3' };
-    expect(
-      decide(v3, { installedMd5: 'md5-1', offeredApkId: 'apk2', gaveUp: [] }, 'md5-2'),
-    ).toEqual({
+    const v3 = { id: 'apk3', md5: 'md5-3', versionCode: 3 };
+    expect(decide(v3, { ...fresh, offeredApkId: 'apk2' }, 'md5-2')).toEqual({
       giveup: 'apk2',
       version: v3,
       offeredApkId: 'apk3',
@@ -100,16 +128,23 @@ describe('signed push events', () => {
 describe('abandonedDownload (PushLink lastDownloadHash)', () => {
   const m1 = 'a'.repeat(32);
   const m2 = 'b'.repeat(32);
-  const current = { id: 'apk1', md5: m1 };
+  const current = { id: 'apk1', md5: m1, versionCode: 1 };
+  const m3 = 'c'.repeat(32);
   test('running the current APK with another download kept: give that download up', () => {
     expect(
-      abandonedDownload(current, { installedMd5: m1, lastDownloadedMd5: m2, gaveUp: [] }),
+      abandonedDownload(current, {
+        installedMd5: m1,
+        lastDownloadedMd5: m2,
+        gaveUp: [],
+        installedVersionCode: 1,
+      }),
     ).toBe(m2);
   });
   test('once: a download already given up (by its MD5 mark) is not given up again', () => {
     expect(
       abandonedDownload(current, {
         installedMd5: m1,
+        installedVersionCode: 1,
         lastDownloadedMd5: m2,
         gaveUp: [`md5:${m2}`],
       }),
@@ -117,19 +152,45 @@ describe('abandonedDownload (PushLink lastDownloadHash)', () => {
   });
   test('nothing downloaded, or the download is what runs: nothing to give up', () => {
     expect(
-      abandonedDownload(current, { installedMd5: m1, lastDownloadedMd5: null, gaveUp: [] }),
+      abandonedDownload(current, {
+        installedMd5: m1,
+        installedVersionCode: 1,
+        lastDownloadedMd5: null,
+        gaveUp: [],
+      }),
     ).toBeNull();
     expect(
-      abandonedDownload(current, { installedMd5: m1, lastDownloadedMd5: m1, gaveUp: [] }),
+      abandonedDownload(current, {
+        installedMd5: m1,
+        installedVersionCode: 1,
+        lastDownloadedMd5: m1,
+        gaveUp: [],
+      }),
     ).toBeNull();
   });
   test('not running the current APK (an offer is due instead), or no current APK: nothing', () => {
     expect(
-      abandonedDownload(current, { installedMd5: m2, lastDownloadedMd5: m1, gaveUp: [] }),
+      abandonedDownload(current, {
+        installedMd5: m2,
+        installedVersionCode: null,
+        lastDownloadedMd5: m1,
+        gaveUp: [],
+      }),
     ).toBeNull();
     expect(
-      abandonedDownload(null, { installedMd5: m1, lastDownloadedMd5: m2, gaveUp: [] }),
+      abandonedDownload(null, {
+        installedMd5: m1,
+        installedVersionCode: 1,
+        lastDownloadedMd5: m2,
+        gaveUp: [],
+      }),
     ).toBeNull();
+  });
+  test('ahead of the current APK (running 2, current 1): a download other than 2 is given up', () => {
+    const ahead = { installedMd5: m2, installedVersionCode: 2, gaveUp: [] };
+    expect(abandonedDownload(current, { ...ahead, lastDownloadedMd5: m1 })).toBe(m1);
+    expect(abandonedDownload(current, { ...ahead, lastDownloadedMd5: m3 })).toBe(m3);
+    expect(abandonedDownload(current, { ...ahead, lastDownloadedMd5: m2 })).toBeNull();
   });
   test('the mark of an MD5', () => {
     expect(gaveUpMd5Mark(m2)).toBe(`md5:${m2}`);

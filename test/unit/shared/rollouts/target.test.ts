@@ -2,8 +2,8 @@ import { inRollout, targetFor, type RolloutView } from '../../../../shared/rollo
 
 // Buckets of app `app1` (hand-computed in bucket.test.ts): dev-1 → 7848, dev-2 → 6568,
 // dev-1x → 1143.
-const OLD = { id: 'old', md5: 'o'.repeat(32) };
-const NEW = { id: 'new', md5: 'n'.repeat(32) };
+const OLD = { id: 'old', md5: 'o'.repeat(32), versionCode: 1 };
+const NEW = { id: 'new', md5: 'n'.repeat(32), versionCode: 2 };
 
 function rollout(over: Partial<RolloutView>): RolloutView {
   return {
