@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// `node test/flake-runs.js [runs] [--resilience]`: the flake budget's measurement (docs/testing.md
+// "Flakes"). Runs the main suite (or the resilience suite) `runs` times in a row (default 5) on
+// this checkout, keeps jest's JSON of each run under .data/flake-runs/, and prints every test that
+// failed in any run with how often, then exits 1 when one did. A test that fails once in twenty
+// runs is a defect to fix, not to retry: this is how it is found.
+'use strict';
+const { spawnSync } = require('node:child_process');
+const { mkdirSync, readFileSync, existsSync } = require('node:fs');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+const args = process.argv.slice(2);
+const resilience = args.includes('--resilience');
+const runs = Number(args.find((a) => /^\d+$/.test(a)) ?? 5);
+const outDir = path.join(root, '.data', 'flake-runs');
+mkdirSync(outDir, { recursive: true });
+
+const jestBin = require.resolve('jest/bin/jest');
+const config = resilience ? ['--config', 'test/resilience/jest.config.js'] : [];
+const failures = new Map();
+for (let run = 1; run <= runs; run++) {
+  const began = Date.now();
+  const file = path.join(
+    outDir,
+    `${resilience ? 'resilience' : 'main'}-${process.pid}-${run}.json`,
+  );
+  const jest = spawnSync(
+    process.execPath,
+    [jestBin, ...config, '--silent', '--json', `--outputFile=${file}`],
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const minutes = ((Date.now() - began) / 60_000).toFixed(1);
+  if (!existsSync(file)) {
+    console.log(`run ${run}: jest wrote no results (status ${jest.status}) after ${minutes} min`);
+    failures.set('(the whole run)', (failures.get('(the whole run)') ?? 0) + 1);
+    continue;
+  }
+  const result = JSON.parse(readFileSync(file, 'utf8'));
+  const failed = [];
+  for (const suite of result.testResults) {
+    const name = path.relative(root, suite.name);
+    const tests = suite.assertionResults.filter((a) => a.status === 'failed');
+    // A file that failed outside its tests (setup, a leaked resource) counts as the file.
+    if (suite.status === 'failed' && tests.length === 0) failed.push(name);
+    for (const t of tests) failed.push(`${name} › ${t.fullName}`);
+  }
+  for (const f of failed) failures.set(f, (failures.get(f) ?? 0) + 1);
+  console.log(
+    `run ${run}: ${result.numPassedTests}/${result.numTotalTests} passed in ${minutes} min` +
+      (failed.length ? `; failed: ${failed.join('; ')}` : ''),
+  );
+}
+console.log(`\n${runs} runs; tests that failed at least once: ${failures.size}`);
+for (const [name, count] of failures) console.log(`  ${count}/${runs}  ${name}`);
+process.exit(failures.size ? 1 : 0);
