@@ -3,10 +3,11 @@
 // "Flakes"). Runs the main suite (or the resilience suite) `runs` times in a row (default 5) on
 // this checkout, keeps jest's JSON of each run under .data/flake-runs/, and prints every test that
 // failed in any run with how often, then exits 1 when one did. A test that fails once in twenty
-// runs is a defect to fix, not to retry: this is how it is found.
+// runs is a defect to fix, not to retry: this is how it is found. Each run's jest output is in
+// the .log beside its results.
 'use strict';
 const { spawnSync } = require('node:child_process');
-const { mkdirSync, readFileSync, existsSync } = require('node:fs');
+const { closeSync, existsSync, mkdirSync, openSync, readFileSync } = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
@@ -21,15 +22,16 @@ const config = resilience ? ['--config', 'test/resilience/jest.config.js'] : [];
 const failures = new Map();
 for (let run = 1; run <= runs; run++) {
   const began = Date.now();
-  const file = path.join(
-    outDir,
-    `${resilience ? 'resilience' : 'main'}-${process.pid}-${run}.json`,
-  );
+  const base = path.join(outDir, `${resilience ? 'resilience' : 'main'}-${process.pid}-${run}`);
+  const file = `${base}.json`;
+  // jest's own report (one line per file) goes to a log beside the results, not the terminal.
+  const log = openSync(`${base}.log`, 'w');
   const jest = spawnSync(
     process.execPath,
     [jestBin, ...config, '--silent', '--json', `--outputFile=${file}`],
-    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+    { cwd: root, stdio: ['ignore', 'ignore', log] },
   );
+  closeSync(log);
   const minutes = ((Date.now() - began) / 60_000).toFixed(1);
   if (!existsSync(file)) {
     console.log(`run ${run}: jest wrote no results (status ${jest.status}) after ${minutes} min`);
