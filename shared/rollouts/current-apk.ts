@@ -18,8 +18,6 @@ import type { RolloutChange } from './types';
 import { catalogCollections } from '../catalog/collections';
 import { AppError } from '../errors';
 
-export type { NoticeSink };
-
 export async function setCurrentApk(
   db: Db,
   notices: NoticeSink,

@@ -1,5 +1,4 @@
 /** House rules that hold for all product code (not tests). */
-import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -140,16 +139,13 @@ test.each(Object.entries(PROCESS_TOPS))(
   },
 );
 
-/** Until the version-notice queue goes (issue 34, item 5), its processor keeps its old place. */
-const UNNAMED_PROCESSORS = new Set([path.join('workers', 'processors', 'version-notice.ts')]);
-
 test('a worker file is named *-processor.ts exactly when it is the processor of a queue', async () => {
   const files = await sources(path.join(root, 'workers'));
   const misnamed: string[] = [];
   for (const file of files) {
     const rel = path.relative(root, file);
     const isProcessor = /^\/\*\*\s*\n?\s*\*?\s*Processor of `/.test(await readFile(file, 'utf8'));
-    const named = file.endsWith('-processor.ts') || UNNAMED_PROCESSORS.has(rel);
+    const named = file.endsWith('-processor.ts');
     if (isProcessor !== named) misnamed.push(rel);
   }
   expect(files.length).toBeGreaterThan(10);
@@ -180,8 +176,6 @@ const PLAIN_THROWS: Record<string, number> = {
   // Caught where they are thrown and turned into a configuration problem (ConfigError).
   'shared/storage/redis-url.ts': 3,
   'shared/config-reader.ts': 1,
-  // Removed with the version-notice queue (issue 34, item 5).
-  'shared/queues/version-notice.ts': 3,
 };
 
 /** Error classes outside the catalogue: RedisUnavailableError keeps ioredis's shape (its doc says why). */
@@ -208,8 +202,6 @@ test('plain throw new Error( and Error classes stay where the table allows them'
       if (!PLAIN_ERROR_CLASSES.has(rel)) classes.push(rel);
     }
   }
-  // A listed file that is gone (moved or removed) is no offence; its successor must be listed.
-  const present = Object.entries(PLAIN_THROWS).filter(([rel]) => existsSync(path.join(root, rel)));
-  expect(throws).toEqual(Object.fromEntries(present));
+  expect(throws).toEqual(PLAIN_THROWS);
   expect(classes).toEqual([]);
 });
