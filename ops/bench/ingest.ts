@@ -70,9 +70,12 @@ async function uploadSync(
   const form = await streamedForm([['apiKey', apiKey]], { field: 'apk', path: file });
   const start = process.hrtime.bigint();
   const elapsed = () => Number(process.hrtime.bigint() - start) / 1e9;
-  const body = form.open();
   let sentSeconds = NaN;
-  body.on('end', () => (sentSeconds = elapsed()));
+  let sent = 0;
+  const body = form.open((n) => {
+    sent += n;
+    if (sent === form.fileSize) sentSeconds = elapsed();
+  });
   const reply = await exchange({
     method: 'POST',
     url: new URL(`${d.adminUrl}/apps/api_upload`),

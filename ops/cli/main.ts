@@ -4,20 +4,21 @@
  * `register(program)`; this file only assembles them and maps failures to an exit status.
  */
 import { Command } from 'commander';
-import { commands } from './commands';
+import { commandsFor } from './commands';
 
-export function buildProgram(): Command {
+/** The program with the command `argv` names, or with all of them when it names none. */
+export function buildProgram(argv: readonly string[] = []): Command {
   const program = new Command('apkrelay')
     .description('Distribute signed Android APKs to enrolled devices.')
     .showHelpAfterError()
     .exitOverride();
-  for (const register of commands) register(program);
+  for (const register of commandsFor(argv[2])) register(program);
   return program;
 }
 
 async function main(argv: readonly string[]): Promise<void> {
   try {
-    await buildProgram().parseAsync(argv);
+    await buildProgram(argv).parseAsync(argv);
   } catch (err) {
     const code = (err as { exitCode?: unknown }).exitCode;
     if (typeof code === 'number') {

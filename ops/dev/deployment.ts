@@ -13,7 +13,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig, processEnv } from '../../shared/config';
 import { exchange } from '../cli/upload/http-client';
@@ -226,7 +225,7 @@ export async function createBenchAccount(d: Deployment): Promise<string> {
     method: 'POST',
     url: new URL(`${d.adminUrl}/api/v2/accounts`),
     headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
-    body: Readable.from([body]),
+    body,
     tls: { ca: d.ca },
   });
   if (reply.status !== 201) throw new Error(`account creation failed: HTTP ${reply.status}`);

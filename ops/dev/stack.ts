@@ -17,7 +17,6 @@
  * A failed command answers {"event":"error", message}. Options: --heartbeat-seconds N (default 30).
  */
 import { createInterface } from 'node:readline';
-import { Readable } from 'node:stream';
 import { exchange } from '../cli/upload/http-client';
 import { uploadFile } from '../cli/upload/upload-file';
 import { createBenchAccount, startDeployment, type Deployment } from './deployment';
@@ -40,7 +39,6 @@ async function pushKey(d: Deployment): Promise<string> {
   const reply = await exchange({
     method: 'GET',
     url: new URL(`${d.urls.push}/api/v2/push-key`),
-    body: Readable.from([]),
     tls: { ca: d.ca },
   });
   if (reply.status !== 200) throw new Error(`push key: HTTP ${reply.status}`);

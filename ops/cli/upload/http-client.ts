@@ -8,7 +8,7 @@ import {
   type OutgoingHttpHeaders,
 } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { Readable } from 'node:stream';
+import type { FormBody } from './multipart-stream';
 
 export interface TlsTrust {
   /** PEM certificates trusted in addition to (or, for self-signed servers, instead of) the system's. */
@@ -27,7 +27,8 @@ export interface HttpExchange {
   readonly method: 'GET' | 'POST';
   readonly url: URL;
   readonly headers?: OutgoingHttpHeaders;
-  readonly body?: Readable;
+  /** A small body whole, or a streamed form. */
+  readonly body?: Buffer | FormBody;
   readonly tls?: TlsTrust;
   /** Fails the exchange when the socket stays idle this long (0: never). */
   readonly idleTimeoutMs?: number;
@@ -36,6 +37,10 @@ export interface HttpExchange {
 
 /** Replies longer than this are cut: upload replies are one line of text or a small JSON. */
 const MAX_REPLY_BYTES = 1024 * 1024;
+
+function stopBody(body: HttpExchange['body']): void {
+  if (body && !Buffer.isBuffer(body)) body.stop();
+}
 
 export function exchange(x: HttpExchange): Promise<HttpReply> {
   const secure = x.url.protocol === 'https:';
@@ -49,7 +54,7 @@ export function exchange(x: HttpExchange): Promise<HttpReply> {
     const fail = (err: Error) => {
       if (settled) return;
       settled = true;
-      x.body?.destroy();
+      stopBody(x.body);
       req.destroy();
       reject(err);
     };
@@ -69,7 +74,7 @@ export function exchange(x: HttpExchange): Promise<HttpReply> {
           if (settled) return;
           settled = true;
           // The server may answer before the whole body is sent (413, 401): stop sending.
-          x.body?.destroy();
+          stopBody(x.body);
           resolve({
             status: res.statusCode ?? 0,
             headers: res.headers,
@@ -84,9 +89,12 @@ export function exchange(x: HttpExchange): Promise<HttpReply> {
         fail(new Error(`no activity from the server for ${x.idleTimeoutMs} ms`)),
       );
     }
-    if (x.body) {
-      x.body.on('error', fail);
-      x.body.pipe(req);
+    if (Buffer.isBuffer(x.body)) {
+      req.end(x.body);
+    } else if (x.body) {
+      x.body.writeTo(req).then(() => {
+        if (!settled) req.end();
+      }, fail);
     } else {
       req.end();
     }

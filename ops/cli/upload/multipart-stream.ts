@@ -1,14 +1,17 @@
 /**
  * A multipart/form-data body streamed from disk: the text fields and the file part's headers
- * (preamble), the file itself through `fs.createReadStream`, then the closing boundary (epilogue).
- * The length is exact and known before the first byte is sent, so the request carries
- * Content-Length and nothing is ever buffered whole.
+ * (preamble), the file itself, then the closing boundary (epilogue). The length is exact and
+ * known before the first byte is sent, so the request carries Content-Length.
+ *
+ * The file goes through two fixed buffers, each refilled only once the connection has flushed
+ * what it held: memory stays flat whatever the file's size (a stream of fresh chunks leaves
+ * every sent chunk to the garbage collector, and the process grows by a third of a 300 MB file
+ * before it runs).
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import type { Writable } from 'node:stream';
 
 export interface MultipartFile {
   /** The form field name of the file part. */
@@ -17,14 +20,22 @@ export interface MultipartFile {
   readonly contentType?: string;
 }
 
+/** One attempt's body. */
+export interface FormBody {
+  /** Writes the whole body to `out`; resolves once `out` has flushed the last byte. */
+  writeTo(out: Writable): Promise<void>;
+  /** Stops writing: the server answered early, or the exchange failed. `writeTo` then resolves. */
+  stop(): void;
+}
+
 export interface StreamedForm {
   readonly contentType: string;
   /** Total bytes of the body. */
   readonly length: number;
   /** Bytes of the file alone (for progress). */
   readonly fileSize: number;
-  /** A fresh body stream; call once per attempt. `onFileBytes` counts file bytes as they flow. */
-  open(onFileBytes?: (n: number) => void): Readable;
+  /** A fresh body; call once per attempt. `onFileBytes` counts file bytes as they are flushed. */
+  open(onFileBytes?: (n: number) => void): FormBody;
 }
 
 const APK_TYPE = 'application/vnd.android.package-archive';
@@ -57,7 +68,7 @@ export function formEpilogue(boundary: string): Buffer {
 
 /**
  * Prepares a streamed form. The file's size is taken now; if the file changes size before or
- * while it is sent, the stream fails instead of sending a body that contradicts Content-Length.
+ * while it is sent, the body fails instead of contradicting Content-Length.
  */
 export async function streamedForm(
   fields: ReadonlyArray<readonly [string, string]>,
@@ -66,35 +77,75 @@ export async function streamedForm(
   const info = await stat(file.path);
   if (!info.isFile()) throw new Error(`${file.path} is not a regular file`);
   const boundary = `----apkrelay${randomBytes(12).toString('hex')}`;
-  const preamble = formPreamble(boundary, fields, file);
-  const epilogue = formEpilogue(boundary);
-  const fileSize = info.size;
+  const parts = {
+    path: file.path,
+    size: info.size,
+    preamble: formPreamble(boundary, fields, file),
+    epilogue: formEpilogue(boundary),
+  };
   return {
     contentType: `multipart/form-data; boundary=${boundary}`,
-    length: preamble.length + fileSize + epilogue.length,
-    fileSize,
-    open(onFileBytes) {
-      async function* body(): AsyncGenerator<Buffer> {
-        yield preamble;
+    length: parts.preamble.length + parts.size + parts.epilogue.length,
+    fileSize: parts.size,
+    open: (onFileBytes) => formBody(parts, onFileBytes),
+  };
+}
+
+interface FormParts {
+  readonly path: string;
+  readonly size: number;
+  readonly preamble: Buffer;
+  readonly epilogue: Buffer;
+}
+
+function formBody(parts: FormParts, onFileBytes?: (n: number) => void): FormBody {
+  let stopped = false;
+  let wake = (): void => {};
+  // A write to a socket destroyed meanwhile never calls back: every wait also ends on stop().
+  const stop = new Promise<void>((resolve) => (wake = resolve));
+  const flushed = (out: Writable, chunk: Buffer, onFlushed?: () => void): Promise<void> => {
+    const written = new Promise<void>((resolve, reject) =>
+      out.write(chunk, (err) => {
+        if (err) return reject(err);
+        onFlushed?.();
+        resolve();
+      }),
+    );
+    const settled = Promise.race([written, stop]);
+    settled.catch(() => {}); // awaited later; no unhandled rejection meanwhile
+    return settled;
+  };
+  return {
+    stop() {
+      stopped = true;
+      wake();
+    },
+    async writeTo(out) {
+      await flushed(out, parts.preamble);
+      const file = await open(parts.path, 'r');
+      try {
+        const buffers = [Buffer.allocUnsafe(READ_CHUNK), Buffer.allocUnsafe(READ_CHUNK)];
+        const inFlight: Array<Promise<void>> = [Promise.resolve(), Promise.resolve()];
         let sent = 0;
-        if (fileSize > 0) {
-          // `end` is inclusive: a file that grew is cut at the announced size.
-          const reader = createReadStream(file.path, {
-            highWaterMark: READ_CHUNK,
-            end: fileSize - 1,
-          });
-          for await (const chunk of reader as AsyncIterable<Buffer>) {
-            sent += chunk.length;
-            onFileBytes?.(chunk.length);
-            yield chunk;
-          }
+        for (let turn = 0; sent < parts.size && !stopped; turn ^= 1) {
+          await inFlight[turn]; // this buffer's previous chunk is flushed: it may be refilled
+          const want = Math.min(READ_CHUNK, parts.size - sent);
+          const { bytesRead } = await file.read(buffers[turn]!, 0, want, sent);
+          if (bytesRead === 0 || stopped) break; // the file shrank, or the exchange is over
+          sent += bytesRead;
+          inFlight[turn] = flushed(out, buffers[turn]!.subarray(0, bytesRead), () =>
+            onFileBytes?.(bytesRead),
+          );
         }
-        if (sent !== fileSize) {
-          throw new Error(`${file.path} changed size while being sent (${sent} of ${fileSize})`);
+        await Promise.all(inFlight);
+        if (stopped) return;
+        if (sent !== parts.size) {
+          throw new Error(`${parts.path} changed size while being sent (${sent} of ${parts.size})`);
         }
-        yield epilogue;
+        await flushed(out, parts.epilogue);
+      } finally {
+        await file.close();
       }
-      return Readable.from(body(), { objectMode: false });
     },
   };
 }
