@@ -14,6 +14,7 @@ import { stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { inspectApk } from '../../shared/apk';
 import { ratio, runBench, type Bench, type Flag } from './lib/runner';
+import { manifestScaling } from './lib/manifest-scaling';
 import { benchApk } from './lib/signed-apk';
 
 const run = promisify(execFile);
@@ -62,6 +63,7 @@ export const inspectBench: Bench<Record<never, Flag>> = {
     if (inspect.value.sha256 !== sha.value)
       throw new Error('inspect and the reference SHA-256 disagree');
     const apksigner = await best(() => run('apksigner', ['verify', APK]));
+    const scaling = manifestScaling();
     const rate = (ms: number): string => `${(mb / (ms / 1000)).toFixed(1)} MB/s`;
     const rows: Array<[string, number]> = [
       ['sha256 (one pass)', sha.ms],
@@ -76,12 +78,18 @@ export const inspectBench: Bench<Record<never, Flag>> = {
           `  ${name.padEnd(18)} ${ms.toFixed(0).padStart(6)} ms  ${rate(ms).padStart(12)}`,
       ),
       `  inspect / sha256 time: ${ratio(inspect.ms, sha.ms)}   apksigner / inspect time: ${ratio(apksigner.ms, inspect.ms)}`,
+      'v1 manifest parser on hostile input, 10x the input (linear: about 10x the time):',
+      ...scaling.map(
+        (r) =>
+          `  ${r.input.padEnd(34)} ${r.smallMs.toFixed(1).padStart(8)} ms -> ${r.largeMs.toFixed(1).padStart(8)} ms  growth ${r.growth.toFixed(1)}x`,
+      ),
     ].join('\n');
     const json = {
       node: process.version,
       apkBytes: size,
       runs: RUNS,
       ms: { sha256: sha.ms, inspect: inspect.ms, apksigner: apksigner.ms },
+      manifestScaling: scaling,
     };
     return { json, text };
   },

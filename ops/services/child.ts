@@ -1,11 +1,52 @@
 /** Spawning a service process, waiting for it to answer, and stopping it with a deadline. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { processEnv } from '../../shared/config';
 
+/**
+ * A port to listen on later, chosen below the kernel's ephemeral range. A port the kernel hands
+ * out (listen on 0) is also one it hands to outgoing connections: on a busy machine one of them
+ * can take it between this check and the real listen (EADDRINUSE). Below the range only another
+ * listener can, and a random pick among thousands makes that unlikely. Where the range cannot be
+ * read, the kernel's pick is the fallback.
+ */
 export async function freePort(): Promise<number> {
+  const below = await ephemeralLow();
+  if (below !== null && below > PORT_FLOOR + 1_000) {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const port = PORT_FLOOR + Math.floor(Math.random() * (below - PORT_FLOOR));
+      if (await canListen(port)) return port;
+    }
+  }
+  return kernelPort();
+}
+
+/** Lowest port freePort picks: above the registered well-known services most machines run. */
+const PORT_FLOOR = 15_000;
+
+async function ephemeralLow(): Promise<number | null> {
+  try {
+    const text = await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8');
+    const low = Number(text.trim().split(/\s+/)[0]);
+    return Number.isInteger(low) ? low : null;
+  } catch {
+    return null;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+function kernelPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();

