@@ -7,12 +7,10 @@ import { inspectApk } from '../../../../shared/apk';
 import type { RandomAccessSource } from '../../../../shared/apk/random-access';
 import { buildZip } from '../../../helpers/apk/build-zip';
 
-async function verdict(
-  source: RandomAccessSource,
-): Promise<{ valid: boolean; codes: string[]; ms: number }> {
-  const start = Date.now();
+/** The verdict on a hostile input; one that hangs fails on jest's test timeout, not a wall clock. */
+async function verdict(source: RandomAccessSource): Promise<{ valid: boolean; codes: string[] }> {
   const report = await inspectApk(source, 'input.apk');
-  return { valid: report.valid, codes: report.errors.map((e) => e.code), ms: Date.now() - start };
+  return { valid: report.valid, codes: report.errors.map((e) => e.code) };
 }
 
 /** A source claiming a huge size; counts the bytes it is asked for. */
@@ -86,7 +84,6 @@ describe('inspect on hostile input', () => {
     const v = await verdict(source());
     expect(v.valid).toBe(false);
     expect(v.codes).toContain(code);
-    expect(v.ms).toBeLessThan(5000);
   });
 
   test('an absurdly large input is refused without reading it', async () => {
