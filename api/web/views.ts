@@ -1,6 +1,7 @@
 /** Page layout, sign-up / login pages and the apps list of the web administration. */
 import { scopesOf, type Scope } from '../../shared/accounts/principal';
 import type { Account } from '../../shared/accounts/types';
+import { apiKeyReveal } from './api-key';
 import { html, type Html } from './html';
 import type { WebUser } from './sessions';
 
@@ -30,16 +31,14 @@ export function layout(
 ): string {
   const nav = viewer
     ? html`<a href="/ui/apps">Apps</a>
+        <a href="/ui/audit">Audit log</a>
+        <a href="/ui/webhooks">Webhooks</a>
         <a href="/ui/members">Members</a>
-        <a href="/ui/account">${viewer.user.email}</a>
+        <a class="who" href="/ui/account">${viewer.user.email}</a>
         ${
           viewer.apiKey === null
             ? html`<span class="role">${viewer.user.role}</span>`
-            : html`<span class="key">
-                <label for="api-key">API key</label>
-                <input id="api-key" readonly value="${viewer.apiKey}" />
-                <button type="button" data-copy="api-key">Copy</button>
-              </span>`
+            : apiKeyReveal(viewer.apiKey)
         }
         <form class="inline" method="post" action="/ui/logout">
           <input type="hidden" name="_csrf" value="${viewer.csrf}" />
@@ -58,8 +57,12 @@ export function layout(
         <script src="/ui/app.js" defer></script>
       </head>
       <body>
-        <header><a class="brand" href="/ui/apps">apkrelay</a> ${nav}</header>
-        <main>${body}</main>
+        <a class="skip" href="#content">Skip to content</a>
+        <header>
+          <a class="brand" href="/ui/apps">apkrelay</a>
+          <nav aria-label="Main">${nav}</nav>
+        </header>
+        <main id="content" tabindex="-1">${body}</main>
       </body>
     </html>`.text;
 }
