@@ -22,6 +22,7 @@ header .key input { width: min(22rem, 100%); font-family: monospace; }
 .skip:focus { left: .4rem; }
 main { max-width: 72rem; margin: 1rem auto; padding: 0 1rem; }
 main:focus { outline: none; }
+main h1, main h2, main p { overflow-wrap: anywhere; }
 .table-scroll { overflow-x: auto; max-width: 100%; margin-bottom: .6rem; }
 /* A table no page wrapped yet scrolls by itself rather than widen the page. */
 main table:not(.table-scroll > table) { display: block; max-width: 100%; overflow-x: auto; }
@@ -30,6 +31,10 @@ img { max-width: 100%; }
 code { overflow-wrap: anywhere; }
 input, select, textarea { max-width: 100%; box-sizing: border-box; }
 .not-found { font-size: 1.1rem; }
+form.filters { display: flex; flex-wrap: wrap; gap: .4rem .8rem; align-items: center;
+  margin-bottom: .8rem; }
+table.audit td.details, table.deliveries code { overflow-wrap: anywhere; min-width: 12rem; }
+fieldset { border: 1px solid #d6d9e0; }
 form.stack { display: grid; gap: .6rem; max-width: 22rem; }
 table { border-collapse: collapse; width: 100%; background: #fff; }
 th, td { border: 1px solid #d6d9e0; padding: .35rem .5rem; text-align: left; vertical-align: top; }
