@@ -26,7 +26,7 @@ main h1, main h2, main p { overflow-wrap: anywhere; }
 .table-scroll { overflow-x: auto; max-width: 100%; margin-bottom: .6rem; }
 /* A table no page wrapped yet scrolls by itself rather than widen the page. */
 main table:not(.table-scroll > table) { display: block; max-width: 100%; overflow-x: auto; }
-.chart svg { max-width: 100%; height: auto; }
+.chart svg, main svg { max-width: 100%; height: auto; }
 img { max-width: 100%; }
 code { overflow-wrap: anywhere; }
 input, select, textarea { max-width: 100%; box-sizing: border-box; }
