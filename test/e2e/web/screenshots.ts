@@ -30,7 +30,10 @@ async function capture(page: Page): Promise<Buffer> {
   const whole = await page.screenshot({ fullPage: true });
   if (whole.length <= MAX_BYTES) return whole;
   for (const height of HEIGHTS) {
-    const shot = await page.screenshot({ clip: { x: 0, y: 0, width: WIDTH, height } });
+    const shot = await page.screenshot({
+      fullPage: true,
+      clip: { x: 0, y: 0, width: WIDTH, height },
+    });
     if (shot.length <= MAX_BYTES) return shot;
   }
   throw new Error(`${page.url()}: no screenshot under ${MAX_BYTES} bytes`);
@@ -48,7 +51,8 @@ export async function saveScreenshots(page: Page, urls: readonly string[], dir: 
     await page.goto(url);
     await writeFile(path.join(dir, `${name}.png`), await capture(page));
     const heading = (await page.locator('main h1').first().innerText()).trim();
-    const where = new URL(url).pathname;
+    // The path with ids as `<id>`, so a new run rewrites the same lines.
+    const where = shapeOf(new URL(url)).split('?')[0]!.replace(/\*/g, '<id>');
     lines.push(`- **${heading}** (\`${where}\`): ![${heading}](screenshots/${name}.png)`);
   }
   const doc = path.join(dir, '..', 'web-admin.md');
