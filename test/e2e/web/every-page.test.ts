@@ -8,14 +8,16 @@
  * the skip link to `<main id="content">`. An unknown path gets the layout's 404; without
  * JavaScript the API key is revealed by its `<details>` and the forms still post.
  *
- * The pages walked are listed in test-output/screenshots/every-page.txt. With SCREENSHOTS_DIR set (`npm run screenshots`), a PNG of each page's first visit at 1,366 px
- * goes there, and docs/web-admin.md's list of them is rewritten (test/e2e/web/screenshots.ts).
+ * The pages walked are listed in test-output/screenshots/every-page.txt, a picture of each at
+ * each width beside it. With SCREENSHOTS_DIR set (`npm run screenshots`), a PNG of each page's
+ * first visit at 1,366 px goes there, and docs/web-admin.md's list of them is rewritten
+ * (test/e2e/web/screenshots.ts).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { logIn, openBrowser, SHOTS, type Browser } from './browser';
 import { populate, startPopulatedStack, type Populated } from './populated';
-import { saveScreenshots } from './screenshots';
+import { fileNameOf, saveScreenshots } from './screenshots';
 import { problemsOf, walk } from './walker';
 import type { TestStack } from '../../helpers/stack';
 
@@ -65,6 +67,7 @@ test('every /ui page fits 1,366 and 390 px, has its skip link, summaries, no con
       if (found.skipLink) problems.push(`${at}: ${found.skipLink}`);
       problems.push(...found.charts.map((c) => `${at}: ${c}`));
       problems.push(...browser.errors.slice(before).map((e) => `${at}: console: ${e}`));
+      await browser.shot(`every-page-${width}-${fileNameOf(new URL(url))}`);
     }
   }
   if (process.env.SCREENSHOTS_DIR) await saveScreenshots(page, pages, process.env.SCREENSHOTS_DIR);
