@@ -187,19 +187,21 @@ export function appsPage(viewer: Viewer, apps: readonly AppRow[], exceptionLimit
       ${
         apps.length === 0
           ? html`<p>No apps yet${may(viewer, 'upload') ? ': upload a first APK below' : ''}.</p>`
-          : html`<table>
-              <thead>
-                <tr>
-                  <th scope="col">Package</th>
-                  <th scope="col">Current version</th>
-                  <th scope="col">Installations</th>
-                  <th scope="col">Exceptions (24 h) / limit</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${rows}
-              </tbody>
-            </table>`
+          : tableScroll(
+              html`<table>
+                <thead>
+                  <tr>
+                    <th scope="col">Package</th>
+                    <th scope="col">Current version</th>
+                    <th scope="col">Installations</th>
+                    <th scope="col">Exceptions (24 h) / limit</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${rows}
+                </tbody>
+              </table>`,
+            )
       }
       ${
         may(viewer, 'upload')
