@@ -2,12 +2,13 @@
  * A test delivery: its owner asks for one `webhook.test` event sent to one endpoint, whatever the
  * endpoint subscribes to, to check the receiver and its signature check. It is a delivery like any
  * other (signed, logged, retried, redeliverable) and counts against the redelivery limit; the
- * audit log records who sent it (`webhook.tested`).
+ * audit log records who sent it (`webhook.tested`). A disabled endpoint is refused one.
  */
 import { randomUUID } from 'node:crypto';
 import { ObjectId } from 'mongodb';
 import { recordAudit } from '../audit/record';
 import type { AuditContext } from '../audit/types';
+import { AppError } from '../errors';
 import { webhooksCollections } from './collections';
 import { checkSendByHand, type EmitDeps } from './deliveries';
 import { endpointOf } from './endpoints';
@@ -20,6 +21,12 @@ export async function sendTestDelivery(
   endpointId: string,
 ): Promise<DeliveryDoc> {
   const endpoint = await endpointOf(deps.db, accountId, endpointId);
+  // The worker sends nothing to a disabled endpoint: the test would stay pending for good.
+  if (!endpoint.enabled) {
+    throw new AppError('VALIDATION_FAILED', {
+      message: 'the endpoint is disabled: enable it to send it a test',
+    });
+  }
   await checkSendByHand(deps, accountId);
   const now = deps.now();
   const eventId = `evt_${randomUUID()}`;

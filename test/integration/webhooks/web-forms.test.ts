@@ -1,10 +1,10 @@
 /**
  * Issue 35 #5: the webhooks pages over real HTTPS, with the real workers and a real HTTPS receiver.
  * An endpoint is added through the form (a refused one shows why with the input kept; the secret
- * is shown once), changed through its page (a refusal likewise), sent a test delivery the
- * receiver gets signed under that secret, and its delivery log shows it delivered. Every change is
- * an audit entry of the web session, as the JSON routes write theirs; a form without its CSRF
- * token and another account's endpoint are refused.
+ * is shown once), changed through its page (a refusal likewise), refused a test while disabled,
+ * sent a test delivery the receiver gets signed under that secret, and its delivery log shows it
+ * delivered. Every change is an audit entry of the web session, as the JSON routes write theirs;
+ * a form without its CSRF token and another account's endpoint are refused.
  */
 import { createHmac } from 'node:crypto';
 import { newAccount } from '../../helpers/accounts';
@@ -91,6 +91,10 @@ test('add, refuse, change, test and read the log of an endpoint through the form
     events: ['backup.failed'],
     enabled: false,
   });
+  // A disabled endpoint is sent nothing, a test included: the page says why.
+  const whileOff = await jar.post(`/ui/webhooks/${id}/test`, { _csrf: csrf });
+  expect(whileOff.status).toBe(400);
+  expect(whileOff.text).toContain('the endpoint is disabled: enable it to send it a test');
   const on = await jar.post(`/ui/webhooks/${id}`, {
     _csrf: csrf,
     url: receiver.url,
