@@ -15,6 +15,7 @@ import { validateRequest } from './request-validation';
 import type { Host, Route } from './route-table';
 import { isStreamRequest, streamEndpoint } from './push/stream-endpoint';
 import { allRoutes } from './routes';
+import { webNotFound } from './web/not-found';
 
 const JSON_LIMIT = 64 * 1024;
 
@@ -50,6 +51,7 @@ export function createHostApp(
   }
   if (host === 'admin') mountOpsBoard(app, deps);
   app.use('/api/v2', notFound());
+  if (host === 'admin') app.use('/ui', ...webNotFound(deps));
   app.use((_req, res) => {
     res.status(404).type('text/plain').send('Not found');
   });

@@ -21,6 +21,7 @@ export async function keysStateOf(deps: ApiDeps, accountId: string): Promise<Key
   return {
     keys: await deps.accounts.accessKeys.list(accountId),
     deviceOnly: await deps.accounts.apiKeyDeviceOnly(accountId),
+    now: deps.now(),
   };
 }
 

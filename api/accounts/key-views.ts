@@ -5,21 +5,23 @@
  */
 import type { AccessKeyView } from '../../shared/accounts/access-keys';
 import { html, type Html } from '../web/html';
-import { may, type Viewer } from '../web/views';
+import { when as whenAt } from '../web/time';
+import { dataTable, may, type Viewer } from '../web/views';
 
 export interface KeysState {
   readonly keys: readonly AccessKeyView[];
   readonly deviceOnly: boolean;
+  /** The request's time: what the page's relative times count from. */
+  readonly now: Date;
   /** The secret of the key just created: shown this once. */
   readonly created?: { readonly name: string; readonly secret: string } | null;
 }
 
 const KIND_LABEL = { 'device-key': 'Device key', 'ci-token': 'CI token' } as const;
-const when = (iso: string | null) => (iso ? html`<time datetime="${iso}">${iso}</time>` : '—');
 
 /** Revoked when, or the form revoking it (for whoever may manage keys). */
-function revokeCell(viewer: Viewer, key: AccessKeyView): Html | string {
-  if (key.revokedAt) return html`revoked ${when(key.revokedAt)}`;
+function revokeCell(viewer: Viewer, key: AccessKeyView, now: Date): Html | string {
+  if (key.revokedAt) return html`revoked ${whenAt(key.revokedAt, now)}`;
   if (!may(viewer, 'manage')) return '';
   return html`<form method="post" action="/ui/account/keys/${key.id}/revoke">
     <input type="hidden" name="_csrf" value="${viewer.csrf}" />
@@ -27,8 +29,9 @@ function revokeCell(viewer: Viewer, key: AccessKeyView): Html | string {
   </form>`;
 }
 
-function keyRow(viewer: Viewer, key: AccessKeyView): Html {
-  const revoke = revokeCell(viewer, key);
+function keyRow(viewer: Viewer, key: AccessKeyView, now: Date): Html {
+  const revoke = revokeCell(viewer, key, now);
+  const when = (iso: string | null) => (iso ? whenAt(iso, now) : '—');
   return html`<tr>
     <td>${key.name}</td>
     <td>${KIND_LABEL[key.kind]}</td>
@@ -77,21 +80,11 @@ export function keysSection(viewer: Viewer, state: KeysState): Html {
       </p>`
     : '';
   const table = state.keys.length
-    ? html`<table>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Kind</th>
-            <th>Apps</th>
-            <th>Created</th>
-            <th>Last use</th>
-            <th></th>
-          </tr>
-        </thead>
-        <tbody>
-          ${state.keys.map((k) => keyRow(viewer, k))}
-        </tbody>
-      </table>`
+    ? dataTable(
+        'keys',
+        ['Name', 'Kind', 'Apps', 'Created', 'Last use', ''],
+        state.keys.map((k) => keyRow(viewer, k, state.now)),
+      )
     : html`<p>No device key or CI token yet.</p>`;
   return html`<h2>Keys and tokens</h2>
     ${created}

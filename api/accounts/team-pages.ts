@@ -59,6 +59,7 @@ async function teamState(deps: ApiDeps, accountId: string) {
     members: members.map((m) => ({ ...m, totp: on.has(userKey(accountId, m.id)) })),
     founderTotp: on.has(founder),
     invitations: await pendingInvitations(deps.db, accountId, deps.now()),
+    now: deps.now(),
   };
 }
 

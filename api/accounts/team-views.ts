@@ -7,19 +7,21 @@ import type { InvitationState } from '../../shared/accounts/invitations';
 import type { Member } from '../../shared/accounts/member-types';
 import { MEMBER_ROLES, type MemberRole } from '../../shared/accounts/principal';
 import { html, type Html } from '../web/html';
-import { layout, may, type Viewer } from '../web/views';
+import { when } from '../web/time';
+import { dataTable, layout, may, postButton, type Viewer } from '../web/views';
 import type { InvitationDoc } from '../../shared/accounts/collections';
 
 export interface TeamState {
   readonly members: readonly (Member & { readonly totp: boolean })[];
   readonly founderTotp: boolean;
   readonly invitations: readonly InvitationDoc[];
+  /** The request's time: what the page's relative times count from. */
+  readonly now: Date;
   readonly problem?: string | null;
   /** The link of the invitation just made: shown this once. */
   readonly link?: string | null;
 }
 
-const when = (d: Date) => html`<time datetime="${d.toISOString()}">${d.toISOString()}</time>`;
 const hidden = (viewer: Viewer) =>
   html`<input type="hidden" name="_csrf" value="${viewer.csrf}" />`;
 
@@ -36,14 +38,14 @@ function roleSelect(viewer: Viewer, id: string, selected: MemberRole): Html {
 /** Whether the viewer's role may change the team (owners and admins: the `members` scope). */
 const manages = (viewer: Viewer) => may(viewer, 'members');
 
-function memberRow(viewer: Viewer, m: TeamState['members'][number]): Html {
+function memberRow(viewer: Viewer, m: TeamState['members'][number], now: Date): Html {
   // Owners are changed by owners only: an admin sees them as a viewer does.
   if (!manages(viewer) || (m.role === 'owner' && !may(viewer, 'owner'))) {
     return html`<tr>
       <td>${m.email}</td>
       <td>${m.role}</td>
       <td>${m.totp ? 'on' : 'off'}</td>
-      <td>${when(m.createdAt)}</td>
+      <td>${when(m.createdAt, now)}</td>
       <td></td>
     </tr>`;
   }
@@ -56,33 +58,21 @@ function memberRow(viewer: Viewer, m: TeamState['members'][number]): Html {
       </form>
     </td>
     <td>${m.totp ? 'on' : 'off'}</td>
-    <td>${when(m.createdAt)}</td>
-    <td>
-      <form class="inline" method="post" action="/ui/members/${m.id}/remove">
-        ${hidden(viewer)}
-        <button type="submit">Remove</button>
-      </form>
-    </td>
+    <td>${when(m.createdAt, now)}</td>
+    <td>${postButton(viewer, `/ui/members/${m.id}/remove`, 'Remove')}</td>
   </tr>`;
 }
 
-function invitationRow(viewer: Viewer, i: InvitationDoc): Html {
+function invitationRow(viewer: Viewer, i: InvitationDoc, now: Date): Html {
   return html`<tr>
     <td>${i.email}</td>
     <td>${i.role}</td>
     <td>${i.invitedBy}</td>
-    <td>${when(i.expiresAt)}</td>
+    <td>${when(i.expiresAt, now)}</td>
     <td>
       ${
         manages(viewer)
-          ? html`<form
-              class="inline"
-              method="post"
-              action="/ui/members/invitations/${i._id.toHexString()}/revoke"
-            >
-              ${hidden(viewer)}
-              <button type="submit">Revoke</button>
-            </form>`
+          ? postButton(viewer, `/ui/members/invitations/${i._id.toHexString()}/revoke`, 'Revoke')
           : ''
       }
     </td>
@@ -113,44 +103,28 @@ export function membersPage(viewer: Viewer, state: TeamState): string {
     viewer,
     html`<h1>Members</h1>
       ${state.problem ? html`<p class="error" role="alert">${state.problem}</p>` : ''} ${link}
-      <table>
-        <thead>
-          <tr>
-            <th>Email</th>
-            <th>Role</th>
-            <th>Second factor</th>
-            <th>Member since</th>
-            <th></th>
-          </tr>
-        </thead>
-        <tbody>
-          <tr>
+      ${dataTable(
+        'members',
+        ['Email', 'Role', 'Second factor', 'Member since', ''],
+        [
+          html`<tr>
             <td>${viewer.account.email}</td>
             <td>owner (founding: cannot be changed or removed)</td>
             <td>${state.founderTotp ? 'on' : 'off'}</td>
             <td></td>
             <td></td>
-          </tr>
-          ${state.members.map((m) => memberRow(viewer, m))}
-        </tbody>
-      </table>
+          </tr>`,
+          ...state.members.map((m) => memberRow(viewer, m, state.now)),
+        ],
+      )}
       <h2>Pending invitations</h2>
       ${
         state.invitations.length
-          ? html`<table>
-              <thead>
-                <tr>
-                  <th>Email</th>
-                  <th>Role</th>
-                  <th>Invited by</th>
-                  <th>Expires</th>
-                  <th></th>
-                </tr>
-              </thead>
-              <tbody>
-                ${state.invitations.map((i) => invitationRow(viewer, i))}
-              </tbody>
-            </table>`
+          ? dataTable(
+              'invitations',
+              ['Email', 'Role', 'Invited by', 'Expires', ''],
+              state.invitations.map((i) => invitationRow(viewer, i, state.now)),
+            )
           : html`<p>None.</p>`
       }
       ${

@@ -3,17 +3,42 @@
 export const STYLE_CSS = `
 :root { font-family: system-ui, sans-serif; color: #1d2330; background: #f6f7f9; }
 body { margin: 0; }
-header { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; padding: .6rem 1rem;
-  background: #1d2330; color: #fff; }
+header { display: flex; flex-wrap: wrap; gap: .4rem 1rem; align-items: center;
+  padding: .6rem 1rem; background: #1d2330; color: #fff; }
 header a { color: #fff; }
 header .brand { font-weight: 700; text-decoration: none; }
-header .key { display: flex; gap: .4rem; align-items: center; margin-left: auto; }
-header .key input { width: 22rem; font-family: monospace; }
+header nav { display: flex; flex-wrap: wrap; gap: .4rem 1rem; align-items: center; flex: 1 1 auto;
+  min-width: 0; }
+header .who { overflow-wrap: anywhere; }
+header .key { margin-left: auto; }
+header .key summary { cursor: pointer; }
+header .key .reveal { text-decoration: underline; }
+header .key[open] { flex-basis: 100%; }
+header .key-full { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center;
+  margin-top: .4rem; }
+header .key input { width: min(22rem, 100%); font-family: monospace; }
+.skip { position: absolute; left: -100vw; top: .4rem; z-index: 10; padding: .4rem .8rem;
+  background: #fff; color: #1d2330; }
+.skip:focus { left: .4rem; }
 main { max-width: 72rem; margin: 1rem auto; padding: 0 1rem; }
+main:focus { outline: none; }
+main h1, main h2, main p { overflow-wrap: anywhere; }
+.table-scroll { overflow-x: auto; max-width: 100%; margin-bottom: .6rem; }
+/* A table no page wrapped yet scrolls by itself rather than widen the page. */
+main table:not(.table-scroll > table) { display: block; max-width: 100%; overflow-x: auto; }
+.chart svg, main svg { max-width: 100%; height: auto; }
+img { max-width: 100%; }
+code { overflow-wrap: anywhere; }
+input, select, textarea { max-width: 100%; box-sizing: border-box; }
+.not-found { font-size: 1.1rem; }
+form.filters { display: flex; flex-wrap: wrap; gap: .4rem .8rem; align-items: center;
+  margin-bottom: .8rem; }
+table.audit td.details, table.deliveries code { overflow-wrap: anywhere; min-width: 12rem; }
+fieldset { border: 1px solid #d6d9e0; }
 form.stack { display: grid; gap: .6rem; max-width: 22rem; }
 table { border-collapse: collapse; width: 100%; background: #fff; }
 th, td { border: 1px solid #d6d9e0; padding: .35rem .5rem; text-align: left; vertical-align: top; }
-nav.tabs { display: flex; gap: .3rem; margin: 1rem 0; }
+nav.tabs { display: flex; flex-wrap: wrap; gap: .3rem; margin: 1rem 0; }
 nav.tabs a { padding: .4rem .8rem; border: 1px solid #d6d9e0; border-radius: .3rem .3rem 0 0;
   text-decoration: none; color: inherit; background: #fff; }
 nav.tabs a[aria-current="page"] { background: #1d2330; color: #fff; }
@@ -24,7 +49,7 @@ nav.tabs a[aria-current="page"] { background: #1d2330; color: #fff; }
 dl.rollout { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; }
 dl.rollout dt { font-weight: 600; }
 dl.rollout dd { margin: 0; }
-.rollout-actions { display: flex; gap: .4rem; margin: .6rem 0; }
+.rollout-actions { display: flex; flex-wrap: wrap; gap: .4rem; margin: .6rem 0; }
 figure.adoption { margin: 0 0 1rem; }
 figure.adoption svg { max-width: 100%; height: auto; background: #fff; }
 .adoption-now { width: auto; }
@@ -94,7 +119,8 @@ document.querySelectorAll('form[enctype="multipart/form-data"]').forEach(functio
     xhr.send(new FormData(form));
   });
 });
-document.querySelectorAll('time[datetime]').forEach(function (el) {
+// Relative times (api/web/time.ts: they carry the exact time as title) keep their text.
+document.querySelectorAll('time[datetime]:not([title])').forEach(function (el) {
   var d = new Date(el.getAttribute('datetime'));
   if (!isNaN(d.getTime())) el.textContent = d.toLocaleString();
 });

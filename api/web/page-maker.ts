@@ -15,7 +15,7 @@ const CSP =
   "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
   "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-const secureHeaders: RequestHandler = (_req, res, next) => {
+export const secureHeaders: RequestHandler = (_req, res, next) => {
   res.setHeader('Content-Security-Policy', CSP);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('X-Frame-Options', 'DENY');

@@ -40,6 +40,7 @@ import type { ApiDeps } from '../deps';
 import { createKeyForm, restrictionForm, revokeKeyForm } from '../accounts/key-forms';
 import { accountPages } from '../accounts/web-pages';
 import { auditPages } from '../audit/web-pages';
+import { webhookPages } from '../webhooks/web-pages';
 import { changeStatus, createLink, makeCurrent } from '../apps/web-actions';
 import { APP_JS, STYLE_CSS } from './assets';
 import { showExceptionReport, showExceptions, showScreenshot } from '../exceptions/web-pages';
@@ -261,7 +262,8 @@ export function webRoutes(deps: ApiDeps): Route[] {
     ...accountAndAppsPages(deps, page),
     ...appPages(deps, page),
     ...rolloutPages(deps, page),
-    ...auditPages(deps, page, [form, csrfCheck]),
+    ...auditPages(deps, page),
+    ...webhookPages(deps, page, [form, csrfCheck]),
     ...teamPages(deps, page),
     ...totpRoutes(deps, page),
   ];

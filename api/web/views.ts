@@ -1,7 +1,8 @@
 /** Page layout, sign-up / login pages and the apps list of the web administration. */
 import { scopesOf, type Scope } from '../../shared/accounts/principal';
 import type { Account } from '../../shared/accounts/types';
-import { html, type Html } from './html';
+import { apiKeyReveal } from './api-key';
+import { html, type Html, type Value } from './html';
 import type { WebUser } from './sessions';
 
 export interface Viewer {
@@ -21,6 +22,35 @@ export function may(viewer: Viewer, scope: Scope): boolean {
   return scopesOf('session', { role: viewer.user.role }).includes(scope);
 }
 
+/** A table in a box that scrolls sideways rather than widen the page (narrow windows). */
+export function tableScroll(table: Html): Html {
+  return html`<div class="table-scroll">${table}</div>`;
+}
+
+/** Rows under column headers (`''`: an unnamed column), in a box that scrolls sideways. */
+export function dataTable(className: string, headers: readonly string[], rows: Value): Html {
+  return tableScroll(
+    html`<table class="${className}">
+      <thead>
+        <tr>
+          ${headers.map((h) => html`<th scope="col">${h}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>`,
+  );
+}
+
+/** A one-button form posting to `action` with the session's CSRF token. */
+export function postButton(viewer: Viewer, action: string, label: string): Html {
+  return html`<form class="inline" method="post" action="${action}">
+    <input type="hidden" name="_csrf" value="${viewer.csrf}" />
+    <button type="submit">${label}</button>
+  </form>`;
+}
+
 /** `signUpLink`: whether the anonymous header offers sign-up (false when SIGNUP=closed). */
 export function layout(
   title: string,
@@ -30,16 +60,14 @@ export function layout(
 ): string {
   const nav = viewer
     ? html`<a href="/ui/apps">Apps</a>
+        <a href="/ui/audit">Audit log</a>
+        <a href="/ui/webhooks">Webhooks</a>
         <a href="/ui/members">Members</a>
-        <a href="/ui/account">${viewer.user.email}</a>
+        <a class="who" href="/ui/account">${viewer.user.email}</a>
         ${
           viewer.apiKey === null
             ? html`<span class="role">${viewer.user.role}</span>`
-            : html`<span class="key">
-                <label for="api-key">API key</label>
-                <input id="api-key" readonly value="${viewer.apiKey}" />
-                <button type="button" data-copy="api-key">Copy</button>
-              </span>`
+            : apiKeyReveal(viewer.apiKey)
         }
         <form class="inline" method="post" action="/ui/logout">
           <input type="hidden" name="_csrf" value="${viewer.csrf}" />
@@ -58,8 +86,12 @@ export function layout(
         <script src="/ui/app.js" defer></script>
       </head>
       <body>
-        <header><a class="brand" href="/ui/apps">apkrelay</a> ${nav}</header>
-        <main>${body}</main>
+        <a class="skip" href="#content">Skip to content</a>
+        <header>
+          <a class="brand" href="/ui/apps">apkrelay</a>
+          <nav aria-label="Main">${nav}</nav>
+        </header>
+        <main id="content" tabindex="-1">${body}</main>
       </body>
     </html>`.text;
 }
@@ -155,19 +187,21 @@ export function appsPage(viewer: Viewer, apps: readonly AppRow[], exceptionLimit
       ${
         apps.length === 0
           ? html`<p>No apps yet${may(viewer, 'upload') ? ': upload a first APK below' : ''}.</p>`
-          : html`<table>
-              <thead>
-                <tr>
-                  <th scope="col">Package</th>
-                  <th scope="col">Current version</th>
-                  <th scope="col">Installations</th>
-                  <th scope="col">Exceptions (24 h) / limit</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${rows}
-              </tbody>
-            </table>`
+          : tableScroll(
+              html`<table>
+                <thead>
+                  <tr>
+                    <th scope="col">Package</th>
+                    <th scope="col">Current version</th>
+                    <th scope="col">Installations</th>
+                    <th scope="col">Exceptions (24 h) / limit</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${rows}
+                </tbody>
+              </table>`,
+            )
       }
       ${
         may(viewer, 'upload')

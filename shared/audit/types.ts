@@ -56,6 +56,7 @@ export const AUDIT_ACTIONS = [
   'webhook.updated',
   'webhook.deleted',
   'webhook.redelivered',
+  'webhook.tested',
   'access-key.created',
   'access-key.revoked',
   'account-key.restricted',

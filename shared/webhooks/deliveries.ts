@@ -102,6 +102,18 @@ export function deliveriesOf(db: Db, endpointId: ObjectId, limit: number): Promi
 }
 
 /**
+ * A delivery sent by hand (a redelivery or a test) counts against the account's redelivery limit:
+ * past it, WEBHOOK_REDELIVERY_RATE_LIMITED (429, `retryAfterSeconds`).
+ */
+export async function checkSendByHand(deps: EmitDeps, accountId: string): Promise<void> {
+  const waitMs = (await deps.redeliveries?.attempted(accountId, deps.now().getTime())) ?? 0;
+  if (waitMs > 0) {
+    const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
+    throw new AppError('WEBHOOK_REDELIVERY_RATE_LIMITED', { details: { retryAfterSeconds } });
+  }
+}
+
+/**
  * Queues a delivery of the account's once more (by hand); the log keeps every attempt. Past the
  * account's redelivery limit: WEBHOOK_REDELIVERY_RATE_LIMITED (429, `retryAfterSeconds`).
  */
@@ -111,11 +123,7 @@ export async function redeliver(
   accountId: string,
   id: string,
 ): Promise<DeliveryDoc> {
-  const waitMs = (await deps.redeliveries?.attempted(accountId, deps.now().getTime())) ?? 0;
-  if (waitMs > 0) {
-    const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
-    throw new AppError('WEBHOOK_REDELIVERY_RATE_LIMITED', { details: { retryAfterSeconds } });
-  }
+  await checkSendByHand(deps, accountId);
   const doc = ObjectId.isValid(id)
     ? await webhooksCollections(deps.db).deliveries.findOneAndUpdate(
         { _id: new ObjectId(id), accountId },

@@ -16,6 +16,8 @@ export const WEBHOOK_EVENTS = [
   'backup.failed',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+/** What a delivery carries: an event, or a test its owner sent to one endpoint by hand. */
+export type DeliveryEvent = WebhookEvent | 'webhook.test';
 
 export interface EndpointDoc {
   _id: ObjectId;
@@ -46,7 +48,7 @@ export interface DeliveryDoc {
   _id: ObjectId;
   accountId: string;
   endpointId: ObjectId;
-  event: WebhookEvent;
+  event: DeliveryEvent;
   /** The event's id (the same in every endpoint's delivery of it): `id` in the body. */
   eventId: string;
   /** The exact JSON body sent (the signature covers it). */

@@ -59,6 +59,18 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 }
 
+/** The API key from the header: masked (`••••` and its last 4) until Reveal is pressed. */
+async function revealKey(): Promise<string> {
+  const field = page.getByLabel('API key');
+  expect(await field.isVisible()).toBe(false);
+  const masked = await page.locator('header .key summary code').innerText();
+  await page.locator('header .key summary').click();
+  expect(await field.isVisible()).toBe(true);
+  const key = await field.inputValue();
+  expect(masked).toBe(`••••${key.slice(-4)}`);
+  return key;
+}
+
 const email = `browser-${Date.now()}@example.com`;
 let fixtureSha256 = '';
 const password = 'correct horse battery';
@@ -72,7 +84,7 @@ test('a new user signs up, uploads, makes current, links, and downloads through 
   await page.getByRole('button', { name: 'Sign up' }).click();
   await page.waitForURL(`${admin}/ui/apps`);
 
-  const apiKey = await page.getByLabel('API key').inputValue();
+  const apiKey = await revealKey();
   const apps = await request(`${admin}/api/v2/apps`, {
     headers: { authorization: `Bearer ${apiKey}` },
     ca: stack.ca,
@@ -127,7 +139,7 @@ test('a new user signs up, uploads, makes current, links, and downloads through 
   await page.getByLabel('I understand that the current key stops working at once').check();
   await page.getByRole('button', { name: 'Regenerate key' }).click();
   await page.waitForURL(`${admin}/ui/apps`);
-  const newKey = await page.getByLabel('API key').inputValue();
+  const newKey = await revealKey();
   expect(newKey).not.toBe(apiKey);
   for (const [key, status] of [
     [apiKey, 401],

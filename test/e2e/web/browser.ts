@@ -23,8 +23,11 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** Headless, no sandbox, a new empty profile; the test stack's self-signed certificate accepted. */
-export async function openBrowser(): Promise<Browser> {
+/**
+ * Headless, no sandbox, a new empty profile; the test stack's self-signed certificate accepted.
+ * `javaScript: false`: pages as a browser without scripts sees them.
+ */
+export async function openBrowser(options: { javaScript?: boolean } = {}): Promise<Browser> {
   await mkdir(SHOTS, { recursive: true });
   const profile = await mkdtemp(path.join(os.tmpdir(), 'apkrelay-chromium-'));
   const context: BrowserContext = await chromium.launchPersistentContext(profile, {
@@ -32,6 +35,7 @@ export async function openBrowser(): Promise<Browser> {
     headless: true,
     args: ARGS,
     ignoreHTTPSErrors: true,
+    javaScriptEnabled: options.javaScript ?? true,
   });
   const page = context.pages()[0] ?? (await context.newPage());
   const errors: string[] = [];

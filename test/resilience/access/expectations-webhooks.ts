@@ -47,6 +47,18 @@ const page =
   (path: string) =>
   (c: CaseContext): Call => ({ method: 'GET', path, headers: cookie(c) });
 
+/** The add and edit forms' fields of ENDPOINT. */
+const ENDPOINT_FORM = { url: ENDPOINT.url, 'event:backup.failed': 'on' };
+/** A signed-in form: the role's session, and its CSRF token when the role knows it. */
+const webForm =
+  (path: (c: CaseContext) => string, fields: Record<string, string> = {}) =>
+  (c: CaseContext): Call => ({
+    method: 'POST',
+    path: path(c),
+    headers: cookie(c),
+    form: { ...fields, _csrf: knowsCsrf(c.role) ? (sessionOf(c.w, c.role)?.csrf ?? '') : '' },
+  });
+
 export const WEBHOOK_EXPECTATIONS: Readonly<Record<string, Entry>> = {
   'GET /api/v2/webhooks': { judge: jsonJudge, call: call('GET', () => '/api/v2/webhooks') },
   'POST /api/v2/webhooks': {
@@ -82,12 +94,20 @@ export const WEBHOOK_EXPECTATIONS: Readonly<Record<string, Entry>> = {
   'GET /ui/webhooks': { judge: pageJudge, call: page('/ui/webhooks') },
   'POST /ui/webhook-deliveries/:deliveryId/redeliver': {
     judge: formJudge,
-    call: (c) => ({
-      method: 'POST',
-      path: `/ui/webhook-deliveries/${c.w.a.deliveryId}/redeliver`,
-      headers: cookie(c),
-      form: { _csrf: knowsCsrf(c.role) ? (sessionOf(c.w, c.role)?.csrf ?? '') : '' },
-    }),
+    call: webForm((c) => `/ui/webhook-deliveries/${c.w.a.deliveryId}/redeliver`),
+  },
+  'POST /ui/webhooks': { judge: formJudge, call: webForm(() => '/ui/webhooks', ENDPOINT_FORM) },
+  'GET /ui/webhooks/:id': {
+    judge: pageJudge,
+    call: (c) => page(`/ui/webhooks/${c.w.a.webhookId}`)(c),
+  },
+  'POST /ui/webhooks/:id': {
+    judge: formJudge,
+    call: webForm((c) => `/ui/webhooks/${c.w.a.webhookId}`, { ...ENDPOINT_FORM, enabled: 'on' }),
+  },
+  'POST /ui/webhooks/:id/test': {
+    judge: formJudge,
+    call: webForm((c) => `/ui/webhooks/${c.w.a.webhookId}/test`),
   },
   'PUT /api/v2/audit/:id': {
     judge: boardJudge,

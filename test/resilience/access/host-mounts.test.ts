@@ -15,9 +15,10 @@ import { boardRoutes } from './board';
 const HOSTS: readonly Host[] = ['admin', 'web', 'push'];
 /**
  * Where middleware every request passes through is mounted (request log, body parsers, the 404
- * and error handlers): these answer no route of their own.
+ * and error handlers, the web administration's 404 page under /ui): these answer no route of
+ * their own.
  */
-const MIDDLEWARE_PATHS = new Set(['/', '/api/v2']);
+const MIDDLEWARE_PATHS = new Set(['/', '/api/v2', '/ui']);
 
 interface Layer {
   readonly route?: { readonly path: string; readonly methods: Record<string, boolean> };

@@ -11,6 +11,8 @@ import { apksTab, installationsTab } from '../../../../api/apps/web-views';
 import { rolloutsTab } from '../../../../api/rollouts/web-views';
 import { membersPage } from '../../../../api/accounts/team-views';
 import { appsPage, type Viewer } from '../../../../api/web/views';
+import { endpointPage, webhooksPage } from '../../../../api/webhooks/web-views';
+import type { DeliveryDoc, EndpointDoc } from '../../../../shared/webhooks/types';
 import { installationRow, viewerAs } from '../../../helpers/web-views';
 
 const PKG = 'dev.apkrelay.sample';
@@ -37,6 +39,26 @@ const developer = {
   role: 'developer' as const,
 };
 const since = new Date('2026-11-25T12:00:00Z');
+const HOOK = 'e0000000000000000000000e';
+const DELIVERY = 'd0000000000000000000000d';
+const endpoint = {
+  _id: new ObjectId(HOOK),
+  url: 'https://hooks.example.com/x',
+  events: ['apk.accepted'],
+  enabled: true,
+  disabledReason: null,
+  failingSince: null,
+  createdAt: since,
+} as unknown as EndpointDoc;
+const delivery = {
+  _id: new ObjectId(DELIVERY),
+  endpointId: endpoint._id,
+  event: 'apk.accepted',
+  state: 'delivered',
+  attempts: [],
+  createdAt: since,
+} as unknown as DeliveryDoc;
+const EMPTY_INPUT = { url: '', events: [], enabled: true };
 
 /** Every page a signed-in user reaches, with a form of each kind the page can show. */
 function pagesOf(viewer: Viewer): string {
@@ -65,6 +87,7 @@ function pagesOf(viewer: Viewer): string {
         },
       ],
       deviceOnly: false,
+      now: since,
     }).text,
     membersPage(viewer, {
       members: [
@@ -73,7 +96,10 @@ function pagesOf(viewer: Viewer): string {
       ],
       founderTotp: false,
       invitations: [],
+      now: since,
     }),
+    webhooksPage(viewer, since, [{ doc: endpoint, latest: delivery }], EMPTY_INPUT),
+    endpointPage(viewer, since, endpoint, [delivery], EMPTY_INPUT),
   ].join('\n');
 }
 
@@ -98,6 +124,10 @@ const EVERY_APP_FORM = [
   '/ui/members/invitations',
   '/ui/members/m3/role',
   '/ui/members/m3/remove',
+  '/ui/webhooks',
+  `/ui/webhooks/${HOOK}`,
+  `/ui/webhooks/${HOOK}/test`,
+  `/ui/webhook-deliveries/${DELIVERY}/redeliver`,
 ];
 const OWNERS_ONLY = [
   '/ui/api-key',
