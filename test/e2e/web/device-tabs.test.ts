@@ -71,7 +71,7 @@ test('devices and exceptions of the simulator appear in their tabs', async () =>
   await shot('fleet-apps');
 
   await page.goto(`${admin}/ui/apps/${SAMPLE}/installations`);
-  const table = page.locator('table');
+  const table = page.locator('main table');
   for (const device of ['kiosk-1', 'kiosk-2']) {
     expect(await table.getByRole('cell', { name: device, exact: true }).count()).toBe(1);
   }
@@ -88,23 +88,29 @@ test('devices and exceptions of the simulator appear in their tabs', async () =>
   await page.getByLabel('Status').selectOption('disabled');
   await page.getByRole('button', { name: 'Filter' }).click();
   await page.waitForURL(/status=disabled/);
-  expect(await page.locator('tbody tr').count()).toBe(1);
-  expect((await page.locator('tbody').textContent()) ?? '').toContain('kiosk-1');
+  expect(await page.locator('main tbody tr').count()).toBe(1);
+  expect((await page.locator('main tbody').textContent()) ?? '').toContain('kiosk-1');
   await page.getByRole('button', { name: 'Enable kiosk-1' }).click();
   await page.waitForURL(`${admin}/ui/apps/${SAMPLE}/installations`);
   expect(await page.getByRole('button', { name: 'Disable kiosk-1' }).count()).toBe(1);
 
   await page.getByRole('link', { name: 'Exceptions' }).click();
   await page.waitForURL(`${admin}/ui/apps/${SAMPLE}/exceptions`);
-  const issues = (await page.locator('table').textContent()) ?? '';
+  const issues = (await page.locator('table.issues').textContent()) ?? '';
   expect(issues).toContain('simulated exception');
   await shot('fleet-exceptions');
   expect(
     await page.getByRole('img', { name: 'Reports per hour over the last 24 hours' }).count(),
   ).toBe(1);
   expect(await page.getByText(/2 reports in the last 24 h; limit 10/).count()).toBe(1);
-  await page.locator('tbody a').first().click();
-  await page.waitForURL(new RegExp(`/ui/apps/${SAMPLE}/exceptions/[^/]+$`));
+  // The issue's page (by fingerprint), then its newest occurrence.
+  await page.locator('table.issues tbody a').first().click();
+  await page.waitForURL(new RegExp(`/ui/apps/${SAMPLE}/exceptions/[0-9a-f]{32}$`));
+  expect((await page.locator('main').textContent()) ?? '').toMatch(
+    /2 occurrences\s+·\s+page 1 of 1/,
+  );
+  await page.locator('table.occurrences tbody a').first().click();
+  await page.waitForURL(new RegExp(`/ui/apps/${SAMPLE}/exceptions/[0-9a-f]{32}-\\d+$`));
   const report = (await page.locator('main').textContent()) ?? '';
   expect(report).toContain('Stack trace');
   expect(report).toContain('simulated exception');
@@ -114,10 +120,10 @@ test('devices and exceptions of the simulator appear in their tabs', async () =>
   await page.getByLabel('Kind').selectOption('unhandled');
   await page.getByRole('button', { name: 'Filter' }).click();
   await page.waitForURL(/kind=unhandled/);
-  expect(await page.locator('tbody tr').count()).toBe(0);
+  expect(await page.locator('table.issues tbody tr').count()).toBe(0);
   await page.getByLabel('Kind').selectOption('handled');
   await page.getByRole('button', { name: 'Filter' }).click();
   await page.waitForURL(/kind=handled/);
-  expect(await page.locator('tbody tr').count()).toBe(1);
+  expect(await page.locator('table.issues tbody tr').count()).toBe(1);
   expect(browser.errors).toEqual([]);
 });
