@@ -18,6 +18,7 @@ import { AppError } from '../../shared/errors';
 import type { ApiDeps } from '../deps';
 
 const MAX_PAGE_SIZE = 200;
+export const DEFAULT_PAGE_SIZE = 50;
 const STATUSES: readonly string[] = ['enabled', 'disabled', 'online', 'offline'];
 
 /** What the list is asked for, read from the query string (the page's form or the API's). */
@@ -66,7 +67,10 @@ function sortOf(value: string): FleetSort {
 export function listingInput(query: Record<string, unknown>): ListingInput {
   return {
     page: Math.max(1, Math.floor(Number(query.page ?? 1)) || 1),
-    pageSize: Math.min(MAX_PAGE_SIZE, Math.max(1, Math.floor(Number(query.pageSize ?? 50)) || 50)),
+    pageSize: Math.min(
+      MAX_PAGE_SIZE,
+      Math.max(1, Math.floor(Number(query.pageSize ?? DEFAULT_PAGE_SIZE)) || DEFAULT_PAGE_SIZE),
+    ),
     status: statusOf(text(query.status)),
     q: text(query.q),
     version: versionOf(text(query.version)),

@@ -12,7 +12,7 @@ import { html, type Html } from '../web/html';
 import { scrollTable } from '../web/table';
 import { when } from '../web/time';
 import { may, type Viewer } from '../web/views';
-import type { InstallationPage, ListingInput } from './installations-list';
+import { DEFAULT_PAGE_SIZE, type InstallationPage, type ListingInput } from './installations-list';
 
 type InstallationRow = InstallationPage['installations'][number];
 
@@ -154,6 +154,7 @@ export function listQuery(input: ListingInput, page: number): string {
     version: input.version === null ? '' : String(input.version),
     meta: input.meta ? `${input.meta.key}=${input.meta.value}` : '',
     sort: input.sort,
+    pageSize: input.pageSize === DEFAULT_PAGE_SIZE ? '' : String(input.pageSize),
     page: String(page),
   };
   return new URLSearchParams(Object.entries(q).filter(([, v]) => v !== '')).toString();

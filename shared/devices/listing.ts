@@ -49,8 +49,6 @@ async function filterOf(
     filter.deviceId = { $regex: `^${q.deviceIdPrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` };
   }
   if (q.installedMd5s) filter.installedMd5 = { $in: [...q.installedMd5s] };
-  if (q.metadata)
-    filter.metadata = { $elemMatch: { key: q.metadata.key, value: q.metadata.value } };
   return filter;
 }
 
@@ -84,7 +82,13 @@ export function presentInstallation(
 
 export async function listInstallationPage(deps: StoreDeps, scope: AppScope, q: InstallationQuery) {
   const filter = await filterOf(deps, scope, q);
-  const sorted = orderFleet(await fleetRows(deps, scope, filter), q.sort, q.versionCodes);
+  // The metadata pair is matched here, on the compact rows: FerretDB v1 matches no array element
+  // by two of its fields ($elemMatch, or an element equal to {key, value}).
+  const pair = q.metadata;
+  const rows = (await fleetRows(deps, scope, filter)).filter(
+    (r) => !pair || r.metadata.some((m) => m.key === pair.key && m.value === pair.value),
+  );
+  const sorted = orderFleet(rows, q.sort, q.versionCodes);
   const pageRows = sorted.slice((q.page - 1) * q.pageSize, q.page * q.pageSize);
   const ids = pageRows.map((r) => r.id);
   const found = await devicesCollections(deps.db)

@@ -6,14 +6,14 @@
  * stack trace (the app's frames told apart) show the numbers the JSON routes give, and those equal
  * a table written by hand. Another account gets 404 for all of it.
  */
-import { createHash } from 'node:crypto';
 import { newAccount } from '../../helpers/accounts';
 import { Browser } from '../../helpers/browser';
 import { registerDevices } from '../../helpers/devices';
 import { eventually } from '../../helpers/eventually';
-import { request, type Reply } from '../../helpers/http';
+import type { Reply } from '../../helpers/http';
+import { ownerApi } from '../../helpers/owner-api';
 import { startStack, type TestStack } from '../../helpers/stack';
-import { fixture, uploadFixture } from '../../helpers/uploads';
+import { fixtureMd5, uploadFixture } from '../../helpers/uploads';
 import { stackTrace } from '../exceptions/fixtures';
 
 jest.setTimeout(180_000);
@@ -28,18 +28,9 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-const md5Of = async (name: string) =>
-  createHash('md5')
-    .update(await fixture(name))
-    .digest('hex');
-
+/** The owner's JSON API: a GET, or a POST of `json` (device routes take the same key). */
 function api(apiKey: string, path: string, json?: unknown): Promise<Reply> {
-  return request(`${stack.urls.admin}${path}`, {
-    method: json === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${apiKey}` },
-    ...(json === undefined ? {} : { json }),
-    ca: stack.ca,
-  });
+  return ownerApi(stack, apiKey)(json === undefined ? 'GET' : 'POST', path, json);
 }
 
 /** The `stackTrace` fixture: app frames of dev.apkrelay.sample between framework frames. */
@@ -57,7 +48,7 @@ beforeAll(async () => {
   owner = await newAccount(stack, 15); // 15 installations → 30 reports per 24 h
   await uploadFixture(stack, owner.apiKey, 'version-1.apk');
   await uploadFixture(stack, owner.apiKey, 'version-2.apk');
-  const [v1, v2] = [await md5Of('version-1.apk'), await md5Of('version-2.apk')];
+  const [v1, v2] = [await fixtureMd5('version-1.apk'), await fixtureMd5('version-2.apk')];
   const target = { baseUrl: stack.urls.web, ca: stack.ca, apiKey: owner.apiKey, package: PKG };
   await registerDevices(target, ['d1', 'd2', 'd3'], v1);
   await registerDevices(target, ['d4', 'd5'], v2);

@@ -101,7 +101,8 @@ test('the filters show what was asked, and the paging links keep it', () => {
   expect(out).toContain('<input id="meta" name="meta" value="store=a=b"');
   expect(out).toMatch(/<option value="online" selected/);
   expect(out).toMatch(/<option value="deviceId" selected/);
-  const query = 'status=online&amp;version=3&amp;meta=store%3Da%3Db&amp;sort=deviceId';
+  const query =
+    'status=online&amp;version=3&amp;meta=store%3Da%3Db&amp;sort=deviceId&amp;pageSize=2';
   const base = '/ui/apps/dev.apkrelay.sample/installations';
   expect(out).toContain(`<a href="${base}?${query}&amp;page=1" rel="prev">Previous</a>`);
   expect(out).toContain(`<a href="${base}?${query}&amp;page=3" rel="next">Next</a>`);
