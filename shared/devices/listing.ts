@@ -82,8 +82,8 @@ export function presentInstallation(
 
 export async function listInstallationPage(deps: StoreDeps, scope: AppScope, q: InstallationQuery) {
   const filter = await filterOf(deps, scope, q);
-  // The metadata pair is matched here, on the compact rows: FerretDB v1 matches no array element
-  // by two of its fields ($elemMatch, or an element equal to {key, value}).
+  // The metadata pair is matched here, on the compact rows: the embedded database server matches
+  // no array element by two of its fields ($elemMatch, or an element equal to {key, value}).
   const pair = q.metadata;
   const rows = (await fleetRows(deps, scope, filter)).filter(
     (r) => !pair || r.metadata.some((m) => m.key === pair.key && m.value === pair.value),
