@@ -81,7 +81,9 @@ function option(value: string, label: string, chosen: string): Html {
 }
 
 function filterForm(base: string, input: ListingInput, apks: readonly ApkDoc[]): Html {
-  const codes = [...new Set(apks.map((a) => a.versionCode))].sort((a, b) => b - a);
+  // The app's versionCodes, and the one asked for even if no APK has it (the form keeps it).
+  const asked = input.version === null ? [] : [input.version];
+  const codes = [...new Set([...apks.map((a) => a.versionCode), ...asked])].sort((a, b) => b - a);
   const meta = input.meta ? `${input.meta.key}=${input.meta.value}` : '';
   return html`<form method="get" action="${base}" class="filters">
     <label for="status">Status</label>

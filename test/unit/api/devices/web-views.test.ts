@@ -100,6 +100,7 @@ test('the filters show what was asked, and the paging links keep it', () => {
   ).replace(/\s+/g, ' ');
   expect(out).toContain('<input id="meta" name="meta" value="store=a=b"');
   expect(out).toMatch(/<option value="online" selected/);
+  expect(out).toMatch(/<option value="3" selected/);
   expect(out).toMatch(/<option value="deviceId" selected/);
   const query =
     'status=online&amp;version=3&amp;meta=store%3Da%3Db&amp;sort=deviceId&amp;pageSize=2';
