@@ -1,8 +1,9 @@
 /**
  * Handlers of the web administration's signed-in pages (mounted by api/web/routes.ts): the apps
- * list, an app's APKs and Installations tabs, the API key. Each one takes the session's viewer,
- * asks a use-case, and renders a view. The Exceptions tab is in api/exceptions/web-pages.ts, the
- * forms that change an app in web-actions.ts, the upload form in api/uploads/web-page.ts.
+ * list, an app's APKs tab, the API key. Each one takes the session's viewer, asks a use-case, and
+ * renders a view. The Installations tab is in api/devices/web-pages.ts, the Exceptions tab in
+ * api/exceptions/web-pages.ts, the forms that change an app in web-actions.ts, the upload form in
+ * api/uploads/web-page.ts.
  */
 import type { Request, Response } from 'express';
 import { adoptionSeries } from '../../shared/adoption/samples';
@@ -11,9 +12,8 @@ import { funnelCountsByApk } from '../../shared/funnel/marks';
 import type { AppDoc } from '../../shared/catalog/types';
 import { audit } from '../audit-context';
 import type { ApiDeps } from '../deps';
-import { listInstallations } from '../devices/installations-list';
 import { exceptionLimit } from '../exceptions/intake';
-import { apksTab, installationsTab } from './web-views';
+import { apksTab } from './web-views';
 import { appOverview } from './overview';
 import { currentSession } from '../web/sessions';
 import { appsPage, messagePage, type Viewer } from '../web/views';
@@ -76,21 +76,6 @@ export function showApks(deps: ApiDeps): PageHandler {
       adoptionSeries(deps, app, new Date(now.getTime() - ADOPTION_SHOWN_MS), now),
     ]);
     sendPage(res, 200, apksTab(viewer, app, apks, { funnels, adoption }));
-  };
-}
-
-export function showInstallations(deps: ApiDeps): PageHandler {
-  return async (req, res) => {
-    const found = await viewerAndApp(deps, req, res);
-    if (!found) return;
-    const { viewer, app } = found;
-    const status = typeof req.query.status === 'string' ? req.query.status : '';
-    const q = typeof req.query.q === 'string' ? req.query.q : '';
-    const [page, apks] = await Promise.all([
-      listInstallations(deps, app, req),
-      apksOf(deps.db, app),
-    ]);
-    sendPage(res, 200, installationsTab(viewer, app, page, { status, q }, apks));
   };
 }
 

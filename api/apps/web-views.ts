@@ -1,17 +1,16 @@
 /**
- * The app page of the web administration: tabs APKs, Installations, Exceptions (and Rollouts,
- * api/rollouts/web-views.ts); a link page.
+ * The app page of the web administration: its tabs (the Installations tab is in
+ * api/devices/web-views.ts, Exceptions in api/exceptions/, Rollouts in api/rollouts/), the APKs
+ * tab and a link page.
  */
 import type { AdoptionPoint } from '../../shared/adoption/points';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import type { FunnelCounts } from '../../shared/funnel/marks';
-import type { listInstallations } from '../devices/installations-list';
 import { adoptionChart } from '../insights/adoption-chart';
 import { digest, html, type Html } from '../web/html';
 import { layout, may, uploadForm, type Viewer } from '../web/views';
 
 export type Tab = 'apks' | 'installations' | 'exceptions' | 'rollouts';
-type InstallationPage = Awaited<ReturnType<typeof listInstallations>>;
 
 export const time = (d: Date | string) => {
   const iso = typeof d === 'string' ? d : d.toISOString();
@@ -177,128 +176,5 @@ export function linkPage(
       </p>
       <p>Valid until ${time(link.expiresAt)}.</p>
       <img class="qr" src="${link.qrPath}" alt="QR code of the download link" />`,
-  );
-}
-
-/** An APK named by md5 or id: its version and a short md5 (the whole in the title). */
-function versionOf(apks: readonly ApkDoc[], ref: string | null): Html | string {
-  if (!ref) return '—';
-  const apk = apks.find((a) => a.md5 === ref || a._id.toHexString() === ref);
-  if (!apk) return html`<code>${ref}</code>`;
-  return html`${apk.versionName ?? ''} (${apk.versionCode})
-    <code title="${apk.md5}">${apk.md5.slice(0, 8)}…</code>`;
-}
-
-type InstallationRow = InstallationPage['installations'][number];
-
-/** The Pending cell of a device ahead of the APK it would be offered: it is offered nothing. */
-const AHEAD = html`<span
-  title="Runs a higher versionCode than the current APK: offered nothing (Android refuses a downgrade)"
-  >ahead</span
->`;
-
-function installationRow(
-  viewer: Viewer,
-  base: string,
-  apks: readonly ApkDoc[],
-  i: InstallationRow,
-): Html {
-  // The markup keeps the whitespace the page has always been served with (not re-indented).
-  // prettier-ignore
-  return html`<tr>
-        <td><code>${i.deviceId}</code></td>
-        <td>${i.status} / ${i.online ? 'online' : 'offline'}</td>
-        <td>${versionOf(apks, i.installedMd5)}</td>
-        <td>${i.ahead ? AHEAD : versionOf(apks, i.pendingApkId)}</td>
-        <td>${i.strategy ?? '—'}</td>
-        <td>${i.channel === 'pushlink' ? `PushLink SDK ${i.plVersion ?? '?'}` : 'apkrelay (SSE)'}</td>
-        <td>${time(i.lastSeenAt)}</td>
-        <td>${[i.device.brand, i.device.model, i.device.osVersion].filter(Boolean).join(' ')}</td>
-        <td>${i.metadata.map((m) => `${m.key}=${m.value}`).join(', ')}</td>
-        <td>${i.location ? `${i.location.lat}, ${i.location.lon}` : '—'}</td>
-        <td>${may(viewer, 'manage') ? statusForm(viewer, base, i) : ''}</td>
-      </tr>`;
-}
-
-/** The form that disables an enabled installation or enables a disabled one. */
-function statusForm(viewer: Viewer, base: string, i: InstallationRow): Html {
-  // prettier-ignore
-  return html`<form
-            class="inline"
-            method="post"
-            action="${base}/${encodeURIComponent(i.deviceId)}/status"
-          >
-            <input type="hidden" name="_csrf" value="${viewer.csrf}" />
-            <input
-              type="hidden"
-              name="status"
-              value="${i.status === 'enabled' ? 'disabled' : 'enabled'}"
-            />
-            <button
-              type="submit"
-              aria-label="${i.status === 'enabled' ? 'Disable' : 'Enable'} ${i.deviceId}"
-            >
-              ${i.status === 'enabled' ? 'Disable' : 'Enable'}
-            </button>
-          </form>`;
-}
-
-export function installationsTab(
-  viewer: Viewer,
-  app: AppDoc,
-  page: InstallationPage,
-  filter: { status: string; q: string },
-  apks: readonly ApkDoc[],
-): string {
-  const base = `/ui/apps/${encodeURIComponent(app.package)}/installations`;
-  const pages = Math.max(1, Math.ceil(page.total / page.pageSize));
-  const at = (n: number) =>
-    `${base}?${new URLSearchParams({ status: filter.status, q: filter.q, page: String(n) }).toString()}`;
-  const statuses = ['', 'enabled', 'disabled', 'online', 'offline'];
-  const rows = page.installations.map((i) => installationRow(viewer, base, apks, i));
-
-  return appLayout(
-    viewer,
-    app,
-    'installations',
-    html`<form method="get" action="${base}">
-        <label for="status">Status</label>
-        <select id="status" name="status">
-          ${statuses.map(
-            (s) =>
-              html`<option value="${s}" ${s === filter.status ? html`selected` : ''}>
-                ${s || 'any'}
-              </option>`,
-          )}
-        </select>
-        <label for="q">Device id starts with</label>
-        <input id="q" name="q" value="${filter.q}" />
-        <button type="submit">Filter</button>
-      </form>
-      <p>${page.total} installations · page ${page.page} of ${pages}</p>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Device id</th>
-            <th scope="col">Status</th>
-            <th scope="col">Running (md5)</th>
-            <th scope="col">Pending</th>
-            <th scope="col">Strategy</th>
-            <th scope="col">Channel</th>
-            <th scope="col">Last seen</th>
-            <th scope="col">Device</th>
-            <th scope="col">Metadata</th>
-            <th scope="col">Location</th>
-            <th scope="col">Action</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>
-      <nav aria-label="Pages">
-        ${page.page > 1 ? html`<a href="${at(page.page - 1)}">Previous</a>` : ''}
-        ${page.page < pages ? html`<a href="${at(page.page + 1)}">Next</a>` : ''}
-      </nav>`,
   );
 }

@@ -107,6 +107,63 @@ export const deviceSchemas = {
       pageSize: { type: 'integer' },
       total: { type: 'integer' },
       installations: { type: 'array', items: { $ref: '#/components/schemas/Installation' } },
+      summary: {
+        type: 'object',
+        description:
+          'The whole fleet of the app, whatever the filters: the Installations tab’s summary strip.',
+        properties: {
+          total: { type: 'integer' },
+          online: { type: 'integer' },
+          offline: { type: 'integer' },
+          versions: {
+            type: 'array',
+            description:
+              'Highest versionCode first; md5 null: no APK of the app (or none reported).',
+            items: {
+              type: 'object',
+              properties: {
+                md5: { type: ['string', 'null'] },
+                versionCode: { type: ['integer', 'null'] },
+                versionName: { type: ['string', 'null'] },
+                installations: { type: 'integer' },
+              },
+            },
+          },
+          ahead: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'Device ids of the installations ahead of the APK they would be offered.',
+          },
+        },
+      },
+    },
+  },
+  InstallationDetail: {
+    type: 'object',
+    properties: {
+      installation: { $ref: '#/components/schemas/Installation' },
+      history: {
+        type: 'array',
+        description:
+          'The install funnel’s marks of this installation, oldest first: each APK offered, downloaded, installed or failed (with the OS status and message).',
+        items: {
+          type: 'object',
+          properties: {
+            md5: { type: 'string' },
+            versionCode: { type: ['integer', 'null'] },
+            versionName: { type: ['string', 'null'] },
+            stage: { enum: ['offered', 'downloaded', 'installed', 'failed'] },
+            at: { type: 'string', format: 'date-time' },
+            osStatus: { type: ['integer', 'null'] },
+            message: { type: ['string', 'null'] },
+          },
+        },
+      },
+      reports: {
+        type: 'array',
+        description: 'Its newest 100 exception reports, newest first.',
+        items: { type: 'object' },
+      },
     },
   },
   Registration: registration,
@@ -190,7 +247,8 @@ export const pushKeyContract = contract({
 });
 
 export const listInstallationsContract = contract({
-  summary: "The app's installations, newest seen first.",
+  summary:
+    "The app's installations, filtered, sorted (newest seen first unless `sort` says otherwise) and paged on the server (skip/limit over the sorted list), with the summary of the whole fleet.",
   security: bearer,
   query: Type.Object({
     status: Type.Optional(
@@ -198,10 +256,28 @@ export const listInstallationsContract = contract({
         errorMessage: 'status must be enabled, disabled, online or offline',
       }),
     ),
+    sort: Type.Optional(
+      enumOf(['lastSeen', 'version', 'deviceId'] as const, {
+        errorMessage: 'sort must be lastSeen, version or deviceId',
+      }),
+    ),
   }),
-  // Read leniently by api/devices/installations-list.ts: a page out of range is clamped.
+  // Read by api/devices/installations-list.ts: a page out of range is clamped; a bad version or
+  // meta is refused (VALIDATION_FAILED).
   parameters: [
     { name: 'q', in: 'query', schema: { type: 'string' }, description: 'Device id prefix.' },
+    {
+      name: 'version',
+      in: 'query',
+      schema: { type: 'integer', minimum: 0 },
+      description: 'Only installations running an APK of this versionCode.',
+    },
+    {
+      name: 'meta',
+      in: 'query',
+      schema: { type: 'string' },
+      description: 'Only installations with this metadata pair, written key=value.',
+    },
     { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1 } },
     {
       name: 'pageSize',
@@ -234,5 +310,16 @@ export const installationStatusContract = contract({
     '401': errorResponse('UNAUTHENTICATED'),
     '404': errorResponse('NOT_FOUND'),
     '409': errorResponse('PLAN_FULL'),
+  },
+});
+
+export const showInstallationContract = contract({
+  summary:
+    'One installation: its row as in the list, its history (versions offered, downloaded, installed or failed with the OS message) and its exception reports.',
+  security: bearer,
+  responses: {
+    '200': json('The installation.', 'InstallationDetail'),
+    '401': errorResponse('UNAUTHENTICATED'),
+    '404': errorResponse('NOT_FOUND'),
   },
 });

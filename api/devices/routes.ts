@@ -28,12 +28,14 @@ import {
   heartbeatContract,
   installationStatusContract,
   listInstallationsContract,
+  showInstallationContract,
   pushKeyContract,
   registerContract,
   streamContract,
 } from './contracts';
 import { inputOf } from '../request-validation';
-import { listInstallations } from './installations-list';
+import { listInstallations, listingInput } from './installations-list';
+import { installationDetail } from './installation-detail';
 import { appOf } from '../owned-app';
 import { DEVICE_HOSTS, type Route } from '../route-table';
 import { STREAM_PATH, streamEndpoint } from '../push/stream-endpoint';
@@ -124,7 +126,15 @@ export async function listAppInstallations(
   res: Response,
 ): Promise<void> {
   // The contract checked `status`; the listing reads the query as the web page's does.
-  res.json(await listInstallations(deps, await appOf(deps, res, req), req));
+  const app = await appOf(deps, res, req);
+  res.json(await listInstallations(deps, app, listingInput(req.query)));
+}
+
+export async function showInstallation(deps: ApiDeps, req: Request, res: Response): Promise<void> {
+  const app = await appOf(deps, res, req);
+  const detail = await installationDetail(deps, app, String(req.params.deviceId));
+  if (!detail) throw new AppError('NOT_FOUND', { message: 'no such installation' });
+  res.json(detail);
 }
 
 export async function putInstallationStatus(
@@ -193,6 +203,14 @@ export function deviceRoutes(deps: ApiDeps): Route[] {
       access: 'apiKey',
       contract: listInstallationsContract,
       handlers: [owner, (req, res) => listAppInstallations(deps, req, res)],
+    },
+    {
+      method: 'get',
+      path: '/api/v2/apps/:package/installations/:deviceId',
+      hosts: ['admin'],
+      access: 'apiKey',
+      contract: showInstallationContract,
+      handlers: [owner, (req, res) => showInstallation(deps, req, res)],
     },
     {
       method: 'put',

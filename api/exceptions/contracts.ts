@@ -240,3 +240,105 @@ export const screenshotContract = ownerRead("An exception report's screenshot.",
   description: 'The JPEG bytes.',
   content: { 'image/jpeg': { schema: { type: 'string', format: 'binary' } } },
 });
+
+const jsonOf = (description: string, schema: object) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+const crashRate = {
+  type: 'object',
+  properties: {
+    apkId: { type: 'string' },
+    versionCode: { type: 'integer' },
+    versionName: { type: ['string', 'null'] },
+    installations: {
+      type: 'integer',
+      description: 'Installations that report running this APK now and were seen in the window.',
+    },
+    installationHours: {
+      type: 'number',
+      description:
+        'Sum over those installations of the time from the later of their registration and the window start to the earlier of their last sighting and the window end.',
+    },
+    unhandled: {
+      type: 'integer',
+      description: 'Unhandled reports sent from this APK in the window.',
+    },
+    perInstallationHour: { type: ['number', 'null'] },
+    perInstallation: { type: ['number', 'null'] },
+    crashFreeInstallations: {
+      type: 'integer',
+      description: 'Its installations with no unhandled report from this APK in the window.',
+    },
+    crashFreePercent: { type: ['number', 'null'] },
+  },
+};
+
+export const exceptionStatsContract = ownerRead(
+  'Crash rate per version and reports per hour over the last 24 h (the Exceptions tab’s numbers).',
+  jsonOf(
+    'The window, the plan’s 24-h limit, 24 hourly counts (oldest first) and one row per version.',
+    {
+      type: 'object',
+      properties: {
+        package: { type: 'string' },
+        from: { type: 'string', format: 'date-time' },
+        to: { type: 'string', format: 'date-time' },
+        windowHours: { type: 'integer' },
+        limit: { type: 'integer' },
+        hourly: { type: 'array', items: { type: 'integer' } },
+        versions: { type: 'array', items: crashRate },
+      },
+    },
+  ),
+);
+
+const tallies = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: { name: { type: 'string' }, reports: { type: 'integer' } },
+  },
+};
+
+export const showGroupContract = ownerRead(
+  'One issue (group) by fingerprint: its trend, versions, devices and one page of its occurrences.',
+  jsonOf('The group.', {
+    type: 'object',
+    properties: {
+      group: { $ref: '#/components/schemas/ExceptionGroup' },
+      now: { type: 'string', format: 'date-time' },
+      hourly: {
+        type: 'array',
+        items: { type: 'integer' },
+        description: '24 counts; bucket i starts 24 − i hours before now.',
+      },
+      daily: {
+        type: 'array',
+        items: { type: 'integer' },
+        description: '30 counts; bucket i starts 30 − i days before now.',
+      },
+      versions: { ...tallies, description: 'Reports per version, most first.' },
+      devices: { ...tallies, description: 'Reports per device id, most first.' },
+      occurrences: {
+        type: 'object',
+        properties: {
+          page: { type: 'integer' },
+          pageSize: { type: 'integer' },
+          total: { type: 'integer' },
+          reports: { type: 'array', items: { type: 'object' } },
+        },
+      },
+    },
+  }),
+  [
+    { name: 'fingerprint', in: 'path', required: true, schema: { type: 'string' } },
+    {
+      name: 'page',
+      in: 'query',
+      schema: { type: 'integer', minimum: 1 },
+      description: 'Occurrences, newest first, 20 a page (skip/limit); out of range is clamped.',
+    },
+  ],
+);

@@ -22,13 +22,17 @@ import { jsonReportFields } from './json-report';
 import { readBody } from './read-body';
 import { isDependencyOutage } from '../http-errors';
 import {
+  exceptionStatsContract,
   legacyExceptionContract,
   listGroupsContract,
+  showGroupContract,
   reportExceptionContract,
   screenshotContract,
   showReportContract,
 } from './contracts';
 import type { RouteContract } from '../route-contract';
+import { appOf } from '../owned-app';
+import { exceptionStats, groupView } from './stats';
 import { DEVICE_HOSTS, type Route } from '../route-table';
 import { sendText } from '../text-reply';
 
@@ -215,6 +219,23 @@ export function reportScreenshot(deps: ApiDeps): Handler {
   };
 }
 
+export function showStats(deps: ApiDeps): Handler {
+  return async (req, res) => {
+    const app = await appOf(deps, res, req);
+    res.json(await exceptionStats(deps, app, currentAccount(res).plan.installations));
+  };
+}
+
+export function showGroup(deps: ApiDeps): Handler {
+  return async (req, res) => {
+    const app = await appOf(deps, res, req);
+    const page = Math.max(1, Math.floor(Number(req.query.page ?? 1)) || 1);
+    const view = await groupView(deps, app, String(req.params.fingerprint), page);
+    if (!view) throw new AppError('NOT_FOUND', { message: 'no such issue' });
+    res.json(view);
+  };
+}
+
 export function exceptionRoutes(deps: ApiDeps): Route[] {
   const owner = (contract: RouteContract, path: string, handler: Handler): Route => ({
     method: 'get',
@@ -243,6 +264,12 @@ export function exceptionRoutes(deps: ApiDeps): Route[] {
       handlers: [jsonException(deps)],
     },
     owner(listGroupsContract, '/api/v2/apps/:package/exceptions', listGroups(deps)),
+    owner(exceptionStatsContract, '/api/v2/apps/:package/exception-stats', showStats(deps)),
+    owner(
+      showGroupContract,
+      '/api/v2/apps/:package/exception-groups/:fingerprint',
+      showGroup(deps),
+    ),
     owner(showReportContract, '/api/v2/apps/:package/exceptions/:id', showReport(deps)),
     owner(
       screenshotContract,

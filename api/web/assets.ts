@@ -61,6 +61,18 @@ code { font-size: .9em; }
 img.shot { max-width: 24rem; border: 1px solid #d6d9e0; }
 pre { background: #fff; border: 1px solid #d6d9e0; padding: .5rem; overflow-x: auto; }
 img.qr { width: 16rem; height: 16rem; background: #fff; }
+.dot-online { color: #1f7a3a; }
+.dot-offline { color: #9aa1ad; }
+.summary-strip ul.versions { display: flex; flex-wrap: wrap; gap: .3rem 1.2rem; padding: 0;
+  list-style: none; }
+.chart svg .axis { stroke: #4a5160; }
+.chart svg .grid { stroke: #e3e6ec; }
+.chart svg text { font-size: 11px; fill: #4a5160; }
+.stack-trace pre.frames { margin: 0; border: 0; padding: 0 .5rem; }
+.stack-trace { background: #fff; border: 1px solid #d6d9e0; padding: .4rem 0; }
+.frame-app { font-weight: 700; }
+.frame-framework { color: #8a909c; }
+details.framework-frames > summary { color: #8a909c; padding: 0 .5rem; cursor: pointer; }
 `;
 
 /**

@@ -140,10 +140,11 @@ export const uiGetAppsByPackageInstallationsContract = page(
 
 export const uiGetAppsByPackageExceptionsContract = page('App page, tab Exceptions.', true, pkg);
 
-export const uiGetAppsByPackageExceptionsByIdContract = page('One exception report.', true, [
-  ...pkg,
-  { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
-]);
+export const uiGetAppsByPackageExceptionsByIdContract = page(
+  'One issue (id: its 32-hex fingerprint: trend, versions, devices, occurrences) or one report.',
+  true,
+  [...pkg, { name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+);
 
 export const uiGetAppsByPackageExceptionsByIdScreenshotContract = {
   ...page("An exception report's screenshot.", true, [

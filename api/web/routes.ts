@@ -11,7 +11,6 @@ import {
   uiGetAppsByPackageExceptionsByIdContract,
   uiGetAppsByPackageExceptionsByIdScreenshotContract,
   uiGetAppsByPackageExceptionsContract,
-  uiGetAppsByPackageInstallationsContract,
   uiGetAppsByPackageRolloutsContract,
   uiGetAppsContract,
   uiGetHomeContract,
@@ -45,7 +44,8 @@ import { changeStatus, createLink, makeCurrent } from '../apps/web-actions';
 import { APP_JS, STYLE_CSS } from './assets';
 import { showExceptionReport, showExceptions, showScreenshot } from '../exceptions/web-pages';
 import { logIn, loginForm, logOut } from './login';
-import { regenerateKey, showApks, showApps, showInstallations } from '../apps/web-pages';
+import { regenerateKey, showApks, showApps } from '../apps/web-pages';
+import { installationPages } from '../devices/web-pages';
 import { actOnRolloutPage, showRollouts, startRolloutPage } from '../rollouts/web-pages';
 import { anonymousCsrfCheck, form, pageMaker, type Page } from './page-maker';
 import { csrfCheck, sessionAuth } from './sessions';
@@ -177,13 +177,6 @@ function appPages(deps: ApiDeps, page: Page): Route[] {
     ),
     page(
       'get',
-      '/ui/apps/:package/installations',
-      'read',
-      uiGetAppsByPackageInstallationsContract,
-      showInstallations(deps),
-    ),
-    page(
-      'get',
       '/ui/apps/:package/exceptions',
       'read',
       uiGetAppsByPackageExceptionsContract,
@@ -261,6 +254,7 @@ export function webRoutes(deps: ApiDeps): Route[] {
     ...entryPages(deps, page),
     ...accountAndAppsPages(deps, page),
     ...appPages(deps, page),
+    ...installationPages(deps, page),
     ...rolloutPages(deps, page),
     ...auditPages(deps, page),
     ...webhookPages(deps, page, [form, csrfCheck]),

@@ -1,11 +1,14 @@
 /**
- * The owner's view of an app's installations: one page, filtered by status or online state and
- * by a device id prefix, each with its live state (last seen, pending offer) from Redis.
+ * The owner's view of an app's installations: one page, filtered by status or online state, by a
+ * device id prefix, by the version run and by a metadata pair, sorted (fleet.ts: last seen,
+ * version or device id) and paged with skip/limit over the sorted fleet, each with its live state
+ * (last seen, pending offer) from Redis.
  */
-import type { Filter } from 'mongodb';
+import { ObjectId, type Filter } from 'mongodb';
 import type { StoreDeps } from './cards';
+import { fleetRows, orderFleet, type FleetSort } from './fleet';
 import { presentInstallOutcome } from './install-outcome';
-import { lastSeenAt, seenFilter, type AppScope } from './live-state';
+import { seenFilter, type AppScope } from './live-state';
 import type { InstallationDoc } from './types';
 import { devicesCollections } from './collections';
 
@@ -19,6 +22,13 @@ export interface InstallationQuery {
   readonly deviceIdPrefix: string | null;
   /** Seen at or after this instant counts as online. */
   readonly onlineSince: Date;
+  /** Only installations running one of these APKs (by MD5); null: any. */
+  readonly installedMd5s: readonly string[] | null;
+  /** Only installations with this metadata pair; null: any. */
+  readonly metadata: { readonly key: string; readonly value: string } | null;
+  readonly sort: FleetSort;
+  /** The app's APKs' versionCodes by MD5 (the version order). */
+  readonly versionCodes: ReadonlyMap<string, number>;
 }
 
 async function filterOf(
@@ -38,10 +48,17 @@ async function filterOf(
     // A literal prefix (no regex injection).
     filter.deviceId = { $regex: `^${q.deviceIdPrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}` };
   }
+  if (q.installedMd5s) filter.installedMd5 = { $in: [...q.installedMd5s] };
   return filter;
 }
 
-function present(d: InstallationDoc, seen: Date, pendingApkId: string | null, onlineSince: Date) {
+/** One installation as the owner's list and its page show it. */
+export function presentInstallation(
+  d: InstallationDoc,
+  seen: Date,
+  pendingApkId: string | null,
+  onlineSince: Date,
+) {
   return {
     deviceId: d.deviceId,
     status: d.status,
@@ -65,27 +82,29 @@ function present(d: InstallationDoc, seen: Date, pendingApkId: string | null, on
 
 export async function listInstallationPage(deps: StoreDeps, scope: AppScope, q: InstallationQuery) {
   const filter = await filterOf(deps, scope, q);
-  const col = devicesCollections(deps.db).installations;
-  const [total, docs] = await Promise.all([
-    col.countDocuments(filter),
-    col
-      .find(filter)
-      .sort({ lastSeenAt: -1, deviceId: 1 })
-      .skip((q.page - 1) * q.pageSize)
-      .limit(q.pageSize)
-      .toArray(),
-  ]);
-  const ids = docs.map((d) => d._id.toHexString());
-  const [seen, offers] = await Promise.all([
-    deps.live.lastSeen(scope, ids),
-    deps.live.offers(scope, ids),
-  ]);
+  // The metadata pair is matched here, on the compact rows: the embedded database server matches
+  // no array element by two of its fields ($elemMatch, or an element equal to {key, value}).
+  const pair = q.metadata;
+  const rows = (await fleetRows(deps, scope, filter)).filter(
+    (r) => !pair || r.metadata.some((m) => m.key === pair.key && m.value === pair.value),
+  );
+  const sorted = orderFleet(rows, q.sort, q.versionCodes);
+  const pageRows = sorted.slice((q.page - 1) * q.pageSize, q.page * q.pageSize);
+  const ids = pageRows.map((r) => r.id);
+  const found = await devicesCollections(deps.db)
+    .installations.find({ _id: { $in: pageRows.map((r) => ObjectId.createFromHexString(r.id)) } })
+    .toArray();
+  const docs = new Map(found.map((d) => [d._id.toHexString(), d]));
+  const offers = await deps.live.offers(scope, ids);
   return {
     page: q.page,
     pageSize: q.pageSize,
-    total,
-    installations: docs.map((d, i) =>
-      present(d, lastSeenAt(d, seen[i]!), offers[i]!.offeredApkId, q.onlineSince),
-    ),
+    total: sorted.length,
+    installations: pageRows.flatMap((r, i) => {
+      const doc = docs.get(r.id);
+      return doc
+        ? [presentInstallation(doc, r.lastSeenAt, offers[i]!.offeredApkId, q.onlineSince)]
+        : [];
+    }),
   };
 }

@@ -5,9 +5,12 @@
 import type { Db } from 'mongodb';
 import type { Readable } from 'node:stream';
 import type { AppDoc } from '../catalog/types';
-import { type ExceptionDoc, type ExceptionGroupDoc, exceptionsCollections } from './collections';
-
-const HOUR_MS = 3600 * 1000;
+import {
+  type ExceptionDoc,
+  type ExceptionGroupDoc,
+  exceptionsCollections,
+  groupIdOf,
+} from './collections';
 
 /** The app's groups, most recently seen first (the JSON view). */
 export function latestGroups(
@@ -47,24 +50,20 @@ export function reportsSince(db: Db, app: AppDoc, since: Date): Promise<number> 
 
 export type GroupKind = '' | 'handled' | 'unhandled';
 
-/**
- * One page of the app's groups (optionally only those with handled or unhandled reports), their
- * total, and the reports received in each of the 24 hours before `nowMs`, oldest hour first.
- */
+/** One page of the app's groups (optionally only those with handled or unhandled reports), and their total. */
 export async function groupsPage(
   db: Db,
   app: AppDoc,
-  query: { kind: GroupKind; page: number; perPage: number; nowMs: number },
-): Promise<{ total: number; groups: ExceptionGroupDoc[]; hourly: number[] }> {
-  const { groups, reports } = exceptionsCollections(db);
-  const scope = { accountId: app.accountId, appId: app._id.toHexString() };
-  const hours = Array.from({ length: 24 }, (_, i) => query.nowMs - (24 - i) * HOUR_MS);
+  query: { kind: GroupKind; page: number; perPage: number },
+): Promise<{ total: number; groups: ExceptionGroupDoc[] }> {
+  const { groups } = exceptionsCollections(db);
   const filter = {
-    ...scope,
+    accountId: app.accountId,
+    appId: app._id.toHexString(),
     ...(query.kind === 'handled' ? { handledCount: { $gt: 0 } } : {}),
     ...(query.kind === 'unhandled' ? { unhandledCount: { $gt: 0 } } : {}),
   };
-  const [total, list, ...hourly] = await Promise.all([
+  const [total, list] = await Promise.all([
     groups.countDocuments(filter),
     groups
       .find(filter)
@@ -72,14 +71,8 @@ export async function groupsPage(
       .skip((query.page - 1) * query.perPage)
       .limit(query.perPage)
       .toArray(),
-    ...hours.map((from) =>
-      reports.countDocuments({
-        ...scope,
-        receivedAt: { $gte: new Date(from), $lt: new Date(from + HOUR_MS) },
-      }),
-    ),
   ]);
-  return { total, groups: list, hourly };
+  return { total, groups: list };
 }
 
 /** A screenshot's whole bytes (bounded by MAX_EXCEPTION_BYTES at intake). */
@@ -87,4 +80,93 @@ export async function readWhole(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/** The app's group of this fingerprint. */
+export function groupOfApp(
+  db: Db,
+  app: AppDoc,
+  fingerprint: string,
+): Promise<ExceptionGroupDoc | null> {
+  return exceptionsCollections(db).groups.findOne({
+    _id: groupIdOf(app._id.toHexString(), fingerprint),
+    accountId: app.accountId,
+  });
+}
+
+/** A report as a list shows it: no stack beyond its first line, no log, no metadata. */
+export type ReportLine = Pick<
+  ExceptionDoc,
+  '_id' | 'version' | 'deviceId' | 'handled' | 'receivedAt' | 'fingerprint'
+> & { readonly title: string };
+
+const LINE_PROJECTION = {
+  version: 1,
+  deviceId: 1,
+  handled: 1,
+  receivedAt: 1,
+  fingerprint: 1,
+  stack: 1,
+} as const;
+
+function lineOf(doc: ExceptionDoc): ReportLine {
+  return {
+    _id: doc._id,
+    version: doc.version,
+    deviceId: doc.deviceId,
+    handled: doc.handled,
+    receivedAt: doc.receivedAt,
+    fingerprint: doc.fingerprint,
+    title: doc.stack?.[0] ?? '',
+  };
+}
+
+/** Every report of a group of the app, newest first. */
+export async function reportsOfGroup(db: Db, app: AppDoc, groupId: string): Promise<ReportLine[]> {
+  const docs = await exceptionsCollections(db)
+    .reports.find(
+      { accountId: app.accountId, appId: app._id.toHexString(), groupId },
+      { projection: LINE_PROJECTION },
+    )
+    .sort({ receivedAt: -1, _id: -1 })
+    .toArray();
+  return docs.map(lineOf);
+}
+
+/** The newest `limit` reports one device of the app sent, newest first. */
+export async function reportsOfDevice(
+  db: Db,
+  app: AppDoc,
+  deviceId: string,
+  limit: number,
+): Promise<ReportLine[]> {
+  const docs = await exceptionsCollections(db)
+    .reports.find(
+      { accountId: app.accountId, appId: app._id.toHexString(), deviceId },
+      { projection: LINE_PROJECTION },
+    )
+    .sort({ receivedAt: -1, _id: -1 })
+    .limit(limit)
+    .toArray();
+  return docs.map(lineOf);
+}
+
+/** The app's unhandled reports received in [from, to): who sent them, from which APK, when. */
+export function unhandledBetween(
+  db: Db,
+  app: AppDoc,
+  from: Date,
+  to: Date,
+): Promise<Array<Pick<ExceptionDoc, 'deviceId' | 'apkId' | 'receivedAt'>>> {
+  return exceptionsCollections(db)
+    .reports.find(
+      {
+        accountId: app.accountId,
+        appId: app._id.toHexString(),
+        handled: false,
+        receivedAt: { $gte: from, $lt: to },
+      },
+      { projection: { _id: 0, deviceId: 1, apkId: 1, receivedAt: 1 } },
+    )
+    .toArray();
 }

@@ -1,5 +1,6 @@
 /** Public JSON shapes of exception groups and reports (no internal fields). */
 import type { ExceptionDoc, ExceptionGroupDoc } from './collections';
+import type { ReportLine } from './owner-queries';
 
 export function presentGroup(group: ExceptionGroupDoc) {
   return {
@@ -36,5 +37,18 @@ export function presentReport(doc: ExceptionDoc, screenshotUrl: string | null) {
     groupId: doc.groupId,
     receivedAt: doc.receivedAt.toISOString(),
     screenshot: screenshotUrl,
+  };
+}
+
+/** A report in a list (a group's occurrences, a device's reports). */
+export function presentReportLine(r: ReportLine) {
+  return {
+    id: r._id,
+    fingerprint: r.fingerprint,
+    title: r.title,
+    version: r.version,
+    deviceId: r.deviceId,
+    handled: r.handled,
+    receivedAt: r.receivedAt.toISOString(),
   };
 }

@@ -17,7 +17,7 @@ import {
   type FunnelStage,
   type Reported,
 } from './stages';
-import { funnelCollections } from './collections';
+import { funnelCollections, type MarkDoc } from './collections';
 
 const DUPLICATE_KEY = 11000;
 
@@ -133,4 +133,16 @@ async function groupedCounts(
     byApk.set(_id.md5, counts);
   }
   return byApk;
+}
+
+/** Every mark of one installation (hex id) of the app, oldest first: its history of versions. */
+export function marksOfInstallation(
+  db: Db,
+  app: AppScope,
+  installation: string,
+): Promise<MarkDoc[]> {
+  return funnelCollections(db)
+    .marks.find({ ...scopeOf(app), installation })
+    .sort({ at: 1, stage: 1 })
+    .toArray();
 }

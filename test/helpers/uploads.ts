@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { postMultipart } from './multipart';
@@ -27,4 +28,11 @@ export async function uploadFixture(
   );
   if (reply.text !== 'deploy successful')
     throw new Error(`upload of ${name} failed: ${reply.status} ${reply.text}`);
+}
+
+/** The MD5 (hex) of a fixture APK, as devices report the APK they run. */
+export async function fixtureMd5(name: string): Promise<string> {
+  return createHash('md5')
+    .update(await fixture(name))
+    .digest('hex');
 }

@@ -2,6 +2,7 @@
 import type { MemberRole } from '../../shared/accounts/principal';
 import type { Account } from '../../shared/accounts/types';
 import type { Viewer } from '../../api/web/views';
+import type { ListingInput } from '../../api/devices/installations-list';
 
 /** A signed-in user of account `a1`: the founding owner (who sees the API key), or a member. */
 export function viewerAs(role: MemberRole = 'owner', csrf = 'c'): Viewer {
@@ -43,3 +44,14 @@ export function installationRow(
     lastSeenAt: '2026-11-25T12:00:00.000Z',
   };
 }
+
+/** The installations list as asked with no filter: first page, newest seen first. */
+export const ANY_LISTING: ListingInput = {
+  page: 1,
+  pageSize: 50,
+  status: null,
+  q: '',
+  version: null,
+  meta: null,
+  sort: 'lastSeen',
+};

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Host } from '../../../api/route-table';
+import { fingerprint } from '../../../shared/exceptions/fingerprint';
 import { request } from '../../helpers/http';
 import type { Part } from '../../helpers/multipart';
 import { fixture } from '../../helpers/uploads';
@@ -44,6 +45,12 @@ export interface Entry {
   /** Runs after every other entry, in this order (it revokes or replaces what others use). */
   readonly last?: number;
 }
+
+/** The fingerprint of A's issue: the stack world.ts reports for A. */
+const A_ISSUE = fingerprint([
+  'java.lang.IllegalStateException: access matrix',
+  '\tat a.B.c(B.java:1)',
+]);
 
 // --- how roles present what they hold ----------------------------------------------------------
 
@@ -367,6 +374,10 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     judge: jsonJudge,
     call: bearerGet((c) => `/api/v2/apps/${c.pkg}/adoption`),
   },
+  'GET /api/v2/apps/:package/installations/:deviceId': {
+    judge: jsonJudge,
+    call: bearerGet((c) => `/api/v2/apps/${c.pkg}/installations/${c.w.a.deviceId}`),
+  },
   'PUT /api/v2/apps/:package/installations/:deviceId': {
     judge: jsonJudge,
     call: (c) => ({
@@ -409,6 +420,14 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
   'GET /api/v2/apps/:package/exceptions/:id/screenshot': {
     judge: jsonJudge,
     call: bearerGet((c) => `/api/v2/apps/${c.pkg}/exceptions/${c.w.a.exceptionId}/screenshot`),
+  },
+  'GET /api/v2/apps/:package/exception-stats': {
+    judge: jsonJudge,
+    call: bearerGet((c) => `/api/v2/apps/${c.pkg}/exception-stats`),
+  },
+  'GET /api/v2/apps/:package/exception-groups/:fingerprint': {
+    judge: jsonJudge,
+    call: bearerGet((c) => `/api/v2/apps/${c.pkg}/exception-groups/${A_ISSUE}`),
   },
 
   // --- operations ---
@@ -537,6 +556,10 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
   'GET /ui/apps/:package/installations': {
     judge: pageJudge,
     call: page((c) => `/ui/apps/${c.pkg}/installations`),
+  },
+  'GET /ui/apps/:package/installations/:deviceId': {
+    judge: pageJudge,
+    call: page((c) => `/ui/apps/${c.pkg}/installations/${c.w.a.deviceId}`),
   },
   'GET /ui/apps/:package/exceptions': {
     judge: pageJudge,

@@ -7,13 +7,14 @@ import { ObjectId } from 'mongodb';
 import type { MemberRole } from '../../../../shared/accounts/principal';
 import type { ApkDoc, AppDoc } from '../../../../shared/catalog/types';
 import { keysSection } from '../../../../api/accounts/key-views';
-import { apksTab, installationsTab } from '../../../../api/apps/web-views';
+import { apksTab } from '../../../../api/apps/web-views';
+import { installationsTab } from '../../../../api/devices/web-views';
 import { rolloutsTab } from '../../../../api/rollouts/web-views';
 import { membersPage } from '../../../../api/accounts/team-views';
 import { appsPage, type Viewer } from '../../../../api/web/views';
 import { endpointPage, webhooksPage } from '../../../../api/webhooks/web-views';
 import type { DeliveryDoc, EndpointDoc } from '../../../../shared/webhooks/types';
-import { installationRow, viewerAs } from '../../../helpers/web-views';
+import { ANY_LISTING, installationRow, viewerAs } from '../../../helpers/web-views';
 
 const PKG = 'dev.apkrelay.sample';
 const current = new ObjectId();
@@ -65,13 +66,18 @@ function pagesOf(viewer: Viewer): string {
   return [
     appsPage(viewer, [], 1000),
     apksTab(viewer, app, apks, { funnels: new Map(), adoption: [] }),
-    installationsTab(
-      viewer,
-      app,
-      { page: 1, pageSize: 50, total: 1, installations: [installation] },
-      { status: '', q: '' },
-      [],
-    ),
+    installationsTab(viewer, app, {
+      page: {
+        page: 1,
+        pageSize: 50,
+        total: 1,
+        installations: [installation],
+        summary: { total: 1, online: 1, offline: 0, versions: [], ahead: [] },
+      },
+      input: ANY_LISTING,
+      apks: [],
+      now: since,
+    }),
     rolloutsTab(viewer, app, { rollout: null, funnel: null, apks }),
     keysSection(viewer, {
       keys: [
