@@ -1,0 +1,47 @@
+import { flat } from '../../../../helpers/markup';
+import {
+  lineChart,
+  lineMax,
+  lineSummary,
+  lineX,
+  lineY,
+} from '../../../../../api/web/charts/line-chart';
+
+const input = {
+  kind: 'rollout-crash-rates',
+  title: 'Crashes per installation-hour',
+  measure: 'Crashes per installation-hour',
+  points: 'evaluations',
+  series: [
+    { name: '1.2', values: [1, 4] },
+    { name: '1.1', values: [0.5, null] },
+    { name: 'halt threshold', values: [1, null], dashed: true, colour: '#c53030' },
+  ],
+};
+
+test('x from 44 to 472 (one point: 258), y from 170 (0) up to 10 (the largest value)', () => {
+  expect([lineX(0, 2), lineX(1, 2), lineX(0, 1)]).toEqual([44, 472, 258]);
+  expect(lineMax(input.series)).toBe(4);
+  expect(lineMax([{ name: 'none', values: [0, null] }])).toBe(1);
+  expect([lineY(4, 4), lineY(1, 4), lineY(0.5, 4), lineY(0, 4)]).toEqual([10, 130, 150, 170]);
+});
+
+test('each series is a line with markers; unknown values are left out; the threshold dashed', () => {
+  const text = flat(lineChart(input).text);
+  expect(text).toContain('points="44.00,130.00 472.00,10.00"');
+  expect(text).toContain('points="44.00,150.00"');
+  expect(text).toMatch(
+    /points="44.00,130.00" fill="none" stroke="#c53030" stroke-width="2" stroke-dasharray="6 4"/,
+  );
+  expect(text).toContain('<circle cx="472.00" cy="10.00" r="3" fill="#2b6cb0" />');
+  expect(text).toMatch(/text-anchor="end">4<\/text>/);
+});
+
+test('the summary states every value of every series', () => {
+  expect(lineSummary(input)).toBe(
+    'Crashes per installation-hour at 2 evaluations: 1.2: 1, 4; 1.1: 0.5, —; halt threshold: 1, —.',
+  );
+  expect(lineSummary({ ...input, series: [] })).toBe(
+    'Crashes per installation-hour: no evaluations yet.',
+  );
+});
