@@ -59,7 +59,11 @@ export async function viewerAndApp(deps: ApiDeps, req: Request, res: Response) {
 export function showApps(deps: ApiDeps): PageHandler {
   return async (_req, res) => {
     const viewer = await viewerOfSession(deps, res);
-    const rows = await appOverview(deps, viewer.account.id);
+    const rows = (await appOverview(deps, viewer.account.id)).map(({ app, current, fleet }) => ({
+      package: app.package,
+      currentVersion: current ? `${current.versionName ?? ''} (${current.versionCode})` : null,
+      fleet,
+    }));
     sendPage(res, 200, appsPage(viewer, rows, exceptionLimit(viewer.account.plan.installations)));
   };
 }
