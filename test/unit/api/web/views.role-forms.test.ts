@@ -5,28 +5,18 @@
  */
 import { ObjectId } from 'mongodb';
 import type { MemberRole } from '../../../../shared/accounts/principal';
-import type { ApkDoc, AppDoc } from '../../../../shared/catalog/types';
+import type { AppDoc } from '../../../../shared/catalog/types';
 import { keysSection } from '../../../../api/accounts/key-views';
 import { apksTab, installationsTab } from '../../../../api/apps/web-views';
 import { rolloutsTab } from '../../../../api/rollouts/web-views';
 import { membersPage } from '../../../../api/accounts/team-views';
 import { appsPage, type Viewer } from '../../../../api/web/views';
-import { installationRow, viewerAs } from '../../../helpers/web-views';
+import { apkDoc, installationRow, viewerAs } from '../../../helpers/web-views';
 
 const PKG = 'dev.apkrelay.sample';
 const current = new ObjectId();
 const app = { _id: new ObjectId(), accountId: 'a1', package: PKG, currentApkId: current } as AppDoc;
-const apk = (id: ObjectId, versionCode: number) =>
-  ({
-    _id: id,
-    versionCode,
-    versionName: `${versionCode}.0`,
-    md5: String(versionCode).repeat(32),
-    sha256: String(versionCode).repeat(64),
-    signerSha256: 'f'.repeat(64),
-    size: 1000,
-    uploadedAt: new Date('2026-11-25T12:00:00Z'),
-  }) as ApkDoc;
+const apk = apkDoc;
 const apks = [apk(new ObjectId(), 2), apk(current, 1)];
 const installation = installationRow('d1');
 const otherOwner = { id: 'm2', accountId: 'a1', email: 'o2@example.com', role: 'owner' as const };
@@ -50,7 +40,7 @@ function pagesOf(viewer: Viewer): string {
       { status: '', q: '' },
       [],
     ),
-    rolloutsTab(viewer, app, { rollout: null, funnel: null, apks }),
+    rolloutsTab(viewer, app, { rollout: null, funnel: null, apks, now: since }),
     keysSection(viewer, {
       keys: [
         {
