@@ -59,7 +59,7 @@ export function crashRateChart(r: PresentedRollout, now: Date): Html {
     kind: 'rollout-crash-rates',
     title: 'Crashes per installation-hour of the new and the previous version at each evaluation',
     measure: 'Crashes per installation-hour',
-    points: 'evaluations',
+    point: 'evaluation',
     series: [
       { name: apkLabel(r.apk), values: points.map((p) => p.newRate) },
       { name: apkLabel(r.previous), values: points.map((p) => p.oldRate) },

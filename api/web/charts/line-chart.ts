@@ -21,8 +21,8 @@ export interface LineChartInput {
   readonly title: string;
   /** What the values are: "Crashes per installation-hour". */
   readonly measure: string;
-  /** The points, plural: "evaluations". */
-  readonly points: string;
+  /** What a point is: "evaluation" (an s is added for more than one). */
+  readonly point: string;
   readonly series: readonly LineSeries[];
 }
 
@@ -41,9 +41,9 @@ const valueText = (v: number | null) => (v === null ? '—' : figureText(v));
 /** "Crashes per installation-hour at 2 evaluations: 1.2: 0.5, 36; halt threshold: 2.4, 12." */
 export function lineSummary(input: LineChartInput): string {
   const n = Math.max(0, ...input.series.map((s) => s.values.length));
-  if (n === 0) return `${input.measure}: no ${input.points} yet.`;
+  if (n === 0) return `${input.measure}: no ${input.point}s yet.`;
   const each = input.series.map((s) => `${s.name}: ${s.values.map(valueText).join(', ')}`);
-  return `${input.measure} at ${n} ${input.points}: ${each.join('; ')}.`;
+  return `${input.measure} at ${n} ${input.point}${n === 1 ? '' : 's'}: ${each.join('; ')}.`;
 }
 
 /** The largest value drawn (the top of the y axis); 1 when there is none above 0. */

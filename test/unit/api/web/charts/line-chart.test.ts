@@ -11,7 +11,7 @@ const input = {
   kind: 'rollout-crash-rates',
   title: 'Crashes per installation-hour',
   measure: 'Crashes per installation-hour',
-  points: 'evaluations',
+  point: 'evaluation',
   series: [
     { name: '1.2', values: [1, 4] },
     { name: '1.1', values: [0.5, null] },
@@ -40,6 +40,9 @@ test('each series is a line with markers; unknown values are left out; the thres
 test('the summary states every value of every series', () => {
   expect(lineSummary(input)).toBe(
     'Crashes per installation-hour at 2 evaluations: 1.2: 1, 4; 1.1: 0.5, —; halt threshold: 1, —.',
+  );
+  expect(lineSummary({ ...input, series: [{ name: '1.2', values: [3] }] })).toBe(
+    'Crashes per installation-hour at 1 evaluation: 1.2: 3.',
   );
   expect(lineSummary({ ...input, series: [] })).toBe(
     'Crashes per installation-hour: no evaluations yet.',
