@@ -76,8 +76,11 @@ async function press(page: Page, button: string): Promise<void> {
   await page.waitForURL(tab());
 }
 
-/** The numbers of the history row of `action` by `by`. */
+/** The numbers of the history row of `action` by `by` (in the collapsed numbers, opened). */
 async function decision(page: Page, action: string, by: string) {
+  await page
+    .locator('details.rollout-numbers')
+    .evaluate((d) => ((d as unknown as { open: boolean }).open = true));
   const row = page.locator(`table.rollout-history tr[data-action="${action}"][data-by="${by}"]`);
   expect(await row.count()).toBe(1);
   const cell = (name: string) => row.locator(`[data-field="${name}"]`).innerText();
@@ -190,7 +193,23 @@ test('start, pause, resume; the gate’s halt is shown with its numbers and the 
     expect(box!.x + box!.width).toBeLessThanOrEqual(390);
   }
   await browser.shot('rollouts-halted-390');
+
+  // The apps list: the halted rollout's badge and reason; its APK's installations are "ahead".
+  await page.goto(`${stack.urls.admin}/ui/apps`);
+  const fleetCard = page.locator(`article.fleet-app[data-package="${SAMPLE}"]`);
+  expect(await fleetCard.locator('.rollout-badge .badge').innerText()).toBe('halted');
+  expect(await fleetCard.locator('.halt-reason').innerText()).toBe(json.haltReason);
+  expect(await fleetCard.locator('[data-chart="fleet-versions"] .chart-summary').innerText()).toBe(
+    '10 installations: 2.0 (2), ahead on 5 (50 %), 1.0 (1) on 5 (50 %). 10 online, 0 offline.',
+  );
+  for (const svg of await fleetCard.locator('.chart svg').all()) {
+    const box = await svg.boundingBox();
+    expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+  }
+  await browser.shot('apps-fleet-390');
   await page.setViewportSize({ width: 1366, height: 800 });
+  await page.reload();
+  await browser.shot('apps-fleet');
   expect(browser.errors).toEqual([]);
 });
 
