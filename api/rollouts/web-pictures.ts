@@ -15,13 +15,13 @@ import { when } from '../web/time';
 
 type Apk = PresentedRollout['apk'];
 
-/** "1.2 (12)", or "the previous version" when there is none. */
+/** "1.2 (12)", or "no previous version" when there is none. */
 export const apkLabel = (apk: Apk) =>
   apk ? `${apk.versionName ?? ''} (${apk.versionCode})`.trim() : 'no previous version';
 
 export interface RatePoint {
   readonly at: string;
-  /** "halt (halt)", "advance (healthy)", "evaluation (hold)". */
+  /** "halt, verdict halt", "advance, verdict healthy", "evaluated, verdict hold". */
   readonly what: string;
   /** Crashes per installation-hour; null without hours. */
   readonly newRate: number | null;
@@ -36,11 +36,13 @@ const rate = (count: number, hours: number) => (hours > 0 ? count / hours : null
  */
 export function ratePoints(r: PresentedRollout): RatePoint[] {
   const kept: Array<{ at: string; what: string; report: HealthReport }> = r.history.flatMap((e) =>
-    e.health ? [{ at: e.at, what: `${e.action} (${e.health.verdict})`, report: e.health }] : [],
+    e.health
+      ? [{ at: e.at, what: `${e.action}, verdict ${e.health.verdict}`, report: e.health }]
+      : [],
   );
   const { last, lastEvaluatedAt } = r.health;
   if (last && lastEvaluatedAt && !kept.some((k) => k.at === lastEvaluatedAt)) {
-    kept.push({ at: lastEvaluatedAt, what: `evaluation (${last.verdict})`, report: last });
+    kept.push({ at: lastEvaluatedAt, what: `evaluated, verdict ${last.verdict}`, report: last });
   }
   kept.sort((a, b) => a.at.localeCompare(b.at));
   return kept.map((k) => ({

@@ -101,7 +101,9 @@ function summary(r: PresentedRollout, now: Date): Html {
 /** The actions asked to be confirmed first, and what the box says. */
 const CONFIRMED: Partial<Record<RolloutAction, (r: PresentedRollout) => string>> = {
   halt: (r) =>
-    `Halt: every installation outside is offered ${apkLabel(r.previous)} again; those on ${apkLabel(r.apk)} keep it.`,
+    r.previous
+      ? `Halt: every installation outside is offered ${apkLabel(r.previous)} again; those on ${apkLabel(r.apk)} keep it.`
+      : `Halt: ${apkLabel(r.apk)} is offered to no installation any more; those on it keep it.`,
   complete: (r) => `Complete: ${apkLabel(r.apk)} becomes the current APK of every installation.`,
 };
 

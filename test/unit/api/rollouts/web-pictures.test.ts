@@ -45,13 +45,13 @@ const decided = [
 
 test('a point per automatic decision, then the last evaluation when nothing was decided on it', () => {
   expect(ratePoints(rollout(decided, { at: T2, report: report(100, 0.5, 20, 0.5) }))).toEqual([
-    { at: T1, what: 'advance (healthy)', newRate: 5, oldRate: 5 },
-    { at: T2, what: 'halt (healthy)', newRate: 200, oldRate: 40 },
+    { at: T1, what: 'advance, verdict healthy', newRate: 5, oldRate: 5 },
+    { at: T2, what: 'halt, verdict healthy', newRate: 200, oldRate: 40 },
   ]);
   const later = ratePoints(rollout(decided.slice(0, 2), { at: T3, report: report(3, 1, 0, 0) }));
   expect(later.map((p) => [p.at, p.what, p.newRate, p.oldRate])).toEqual([
-    [T1, 'advance (healthy)', 5, 5],
-    [T3, 'evaluation (healthy)', 3, null],
+    [T1, 'advance, verdict healthy', 5, 5],
+    [T3, 'evaluated, verdict healthy', 3, null],
   ]);
 });
 
@@ -61,7 +61,9 @@ test('the chart states both versions’ rates and the halt threshold (2 × the p
   expect(out).toContain(
     'Crashes per installation-hour at 2 evaluations: 2.0 (2): 5, 200; 1.0 (1): 5, 40; halt threshold (2× 1.0 (1)): 10, 80.',
   );
-  expect(out).toContain('title="2026-11-29 01:05:00 UTC">10 min ago</time>: halt (healthy)</li>');
+  expect(out).toContain(
+    'title="2026-11-29 01:05:00 UTC">10 min ago</time>: halt, verdict healthy</li>',
+  );
   expect(flat(crashRateChart(rollout([], null), now).text)).toBe(
     '<p>The health gate has not evaluated this rollout yet.</p>',
   );

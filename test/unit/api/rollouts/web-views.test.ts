@@ -121,7 +121,7 @@ test('Halt and Complete ask for a ticked box first; Pause and Advance do not', (
       out,
     )?.[1] ?? '';
   expect(form('halt')).toContain(
-    '<input type="checkbox" name="confirm" value="yes" required /> Halt: every installation outside is offered no previous version again; those on 2.0 (2) keep it.',
+    '<input type="checkbox" name="confirm" value="yes" required /> Halt: 2.0 (2) is offered to no installation any more; those on it keep it.',
   );
   expect(form('complete')).toContain(
     'name="confirm" value="yes" required /> Complete: 2.0 (2) becomes the current APK of every installation.',
