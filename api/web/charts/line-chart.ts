@@ -1,8 +1,8 @@
 /**
  * A line chart of a few series over numbered points (a rollout's crash rates at each health
  * evaluation): a y axis from 0 to the largest value, one line with markers per series (a gap where
- * a value is unknown), a dashed series for a threshold, and a legend row. Pure: the summary states
- * every value of every series in order.
+ * a value is unknown), a dashed series for a threshold drawn as level steps, and a legend row.
+ * Pure: the summary states every value of every series in order.
  */
 import { html, type Html } from '../html';
 import { chartFigure, figureText, paletteColour } from './figure';
@@ -62,12 +62,43 @@ export function lineY(v: number, max: number): number {
   return LINE.top + LINE.plotHeight * (1 - v / max);
 }
 
+/**
+ * A point's step of a dashed series (a threshold): a level line from half-way to the previous
+ * point (or the plot's left edge) to half-way to the next (or its right edge), so a single
+ * evaluation's threshold is still a line across the plot.
+ */
+export function stepSpan(i: number, n: number): [number, number] {
+  const from = i === 0 ? LINE.left : (lineX(i - 1, n) + lineX(i, n)) / 2;
+  const to = i === n - 1 ? LINE.width - LINE.right : (lineX(i, n) + lineX(i + 1, n)) / 2;
+  return [from, to];
+}
+
+function thresholdMarks(s: LineSeries, colour: string, n: number, max: number): Html {
+  const steps = s.values.flatMap((v, i) => {
+    if (v === null) return [];
+    const [from, to] = stepSpan(i, n);
+    const y = lineY(v, max).toFixed(2);
+    return [
+      html`<line
+        x1="${from.toFixed(2)}"
+        y1="${y}"
+        x2="${to.toFixed(2)}"
+        y2="${y}"
+        stroke="${colour}"
+        stroke-width="2"
+        stroke-dasharray="6 4"
+      />`,
+    ];
+  });
+  return html`<g class="series" data-series="${s.name}">${steps}</g>`;
+}
+
 function seriesMarks(s: LineSeries, colour: string, n: number, max: number): Html {
+  if (s.dashed) return thresholdMarks(s, colour, n, max);
   const pts = s.values.flatMap((v, i) => (v === null ? [] : [[lineX(i, n), lineY(v, max)]]));
   const line = pts.map(([x, y]) => `${x!.toFixed(2)},${y!.toFixed(2)}`).join(' ');
-  const dash = s.dashed ? html`stroke-dasharray="6 4"` : '';
   return html`<g class="series" data-series="${s.name}">
-    <polyline points="${line}" fill="none" stroke="${colour}" stroke-width="2" ${dash} />
+    <polyline points="${line}" fill="none" stroke="${colour}" stroke-width="2" />
     ${pts.map(([x, y]) => html`<circle cx="${x!.toFixed(2)}" cy="${y!.toFixed(2)}" r="3" fill="${colour}" />`)}
   </g>`;
 }
