@@ -245,7 +245,10 @@ function refusal(problem: RolloutProblem | null | undefined, form: RolloutProble
 
 function startForm(viewer: Viewer, base: string, page: RolloutsPage, app: AppDoc): Html {
   const choices = page.apks.filter((a) => !app.currentApkId?.equals(a._id));
-  if (choices.length === 0) return html`<p>Upload another APK to roll it out.</p>`;
+  if (choices.length === 0) {
+    return html`${refusal(page.problem, 'start')}
+      <p>Upload another APK to roll it out.</p>`;
+  }
   const kept = page.problem?.form === 'start' ? (page.problem.fields ?? {}) : {};
   const value = (name: string) => kept[name] ?? '';
   return html`${refusal(page.problem, 'start')}
@@ -288,11 +291,15 @@ function startForm(viewer: Viewer, base: string, page: RolloutsPage, app: AppDoc
 }
 
 /** The rollout: pictures, state, actions, the gate's chart, its numbers collapsed, the funnel. */
-function rolloutSection(viewer: Viewer, base: string, r: PresentedRollout, page: RolloutsPage) {
-  const problem = page.problem && page.problem.form !== 'start' ? page.problem : null;
+function rolloutSection(
+  viewer: Viewer,
+  base: string,
+  r: PresentedRollout,
+  page: RolloutsPage,
+  problem: RolloutProblem | null,
+) {
   return html`${rolloutPictures(r, page.now)} ${summary(r, page.now)}
-    ${problem ? html`<p class="error" role="alert" id="rollout-problem">${problem.message}</p>` : ''}
-    ${actions(viewer, base, r)}
+    ${problem ? refusal(problem, problem.form) : ''} ${actions(viewer, base, r)}
     <h3>Health</h3>
     ${crashRateChart(r, page.now)}
     <details class="rollout-numbers">
@@ -306,14 +313,24 @@ export function rolloutsTab(viewer: Viewer, app: AppDoc, page: RolloutsPage): st
   const base = `/ui/apps/${encodeURIComponent(app.package)}/rollouts`;
   const r = page.rollout;
   const active = r?.state === 'running' || r?.state === 'paused';
+  const startShown = !active && may(viewer, 'rollout');
+  // A refusal is shown above the form it refused; a start refused because one is active (its form
+  // is not shown then), above the rollout's buttons.
+  const p = page.problem ?? null;
+  const aboveActions = p && (p.form !== 'start' || !startShown) ? p : null;
   return appLayout(
     viewer,
     app,
     'rollouts',
     html`<h2>Rollout</h2>
-      ${r ? rolloutSection(viewer, base, r, page) : html`<p>No rollout yet.</p>`}
       ${
-        active || !may(viewer, 'rollout')
+        r
+          ? rolloutSection(viewer, base, r, page, aboveActions)
+          : html`<p>No rollout yet.</p>
+              ${aboveActions ? refusal(aboveActions, aboveActions.form) : ''}`
+      }
+      ${
+        !startShown
           ? ''
           : html`<h2>Start a rollout</h2>
               ${r ? html`<p>A new rollout replaces this one.</p>` : ''}

@@ -179,3 +179,20 @@ test('a refused action is shown above the actions', () => {
     /id="rollout-problem">Tick the box to confirm first: nothing was done.<\/p> <div class="rollout-actions">/,
   );
 });
+
+test('a start refused because a rollout is active is shown above its buttons (no start form then)', () => {
+  const problem: RolloutProblem = {
+    message: 'A rollout of this app is running or paused: halt or complete it first.',
+    form: 'start',
+    fields: { stages: '10, 100' },
+  };
+  const out = flat(page(rollout('running', []), problem));
+  expect(out).not.toContain('Start rollout');
+  expect(out).toMatch(
+    /id="rollout-problem">A rollout of this app is running or paused: halt or complete it first.<\/p> <div class="rollout-actions">/,
+  );
+  // No APK to roll out: the refusal is still shown.
+  expect(flat(page(null, { ...problem, message: 'no such APK' }))).toContain(
+    'id="rollout-problem">no such APK</p> <p>Upload another APK to roll it out.</p>',
+  );
+});
