@@ -18,6 +18,7 @@ import type { UploadSlots } from './uploads/upload-slots';
 import type { SpoolBudget } from './uploads/pre-auth-hold';
 import type { ApiMetrics } from './metrics/api-metrics';
 import type { UploadLimits } from '../shared/uploads/upload-limits';
+import type { RolloutSettings } from '../shared/rollouts/health';
 import type { NoticeSink } from '../shared/notices/notice-sink';
 import type { ScreenshotStore } from '../shared/exceptions/screenshots';
 import type { IntakeDeps } from './exceptions/intake';
@@ -88,6 +89,8 @@ export interface ApiDeps {
   readonly metrics: ApiMetrics;
   /** Bearer token of `/metrics` (METRICS_TOKEN); unset: `/metrics` answers 404. */
   readonly metricsToken?: string;
+  /** The health gate's settings (ROLLOUT_*): the Rollouts tab draws its threshold and soak. */
+  readonly rollouts: RolloutSettings;
   readonly limits: {
     readonly maxApkBytes: number;
     readonly uploadWaitTimeoutMs: number;

@@ -3,6 +3,7 @@
  * dependencies once, and serves the three hosts. `close()` is its one shutdown path: stop intake,
  * finish in-flight requests until the deadline, then close queues, Redis and Mongo.
  */
+import { DEFAULT_ROLLOUT_SETTINGS, type RolloutSettings } from '../shared/rollouts/health';
 import { setMaxListeners } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
@@ -68,6 +69,8 @@ export interface ApiOptions extends ConnectOptions {
     readonly uploads?: Partial<UploadLimits>;
   };
   readonly now?: () => Date;
+  /** ROLLOUT_* (the workers' health gate), as the Rollouts tab shows it; unset: the product's. */
+  readonly rollouts?: RolloutSettings;
   /** Bearer token of `/metrics` (METRICS_TOKEN); unset: metrics are off. */
   readonly metricsToken?: string;
   /** HEADERS_TIMEOUT_MS / REQUEST_TIMEOUT_MS; unset: 20 s and 1 h. */
@@ -310,6 +313,7 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
       screenshots: gridFsScreenshots(mongo.db),
     },
     publicUrls: options.publicUrls,
+    rollouts: options.rollouts ?? DEFAULT_ROLLOUT_SETTINGS,
     limits,
     readiness: {
       redis: async () => (await redis.ping()) === 'PONG',

@@ -1,11 +1,12 @@
 /** JSON API over apps and APKs: list, show, and set the current APK (the spec's "give up"). */
 import { presentApk } from '../../shared/catalog/present';
-import { apksOf, appsOf, currentApkOf } from '../../shared/catalog/queries';
+import { apksOf, currentApkOf } from '../../shared/catalog/queries';
 import { pickApk } from '../../shared/catalog/pick-apk';
-import type { AppDoc } from '../../shared/catalog/types';
+import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import { appNeed, bearerAuth, currentAccount } from '../auth';
 import type { ApiDeps } from '../deps';
 import { appOf } from '../owned-app';
+import { appOverview } from './overview';
 import { makeCurrentAs } from '../rollouts/rollout-view';
 import { listAppsContract, makeCurrentContract, showAppContract } from '../downloads/contracts';
 import type { Route } from '../route-table';
@@ -13,8 +14,8 @@ import type { Route } from '../route-table';
 export function appRoutes(deps: ApiDeps): Route[] {
   const auth = bearerAuth(deps);
 
-  async function summary(app: AppDoc) {
-    const current = await currentApkOf(deps.db, app);
+  async function summary(app: AppDoc, known?: ApkDoc | null) {
+    const current = known === undefined ? await currentApkOf(deps.db, app) : known;
     return {
       package: app.package,
       label: app.label,
@@ -35,8 +36,12 @@ export function appRoutes(deps: ApiDeps): Route[] {
       handlers: [
         auth,
         async (_req, res) => {
-          const apps = await appsOf(deps.db, currentAccount(res).id);
-          res.json({ apps: await Promise.all(apps.map(summary)) });
+          const rows = await appOverview(deps, currentAccount(res).id);
+          const apps = rows.map(async ({ app, current, fleet }) => ({
+            ...(await summary(app, current)),
+            fleet,
+          }));
+          res.json({ apps: await Promise.all(apps) });
         },
       ],
     },

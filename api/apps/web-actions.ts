@@ -1,6 +1,7 @@
 /**
- * The web forms that change an app: make an APK current, create a download link, enable or
- * disable an installation. Each one asks the same use-case as the JSON API.
+ * The web forms that change an app: make an APK current (once its box is ticked: refused on the
+ * APKs tab otherwise), create a download link, enable or disable an installation. Each one asks
+ * the same use-case as the JSON API.
  */
 import { insertDownloadLink, linkToken } from '../../shared/catalog/download-links';
 import { pickApk } from '../../shared/catalog/pick-apk';
@@ -11,7 +12,7 @@ import type { ApiDeps } from '../deps';
 import { makeCurrentAs } from '../rollouts/rollout-view';
 import { changeInstallationStatus } from '../../shared/devices/store';
 import { linkPage } from './web-views';
-import { sendPage, viewerAndApp, type PageHandler } from './web-pages';
+import { apksPage, sendPage, viewerAndApp, type PageHandler } from './web-pages';
 import { messagePage } from '../web/views';
 
 const LINK_TTL_SECONDS = 7 * 24 * 3600;
@@ -44,6 +45,10 @@ export function makeCurrent(deps: ApiDeps): PageHandler {
     const found = await viewerAndApp(deps, req, res);
     if (!found) return;
     const { app } = found;
+    if ((req.body as { confirm?: unknown }).confirm !== 'yes') {
+      const problem = 'Tick the box to confirm first: the current APK was not changed.';
+      return sendPage(res, 400, await apksPage(deps, found, problem));
+    }
     const apk = pickApk(await apksOf(deps.db, app), sha256Of(req.body));
     await makeCurrentAs(deps, req, res, app, apk);
     res.redirect(303, `/ui/apps/${encodeURIComponent(app.package)}`);

@@ -59,23 +59,35 @@ export async function viewerAndApp(deps: ApiDeps, req: Request, res: Response) {
 export function showApps(deps: ApiDeps): PageHandler {
   return async (_req, res) => {
     const viewer = await viewerOfSession(deps, res);
-    const rows = await appOverview(deps, viewer.account.id);
+    const rows = (await appOverview(deps, viewer.account.id)).map(({ app, current, fleet }) => ({
+      package: app.package,
+      currentVersion: current ? `${current.versionName ?? ''} (${current.versionCode})` : null,
+      fleet,
+    }));
     sendPage(res, 200, appsPage(viewer, rows, exceptionLimit(viewer.account.plan.installations)));
   };
+}
+
+/** The APKs tab, with a refused form's problem when there is one. */
+export async function apksPage(
+  deps: ApiDeps,
+  found: { viewer: Viewer; app: AppDoc },
+  problem: string | null = null,
+): Promise<string> {
+  const { viewer, app } = found;
+  const now = deps.now();
+  const [apks, funnels, adoption] = await Promise.all([
+    apksOf(deps.db, app),
+    funnelCountsByApk(deps.db, app),
+    adoptionSeries(deps, app, new Date(now.getTime() - ADOPTION_SHOWN_MS), now),
+  ]);
+  return apksTab(viewer, app, apks, { funnels, adoption, problem });
 }
 
 export function showApks(deps: ApiDeps): PageHandler {
   return async (req, res) => {
     const found = await viewerAndApp(deps, req, res);
-    if (!found) return;
-    const { viewer, app } = found;
-    const now = deps.now();
-    const [apks, funnels, adoption] = await Promise.all([
-      apksOf(deps.db, app),
-      funnelCountsByApk(deps.db, app),
-      adoptionSeries(deps, app, new Date(now.getTime() - ADOPTION_SHOWN_MS), now),
-    ]);
-    sendPage(res, 200, apksTab(viewer, app, apks, { funnels, adoption }));
+    if (found) sendPage(res, 200, await apksPage(deps, found));
   };
 }
 

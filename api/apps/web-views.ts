@@ -63,6 +63,8 @@ export interface ApksInsights {
   /** Install funnel counts by APK MD5. */
   readonly funnels: ReadonlyMap<string, FunnelCounts>;
   readonly adoption: readonly AdoptionPoint[];
+  /** A refused form of this tab (Make current without its box ticked). */
+  readonly problem?: string | null;
 }
 
 /**
@@ -87,6 +89,10 @@ function apkActions(
                 </p>`
               : ''
           }
+          <label
+            ><input type="checkbox" name="confirm" value="yes" required /> Every installation is
+            offered ${apk.versionName ?? ''} (${apk.versionCode})</label
+          >
           <button type="submit">Make current</button>
         </form>`
   }
@@ -131,6 +137,7 @@ export function apksTab(
     html`<h2>Version adoption</h2>
       ${adoptionChart(insights.adoption)}
       <h2>APKs</h2>
+      ${insights.problem ? html`<p class="error" role="alert">${insights.problem}</p>` : ''}
       <table>
         <thead>
           <tr>

@@ -57,6 +57,10 @@ export const downloadSchemas = {
       },
       current: { oneOf: [{ type: 'null' }, { $ref: '#/components/schemas/Apk' }] },
       createdAt: { type: 'string', format: 'date-time' },
+      fleet: {
+        $ref: '#/components/schemas/AppFleet',
+        description: 'In the list of apps only.',
+      },
     },
   },
   AppListing: {
@@ -139,7 +143,8 @@ export const legacyListContract = contract({
 });
 
 export const listAppsContract = contract({
-  summary: "The account's apps with their current APK.",
+  summary:
+    "The account's apps with their current APK and their fleet: installations by version, online, the rollout, crashes per hour.",
   security: bearer,
   responses: {
     '200': {

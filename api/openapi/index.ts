@@ -4,6 +4,7 @@
  * mounted on; the components (shared schemas, security schemes) come from the per-area files.
  */
 import { accountSchemas } from '../accounts/contracts';
+import { appSchemas } from '../apps/contracts';
 import { errorBody, errorResponse, text } from './common';
 import { deviceSchemas } from '../devices/contracts';
 import { downloadLinkSchemas } from '../downloads/link-contracts';
@@ -49,6 +50,7 @@ export function openApiDocument(urls: HostUrls, routes: readonly Route[]) {
         ...keySchemas,
         ...uploadSchemas,
         ...downloadSchemas,
+        ...appSchemas,
         ...downloadLinkSchemas,
         ...deviceSchemas,
         ...insightSchemas,

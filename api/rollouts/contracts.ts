@@ -22,7 +22,20 @@ const report = {
 export const rolloutSchemas = {
   Rollout: {
     type: 'object',
-    required: ['state', 'percent', 'stages', 'stageIndex', 'apk', 'installed', 'history'],
+    required: [
+      'state',
+      'percent',
+      'stages',
+      'stageIndex',
+      'apk',
+      'installed',
+      'offered',
+      'installations',
+      'nextStageAt',
+      'haltReason',
+      'gate',
+      'history',
+    ],
     properties: {
       state: { enum: ['running', 'paused', 'halted', 'completed'] },
       percent: { type: 'number', description: 'Share of the (targeted) fleet offered the APK.' },
@@ -44,8 +57,35 @@ export const rolloutSchemas = {
         },
       },
       installed: { type: 'integer', description: 'Installations reporting the APK installed.' },
+      offered: {
+        type: 'integer',
+        description:
+          'Installations it offers its APK now: inside at its percentage and targeting while running or paused, all once completed, none once halted.',
+      },
+      installations: { type: 'integer', description: "The app's installations." },
       startedAt: { type: 'string', format: 'date-time' },
       stageStartedAt: { type: 'string', format: 'date-time' },
+      nextStageAt: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description:
+          'While running short of its last stage: the stage start plus ROLLOUT_SOAK_SECONDS, when the health gate advances it if it finds it healthy.',
+      },
+      haltReason: {
+        type: ['string', 'null'],
+        description:
+          'Why it was halted, in one sentence from its decision history (null unless halted).',
+      },
+      gate: {
+        type: 'object',
+        description:
+          "The health gate's settings (ROLLOUT_*): it halts when the new version's crash rate is significantly above factor × the previous version's.",
+        properties: {
+          factor: { type: 'number' },
+          minExceptions: { type: 'integer' },
+          soakMs: { type: 'integer' },
+        },
+      },
       updatedAt: { type: 'string', format: 'date-time' },
       health: {
         type: 'object',

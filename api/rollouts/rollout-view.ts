@@ -8,11 +8,11 @@ import { recordAudit } from '../../shared/audit/record';
 import { setCurrentApk } from '../../shared/rollouts/current-apk';
 import { apkById } from '../../shared/catalog/queries';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
-import { countRunning } from '../../shared/devices/store';
 import type { AuditContext } from '../../shared/audit/types';
 import type { RolloutDeps } from '../../shared/rollouts/actions';
 import { rolloutRecorder } from '../../shared/rollouts/changes';
 import { presentRollout } from '../../shared/rollouts/present';
+import { offeredCount } from '../../shared/rollouts/reach';
 import type { RolloutDoc } from '../../shared/rollouts/types';
 import type { ApiDeps } from '../deps';
 import { auditContext, currentChange, emitDeps } from '../audit-context';
@@ -57,14 +57,35 @@ export async function makeCurrentAs(
   return updated;
 }
 
-/** The rollout as the API shows it: its APKs and how many installations run the new one. */
+/** The app's installations as target selection reads them: one query (the preview's too). */
+async function appInstallations(deps: Pick<ApiDeps, 'db'>, app: AppDoc) {
+  return devicesCollections(deps.db)
+    .installations.find(
+      { accountId: app.accountId, package: app.package },
+      { projection: { deviceId: 1, installedMd5: 1, metadata: 1 } },
+    )
+    .toArray();
+}
+
+/**
+ * The rollout as the API shows it: its APKs, how many installations run the new one, how many it
+ * offers it now of how many, and the gate's settings its numbers are judged by.
+ */
 export async function rolloutView(deps: ApiDeps, app: AppDoc, doc: RolloutDoc) {
-  const [apk, previous] = await Promise.all([
+  const [apk, previous, fleet] = await Promise.all([
     apkById(deps.db, app.accountId, doc.apkId),
     doc.previousApkId ? apkById(deps.db, app.accountId, doc.previousApkId) : null,
+    appInstallations(deps, app),
   ]);
-  const installed = apk ? await countRunning(deps, app, apk.md5) : 0;
-  return presentRollout(doc, apk, previous, installed);
+  const installed = apk ? fleet.filter((i) => i.installedMd5 === apk.md5).length : 0;
+  return presentRollout(doc, {
+    apk,
+    previous,
+    installed,
+    offered: offeredCount(doc, app._id.toHexString(), fleet),
+    installations: fleet.length,
+    gate: deps.rollouts,
+  });
 }
 
 /** The preview of an app's installations at `percent` (the JSON route's and the Rollouts tab's). */
@@ -73,12 +94,7 @@ export async function appPreview(
   app: AppDoc,
   percent: number,
 ): Promise<RolloutPreview> {
-  const docs = await devicesCollections(deps.db)
-    .installations.find(
-      { accountId: app.accountId, package: app.package },
-      { projection: { deviceId: 1 } },
-    )
-    .toArray();
+  const docs = await appInstallations(deps, app);
   return previewRollout(
     app._id.toHexString(),
     docs.map((d) => d.deviceId),

@@ -1,18 +1,22 @@
 /**
- * The app page's Rollouts tab: the app's rollout (state, stages, targeting, the actions its state
- * allows), the health gate's numbers and every recorded decision with its numbers, the install
- * funnel of the rolled-out APK, and the form that starts a rollout. Rendering only: the numbers
- * are the JSON API's (shared/rollouts/present.ts, shared/funnel/report.ts).
+ * The app page's Rollouts tab: the app's rollout as pictures (web-pictures.ts), its state,
+ * targeting and the actions its state allows (Halt and Complete behind a confirmation box that
+ * works without script), the health gate's numbers and every recorded decision (collapsed), the
+ * install funnel of the rolled-out APK, and the form that starts a rollout. A refused form is shown
+ * on the tab itself, above the form, with what was typed kept. Rendering only: the numbers are the
+ * JSON API's (shared/rollouts/present.ts, shared/funnel/report.ts).
  */
 import type { RolloutPreview } from '../../shared/rollouts/preview';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import type { apkFunnel } from '../../shared/funnel/report';
 import type { HealthReport } from '../../shared/rollouts/health';
 import type { PresentedRollout } from '../../shared/rollouts/present';
-import { allowedActions } from '../../shared/rollouts/rollout';
-import { appLayout, time } from '../apps/web-views';
+import { allowedActions, type RolloutAction } from '../../shared/rollouts/rollout';
+import { appLayout } from '../apps/web-views';
+import { when } from '../web/time';
 import { html, type Html } from '../web/html';
 import { may, type Viewer } from '../web/views';
+import { apkLabel, crashRateChart, rolloutPictures } from './web-pictures';
 
 type Funnel = Awaited<ReturnType<typeof apkFunnel>>;
 type Apk = PresentedRollout['apk'];
@@ -24,6 +28,17 @@ export interface RolloutsPage {
   readonly apks: readonly ApkDoc[];
   /** "Who is in at p %", when the page was asked one (`?preview=p`). */
   readonly preview?: RolloutPreview | null;
+  /** The request's time: times are shown relative to it. */
+  readonly now: Date;
+  /** A refused form: why, and (the start form) the fields as they were sent. */
+  readonly problem?: RolloutProblem | null;
+}
+
+export interface RolloutProblem {
+  readonly message: string;
+  /** `start` (the start form, `form` holds its fields) or the refused action. */
+  readonly form: 'start' | RolloutAction;
+  readonly fields?: Readonly<Record<string, string>>;
 }
 
 /** A number for reading: `—` when absent, else at most `digits` decimals. */
@@ -71,34 +86,53 @@ function targetingText(t: PresentedRollout['targeting']): string {
   return parts.length > 0 ? parts.join('; ') : 'every installation';
 }
 
-function summary(r: PresentedRollout): Html {
-  const stages = r.stages.map((s, i) =>
-    i === r.stageIndex && (r.state === 'running' || r.state === 'paused')
-      ? html`<strong aria-current="step">${s} %</strong> `
-      : html`<span>${s} %</span> `,
-  );
+function summary(r: PresentedRollout, now: Date): Html {
   return html`<dl class="rollout" data-state="${r.state}">
     ${field('State', html`<span data-field="state">${r.state}</span>`)}
     ${field('Now offered to', html`<span data-field="percent">${num(r.percent)}</span> %`)}
-    ${field('Stages', html`${stages}`)} ${field('APK', apkName(r.apk))}
-    ${field('Previous APK', apkName(r.previous))}
+    ${field('APK', apkName(r.apk))} ${field('Previous APK', apkName(r.previous))}
     ${field('Targeting', html`<span data-field="targeting">${targetingText(r.targeting)}</span>`)}
     ${field('Installations running it', html`<span data-field="installed">${r.installed}</span>`)}
-    ${field('Started', time(r.startedAt))} ${field('Stage started', time(r.stageStartedAt))}
+    ${field('Started', when(r.startedAt, now))}
+    ${field('Stage started', when(r.stageStartedAt, now))}
   </dl>`;
+}
+
+/** The actions asked to be confirmed first, and what the box says. */
+const CONFIRMED: Partial<Record<RolloutAction, (r: PresentedRollout) => string>> = {
+  halt: (r) =>
+    r.previous
+      ? `Halt: every installation outside is offered ${apkLabel(r.previous)} again; those on ${apkLabel(r.apk)} keep it.`
+      : `Halt: ${apkLabel(r.apk)} is offered to no installation any more; those on it keep it.`,
+  complete: (r) => `Complete: ${apkLabel(r.apk)} becomes the current APK of every installation.`,
+};
+
+export const needsConfirmation = (action: RolloutAction) => CONFIRMED[action] !== undefined;
+
+function actionForm(viewer: Viewer, base: string, r: PresentedRollout, action: RolloutAction) {
+  const confirm = CONFIRMED[action];
+  return html`<form
+    class="${confirm ? 'confirm' : 'inline'}"
+    method="post"
+    action="${base}/${action}"
+  >
+    <input type="hidden" name="_csrf" value="${viewer.csrf}" />
+    ${
+      confirm
+        ? html`<label
+            ><input type="checkbox" name="confirm" value="yes" required /> ${confirm(r)}</label
+          >`
+        : ''
+    }
+    <button type="submit">${action[0]!.toUpperCase()}${action.slice(1)}</button>
+  </form>`;
 }
 
 function actions(viewer: Viewer, base: string, r: PresentedRollout): Html {
   const allowed = may(viewer, 'rollout') ? allowedActions(r) : [];
   if (allowed.length === 0) return html``;
   return html`<div class="rollout-actions">
-    ${allowed.map(
-      (action) =>
-        html`<form class="inline" method="post" action="${base}/${action}">
-          <input type="hidden" name="_csrf" value="${viewer.csrf}" />
-          <button type="submit">${action[0]!.toUpperCase()}${action.slice(1)}</button>
-        </form>`,
-    )}
+    ${allowed.map((action) => actionForm(viewer, base, r, action))}
   </div>`;
 }
 
@@ -128,12 +162,12 @@ const REPORT_HEAD = [
   'p-value',
 ];
 
-function health(r: PresentedRollout): Html {
+function health(r: PresentedRollout, now: Date): Html {
   const h = r.health;
-  return html`<h3>Health</h3>
+  return html`<h4>This stage's window</h4>
     <p>
-      Window since ${time(h.since)}; last evaluated
-      ${h.lastEvaluatedAt ? time(h.lastEvaluatedAt) : 'never'}.
+      Window since ${when(h.since, now)}; last evaluated
+      ${h.lastEvaluatedAt ? when(h.lastEvaluatedAt, now) : 'never'}.
     </p>
     ${table('rollout-health', REPORT_HEAD, [
       html`<tr>
@@ -142,11 +176,11 @@ function health(r: PresentedRollout): Html {
     ])}`;
 }
 
-function history(r: PresentedRollout): Html {
+function history(r: PresentedRollout, now: Date): Html {
   const rows = [...r.history].reverse().map(
     (e) =>
       html`<tr data-action="${e.action}" data-by="${e.by}">
-        <td>${time(e.at)}</td>
+        <td>${when(e.at, now)}</td>
         <td>${e.action}</td>
         <td>${e.by}</td>
         <td>${e.from ?? '—'} → ${e.to}</td>
@@ -154,7 +188,7 @@ function history(r: PresentedRollout): Html {
         ${e.health ? reportCells(e.health) : html`<td colspan="5"></td>`}
       </tr>`,
   );
-  return html`<h3>Decisions</h3>
+  return html`<h4>Decisions</h4>
     ${table('rollout-history', ['At', 'Decision', 'By', 'State', 'Offered to', ...REPORT_HEAD], rows)}`;
 }
 
@@ -166,10 +200,9 @@ const FUNNEL_HEAD = [
   'Failed',
   'OS status: message',
 ];
-const at = (iso: string | null) => (iso ? time(iso) : '—');
-
-function funnelSection(funnel: Funnel, base: string): Html {
+function funnelSection(funnel: Funnel, base: string, now: Date): Html {
   const c = funnel.counts;
+  const at = (iso: string | null) => (iso ? when(iso, now) : '—');
   const rows = funnel.installations.map(
     (i) =>
       html`<tr data-device="${i.deviceId ?? ''}">
@@ -203,36 +236,88 @@ function funnelSection(funnel: Funnel, base: string): Html {
     }`;
 }
 
-function startForm(viewer: Viewer, base: string, app: AppDoc, apks: readonly ApkDoc[]): Html {
-  const choices = apks.filter((a) => !app.currentApkId?.equals(a._id));
-  if (choices.length === 0) return html`<p>Upload another APK to roll it out.</p>`;
-  return html`<form class="stack" method="post" action="${base}">
-    <input type="hidden" name="_csrf" value="${viewer.csrf}" />
-    <label for="rollout-apk">APK</label>
-    <select id="rollout-apk" name="sha256">
-      ${choices.map(
-        (a) =>
-          html`<option value="${a.sha256}">
-            ${a.versionName ?? ''} (${a.versionCode}) ${a.md5.slice(0, 8)}
-          </option>`,
-      )}
-    </select>
-    <label for="rollout-stages">Stages (percentages, the last 100)</label>
-    <input id="rollout-stages" name="stages" placeholder="1, 5, 25, 100" />
-    <label for="rollout-key">Only installations whose metadata key</label>
-    <input id="rollout-key" name="metadataKey" placeholder="store" />
-    <label for="rollout-values">has one of the values (comma-separated)</label>
-    <input id="rollout-values" name="metadataValues" placeholder="north, south" />
-    <label for="rollout-devices">And these device ids, whatever the percentage</label>
-    <textarea id="rollout-devices" name="deviceIds" rows="3"></textarea>
-    <button type="submit">Start rollout</button>
-  </form>`;
+/** A refusal, shown where the form was. */
+function refusal(problem: RolloutProblem | null | undefined, form: RolloutProblem['form']): Html {
+  return problem?.form === form
+    ? html`<p class="error" role="alert" id="rollout-problem">${problem.message}</p>`
+    : html``;
+}
+
+function startForm(viewer: Viewer, base: string, page: RolloutsPage, app: AppDoc): Html {
+  const choices = page.apks.filter((a) => !app.currentApkId?.equals(a._id));
+  if (choices.length === 0) {
+    return html`${refusal(page.problem, 'start')}
+      <p>Upload another APK to roll it out.</p>`;
+  }
+  const kept = page.problem?.form === 'start' ? (page.problem.fields ?? {}) : {};
+  const value = (name: string) => kept[name] ?? '';
+  return html`${refusal(page.problem, 'start')}
+    <form class="stack" method="post" action="${base}">
+      <input type="hidden" name="_csrf" value="${viewer.csrf}" />
+      <label for="rollout-apk">APK</label>
+      <select id="rollout-apk" name="sha256">
+        ${choices.map(
+          (a) =>
+            html`<option value="${a.sha256}" ${a.sha256 === kept.sha256 ? html`selected` : ''}>
+              ${a.versionName ?? ''} (${a.versionCode}) ${a.md5.slice(0, 8)}
+            </option>`,
+        )}
+      </select>
+      <label for="rollout-stages">Stages (percentages, the last 100)</label>
+      <input
+        id="rollout-stages"
+        name="stages"
+        placeholder="1, 5, 25, 100"
+        value="${value('stages')}"
+      />
+      <label for="rollout-key">Only installations whose metadata key</label>
+      <input
+        id="rollout-key"
+        name="metadataKey"
+        placeholder="store"
+        value="${value('metadataKey')}"
+      />
+      <label for="rollout-values">has one of the values (comma-separated)</label>
+      <input
+        id="rollout-values"
+        name="metadataValues"
+        placeholder="north, south"
+        value="${value('metadataValues')}"
+      />
+      <label for="rollout-devices">And these device ids, whatever the percentage</label>
+      <textarea id="rollout-devices" name="deviceIds" rows="3">${value('deviceIds')}</textarea>
+      <button type="submit">Start rollout</button>
+    </form>`;
+}
+
+/** The rollout: pictures, state, actions, the gate's chart, its numbers collapsed, the funnel. */
+function rolloutSection(
+  viewer: Viewer,
+  base: string,
+  r: PresentedRollout,
+  page: RolloutsPage,
+  problem: RolloutProblem | null,
+) {
+  return html`${rolloutPictures(r, page.now)} ${summary(r, page.now)}
+    ${problem ? refusal(problem, problem.form) : ''} ${actions(viewer, base, r)}
+    <h3>Health</h3>
+    ${crashRateChart(r, page.now)}
+    <details class="rollout-numbers">
+      <summary>The health gate's numbers and every decision</summary>
+      ${health(r, page.now)} ${history(r, page.now)}
+    </details>
+    ${page.funnel ? funnelSection(page.funnel, base, page.now) : ''}`;
 }
 
 export function rolloutsTab(viewer: Viewer, app: AppDoc, page: RolloutsPage): string {
   const base = `/ui/apps/${encodeURIComponent(app.package)}/rollouts`;
   const r = page.rollout;
   const active = r?.state === 'running' || r?.state === 'paused';
+  const startShown = !active && may(viewer, 'rollout');
+  // A refusal is shown above the form it refused; a start refused because one is active (its form
+  // is not shown then), above the rollout's buttons.
+  const p = page.problem ?? null;
+  const aboveActions = p && (p.form !== 'start' || !startShown) ? p : null;
   return appLayout(
     viewer,
     app,
@@ -240,16 +325,16 @@ export function rolloutsTab(viewer: Viewer, app: AppDoc, page: RolloutsPage): st
     html`<h2>Rollout</h2>
       ${
         r
-          ? html`${summary(r)} ${actions(viewer, base, r)} ${health(r)} ${history(r)}
-            ${page.funnel ? funnelSection(page.funnel, base) : ''}`
-          : html`<p>No rollout yet.</p>`
+          ? rolloutSection(viewer, base, r, page, aboveActions)
+          : html`<p>No rollout yet.</p>
+              ${aboveActions ? refusal(aboveActions, aboveActions.form) : ''}`
       }
       ${
-        active || !may(viewer, 'rollout')
+        !startShown
           ? ''
           : html`<h2>Start a rollout</h2>
               ${r ? html`<p>A new rollout replaces this one.</p>` : ''}
-              ${startForm(viewer, base, app, page.apks)}`
+              ${startForm(viewer, base, page, app)}`
       }
       ${previewSection(app, base, page.preview ?? null)}`,
   );

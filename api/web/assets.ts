@@ -50,6 +50,14 @@ dl.rollout { display: grid; grid-template-columns: max-content auto; gap: .2rem 
 dl.rollout dt { font-weight: 600; }
 dl.rollout dd { margin: 0; }
 .rollout-actions { display: flex; flex-wrap: wrap; gap: .4rem; margin: .6rem 0; }
+.chart { margin: 0 0 .6rem; }
+.chart svg { max-width: 100%; height: auto; }
+.chart-summary { font-size: .85em; color: #4a5568; }
+.fleet { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(min(22rem, 100%), 1fr)); }
+.fleet-app { background: #fff; border: 1px solid #d6d9e0; padding: .2rem 1rem .6rem; min-width: 0; }
+.badge-running { background: #2b6cb0; }
+.badge-paused { background: #b7791f; }
+.badge-halted { background: #c53030; }
 figure.adoption { margin: 0 0 1rem; }
 figure.adoption svg { max-width: 100%; height: auto; background: #fff; }
 .adoption-now { width: auto; }

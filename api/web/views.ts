@@ -4,6 +4,7 @@ import type { Account } from '../../shared/accounts/types';
 import { apiKeyReveal } from './api-key';
 import { html, type Html, type Value } from './html';
 import type { WebUser } from './sessions';
+import { fleetCard, type FleetRow } from '../apps/fleet-view';
 
 export interface Viewer {
   readonly account: Account;
@@ -160,26 +161,12 @@ export function uploadForm(viewer: Viewer, action: string): Html {
   </form>`;
 }
 
-export interface AppRow {
-  readonly package: string;
-  readonly currentVersion: string | null;
-  readonly online: number;
-  readonly enabled: number;
-  readonly exceptions24h: number;
-}
+/** One app of the apps list: its fleet at a glance (api/apps/fleet.ts). */
+export type AppRow = FleetRow;
 
 export function appsPage(viewer: Viewer, apps: readonly AppRow[], exceptionLimit: number): string {
-  const rows = apps.map(
-    (a) =>
-      html`<tr>
-        <td><a href="/ui/apps/${encodeURIComponent(a.package)}">${a.package}</a></td>
-        <td>${a.currentVersion ?? '—'}</td>
-        <td>
-          ${a.online} online / ${a.enabled} enabled / plan ${viewer.account.plan.installations}
-        </td>
-        <td>${a.exceptions24h} / ${exceptionLimit}</td>
-      </tr>`,
-  );
+  const plan = viewer.account.plan.installations;
+  const cards = apps.map((a) => fleetCard(a, plan, exceptionLimit));
   return layout(
     'Apps',
     viewer,
@@ -187,21 +174,7 @@ export function appsPage(viewer: Viewer, apps: readonly AppRow[], exceptionLimit
       ${
         apps.length === 0
           ? html`<p>No apps yet${may(viewer, 'upload') ? ': upload a first APK below' : ''}.</p>`
-          : tableScroll(
-              html`<table>
-                <thead>
-                  <tr>
-                    <th scope="col">Package</th>
-                    <th scope="col">Current version</th>
-                    <th scope="col">Installations</th>
-                    <th scope="col">Exceptions (24 h) / limit</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>`,
-            )
+          : html`<div class="fleet">${cards}</div>`
       }
       ${
         may(viewer, 'upload')

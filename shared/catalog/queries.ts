@@ -20,6 +20,14 @@ export function apksOf(db: Db, app: AppDoc): Promise<ApkDoc[]> {
     .toArray();
 }
 
+/** Every APK of the account, newest first (the apps list reads them at once). */
+export function apksOfAccount(db: Db, accountId: string): Promise<ApkDoc[]> {
+  return catalogCollections(db)
+    .apks.find({ accountId })
+    .sort({ versionCode: -1, uploadedAt: -1 })
+    .toArray();
+}
+
 /**
  * The versionCode of each of the app's APKs, by MD5: what tells an installation's version from
  * the MD5 it reports (shared/devices/decide.ts, isAhead). One read of the app's APK records.

@@ -217,6 +217,53 @@ export async function onlineByInstalled(
   return counts;
 }
 
+/** An app's installations at a glance: by the MD5 they report, enabled, online. */
+export interface AppInstallations {
+  /** Installations by the MD5 they report running (null: none reported). */
+  readonly byMd5: Map<string | null, number>;
+  readonly total: number;
+  readonly enabled: number;
+  /** Seen since the given time, as countOnline counts them. */
+  readonly online: number;
+}
+
+/**
+ * Every app's installations at a glance (the apps list): one query over the account's
+ * installations, and the apps' sightings in Redis; online as countOnline counts it.
+ */
+export async function installationsByApp(
+  deps: StoreDeps,
+  accountId: string,
+  packages: readonly string[],
+  since: Date,
+): Promise<Map<string, AppInstallations>> {
+  const [docs, seen] = await Promise.all([
+    devicesCollections(deps.db)
+      .installations.find(
+        { accountId },
+        { projection: { package: 1, installedMd5: 1, lastSeenAt: 1, status: 1 } },
+      )
+      .toArray(),
+    Promise.all(packages.map((p) => deps.live.seenSince({ accountId, package: p }, since))),
+  ]);
+  const seenIds = new Set(seen.flat());
+  const out = new Map(
+    packages.map((p) => [
+      p,
+      { byMd5: new Map<string | null, number>(), total: 0, enabled: 0, online: 0 },
+    ]),
+  );
+  for (const d of docs) {
+    const row = out.get(d.package);
+    if (!row) continue;
+    row.total += 1;
+    if (d.status === 'enabled') row.enabled += 1;
+    if (d.lastSeenAt >= since || seenIds.has(d._id.toHexString())) row.online += 1;
+    row.byMd5.set(d.installedMd5, (row.byMd5.get(d.installedMd5) ?? 0) + 1);
+  }
+  return out;
+}
+
 /** How many of the app's installations report running the APK with this MD5. */
 export function countRunning(deps: StoreDeps, app: AppScope, md5: string): Promise<number> {
   return devicesCollections(deps.db).installations.countDocuments({

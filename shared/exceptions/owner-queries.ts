@@ -48,6 +48,23 @@ export function reportsSince(db: Db, app: AppDoc, since: Date): Promise<number> 
   });
 }
 
+/** When each of the account's reports since `since` came, of which app, handled or not. */
+export function reportTimesSince(
+  db: Db,
+  accountId: string,
+  since: Date,
+): Promise<Array<Pick<ExceptionDoc, 'appId' | 'receivedAt' | 'handled'>>> {
+  return exceptionsCollections(db)
+    .reports.find({ accountId, receivedAt: { $gte: since } })
+    .project<Pick<ExceptionDoc, 'appId' | 'receivedAt' | 'handled'>>({
+      _id: 0,
+      appId: 1,
+      receivedAt: 1,
+      handled: 1,
+    })
+    .toArray();
+}
+
 export type GroupKind = '' | 'handled' | 'unhandled';
 
 /** One page of the app's groups (optionally only those with handled or unhandled reports), and their total. */

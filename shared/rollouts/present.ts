@@ -1,7 +1,8 @@
 /** The public JSON shape of a rollout (the JSON API and the web administration read it). */
 import { presentApk } from '../catalog/present';
 import type { ApkDoc } from '../catalog/types';
-import type { HealthReport } from './health';
+import { haltReason } from './halt-reason';
+import type { HealthReport, RolloutSettings } from './health';
 import { percentOf } from './rollout';
 import type { HistoryEntry, RolloutDoc } from './types';
 
@@ -13,25 +14,44 @@ function presentEntry(e: HistoryEntry) {
   return { ...e, at: e.at.toISOString(), health: presentReport(e.health) };
 }
 
-export function presentRollout(
-  doc: RolloutDoc,
-  apk: ApkDoc | null,
-  previous: ApkDoc | null,
-  installed: number,
-) {
+/** What the rollout's APKs and the fleet add to the document. */
+export interface RolloutFigures {
+  readonly apk: ApkDoc | null;
+  readonly previous: ApkDoc | null;
+  /** Installations reporting the rollout's APK installed. */
+  readonly installed: number;
+  /** Installations the rollout offers its APK now (reach.ts). */
+  readonly offered: number;
+  /** The app's installations. */
+  readonly installations: number;
+  readonly gate: Pick<RolloutSettings, 'factor' | 'minExceptions' | 'soakMs'>;
+}
+
+/** When a running rollout's stage has soaked long enough to advance (if the gate finds it healthy). */
+function nextStageAt(doc: RolloutDoc, soakMs: number): string | null {
+  if (doc.state !== 'running' || doc.stageIndex >= doc.stages.length - 1) return null;
+  return new Date(doc.stageStartedAt.getTime() + soakMs).toISOString();
+}
+
+export function presentRollout(doc: RolloutDoc, f: RolloutFigures) {
   return {
     state: doc.state,
     percent: percentOf(doc),
     stages: doc.stages,
     stageIndex: doc.stageIndex,
-    apk: apk ? presentApk(apk) : null,
-    previous: previous ? presentApk(previous) : null,
+    apk: f.apk ? presentApk(f.apk) : null,
+    previous: f.previous ? presentApk(f.previous) : null,
     targeting: doc.targeting,
     /** Installations reporting the rollout's APK installed (a halt leaves them as they are). */
-    installed,
+    installed: f.installed,
+    offered: f.offered,
+    installations: f.installations,
     startedAt: doc.startedAt.toISOString(),
     stageStartedAt: doc.stageStartedAt.toISOString(),
+    nextStageAt: nextStageAt(doc, f.gate.soakMs),
     updatedAt: doc.updatedAt.toISOString(),
+    haltReason: haltReason(doc, f.apk, f.previous),
+    gate: { factor: f.gate.factor, minExceptions: f.gate.minExceptions, soakMs: f.gate.soakMs },
     health: {
       since: doc.health.since.toISOString(),
       lastEvaluatedAt: doc.health.lastEvaluatedAt?.toISOString() ?? null,

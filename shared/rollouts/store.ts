@@ -17,6 +17,11 @@ export function findRollout(
   return rolloutsCollections(db).rollouts.findOne({ _id: app._id, accountId: app.accountId });
 }
 
+/** Every rollout of the account (one per app that had one): the apps list reads them at once. */
+export function rolloutsOfAccount(db: Db, accountId: string): Promise<RolloutDoc[]> {
+  return rolloutsCollections(db).rollouts.find({ accountId }).toArray();
+}
+
 export function isActive(r: { state: RolloutState } | null): boolean {
   return r !== null && (r.state === 'running' || r.state === 'paused');
 }

@@ -98,7 +98,7 @@ export async function startStack(
       /** The per-socket bounds (api/push/legacy/pushlink-socket.ts). Default: the product's. */
       bounds?: Partial<LegacyPushBounds>;
     };
-    /** The workers' rollout health gate settings (ROLLOUT_*). Default: the product's. */
+    /** The rollout health gate settings (ROLLOUT_*), the workers' and the API's. Default: the product's. */
     rollouts?: RolloutSettings;
     /** The workers' webhook delivery (WEBHOOK_*, plus a CA to trust). Default: the product's. */
     webhooks?: WebhookSettings;
@@ -166,6 +166,7 @@ export async function startStack(
         ...(options.uploads ? { uploads: options.uploads } : {}),
       },
       ...(options.now ? { now: options.now } : {}),
+      ...(options.rollouts ? { rollouts: options.rollouts } : {}),
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
       ...(options.listenerTimeouts ? { listenerTimeouts: options.listenerTimeouts } : {}),
       signups: {

@@ -1,8 +1,10 @@
 /** Literal inputs of the web administration's views, for their unit tests. */
 import type { MemberRole } from '../../shared/accounts/principal';
 import type { Account } from '../../shared/accounts/types';
+import type { ObjectId } from 'mongodb';
 import type { Viewer } from '../../api/web/views';
 import type { ListingInput } from '../../api/devices/installations-list';
+import type { ApkDoc } from '../../shared/catalog/types';
 
 /** A signed-in user of account `a1`: the founding owner (who sees the API key), or a member. */
 export function viewerAs(role: MemberRole = 'owner', csrf = 'c'): Viewer {
@@ -55,3 +57,16 @@ export const ANY_LISTING: ListingInput = {
   meta: null,
   sort: 'lastSeen',
 };
+/** An APK record of version `versionCode` ("2.0", md5 "222…"), uploaded 2026-11-25 12:00 UTC. */
+export function apkDoc(id: ObjectId, versionCode: number): ApkDoc {
+  return {
+    _id: id,
+    versionCode,
+    versionName: `${versionCode}.0`,
+    md5: String(versionCode).repeat(32),
+    sha256: String(versionCode).repeat(64),
+    signerSha256: 'f'.repeat(64),
+    size: 1000,
+    uploadedAt: new Date('2026-11-25T12:00:00Z'),
+  } as ApkDoc;
+}

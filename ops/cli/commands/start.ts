@@ -125,6 +125,7 @@ async function runApi(config: Config, common: RoleCommon): Promise<() => Promise
       overPlanWindowMs: config.webhooks.overPlanWindowMs,
     },
     registrationLimits: config.registrationLimits,
+    rollouts: config.rollouts,
     ...(config.legacyPushPort
       ? {
           legacyPush: {

@@ -98,6 +98,7 @@ test('a new user signs up, uploads, makes current, links, and downloads through 
   expect(await page.getByRole('cell', { name: '1.0', exact: true }).count()).toBe(1);
   await shot('app-apks');
 
+  await page.getByLabel('Every installation is offered').check();
   await page.getByRole('button', { name: 'Make current' }).click();
   await page.waitForURL(`${admin}/ui/apps/${PACKAGE}`);
   expect(await page.locator('.badge').textContent()).toBe('current');

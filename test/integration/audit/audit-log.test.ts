@@ -123,7 +123,7 @@ test('every listed change leaves one entry with its actor and address', async ()
     }>()
     .apks.find((x) => x.versionCode === 1)!.sha256;
   for (const [path, form] of [
-    [`/ui/apps/${SAMPLE}/current`, { sha256 }],
+    [`/ui/apps/${SAMPLE}/current`, { sha256, confirm: 'yes' }],
     [`/ui/apps/${SAMPLE}/installations/d1/status`, { status: 'disabled' }],
   ] as const) {
     expect((await webForm(session, path, form)).status).toBe(303);

@@ -145,11 +145,12 @@ test('a CI token is the actor of its uploads and make-current; the Rollouts tab 
   const tab = `/ui/apps/${SAMPLE}/rollouts`;
   const start = { sha256, stages: '10, 50, 100', deviceIds: 'nobody' };
   expect(await post(tab, start)).toBe(303);
+  // Halt and Complete are sent with their confirmation box ticked.
   for (const action of ['pause', 'resume', 'advance', 'halt']) {
-    expect(await post(`${tab}/${action}`)).toBe(303);
+    expect(await post(`${tab}/${action}`, { confirm: 'yes' })).toBe(303);
   }
   expect(await post(tab, { ...start, stages: '10, 100' })).toBe(303);
-  expect(await post(`${tab}/complete`)).toBe(303);
+  expect(await post(`${tab}/complete`, { confirm: 'yes' })).toBe(303);
 
   const token = { kind: 'ci-token', id: ct.id, name: 'pipeline' };
   const key = { kind: 'account-key', id: a.id, name: 'account key' };

@@ -577,7 +577,7 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     judge: formJudge,
     call: uiForm(
       (c) => `/ui/apps/${c.pkg}/current`,
-      (c) => ({ sha256: c.w.a.sha256 }),
+      (c) => ({ sha256: c.w.a.sha256, confirm: 'yes' }),
     ),
   },
   'POST /ui/apps/:package/download-links': {

@@ -32,7 +32,17 @@ test('the apps list links a package URL-encoded, then HTML-escaped', () => {
     apiKey: 'ak_x',
     csrf: 'c',
   };
-  const row = { currentVersion: null, online: 0, enabled: 0, exceptions24h: 0 };
+  const fleet = {
+    installations: 0,
+    online: 0,
+    offline: 0,
+    enabled: 0,
+    versions: [],
+    rollout: null,
+    unhandledHourly: new Array<number>(24).fill(0),
+    exceptions24h: 0,
+  };
+  const row = { currentVersion: null, fleet };
   const page = appsPage(viewer, [{ ...row, package: `a/b?c#d"e<f&g` }], 100);
   expect(page).toContain(
     '<a href="/ui/apps/a%2Fb%3Fc%23d%22e%3Cf%26g">a/b?c#d&quot;e&lt;f&amp;g</a>',

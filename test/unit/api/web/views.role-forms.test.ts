@@ -5,7 +5,7 @@
  */
 import { ObjectId } from 'mongodb';
 import type { MemberRole } from '../../../../shared/accounts/principal';
-import type { ApkDoc, AppDoc } from '../../../../shared/catalog/types';
+import type { AppDoc } from '../../../../shared/catalog/types';
 import { keysSection } from '../../../../api/accounts/key-views';
 import { apksTab } from '../../../../api/apps/web-views';
 import { installationsTab } from '../../../../api/devices/web-views';
@@ -14,22 +14,12 @@ import { membersPage } from '../../../../api/accounts/team-views';
 import { appsPage, type Viewer } from '../../../../api/web/views';
 import { endpointPage, webhooksPage } from '../../../../api/webhooks/web-views';
 import type { DeliveryDoc, EndpointDoc } from '../../../../shared/webhooks/types';
-import { ANY_LISTING, installationRow, viewerAs } from '../../../helpers/web-views';
+import { ANY_LISTING, apkDoc, installationRow, viewerAs } from '../../../helpers/web-views';
 
 const PKG = 'dev.apkrelay.sample';
 const current = new ObjectId();
 const app = { _id: new ObjectId(), accountId: 'a1', package: PKG, currentApkId: current } as AppDoc;
-const apk = (id: ObjectId, versionCode: number) =>
-  ({
-    _id: id,
-    versionCode,
-    versionName: `${versionCode}.0`,
-    md5: String(versionCode).repeat(32),
-    sha256: String(versionCode).repeat(64),
-    signerSha256: 'f'.repeat(64),
-    size: 1000,
-    uploadedAt: new Date('2026-11-25T12:00:00Z'),
-  }) as ApkDoc;
+const apk = apkDoc;
 const apks = [apk(new ObjectId(), 2), apk(current, 1)];
 const installation = installationRow('d1');
 const otherOwner = { id: 'm2', accountId: 'a1', email: 'o2@example.com', role: 'owner' as const };
@@ -78,7 +68,7 @@ function pagesOf(viewer: Viewer): string {
       apks: [],
       now: since,
     }),
-    rolloutsTab(viewer, app, { rollout: null, funnel: null, apks }),
+    rolloutsTab(viewer, app, { rollout: null, funnel: null, apks, now: since }),
     keysSection(viewer, {
       keys: [
         {
