@@ -30,6 +30,8 @@ export interface Deployment {
   /** The running API process (another one after restartApi). */
   readonly apiPid: number;
   readonly workersPid: number;
+  /** The MongoDB-protocol server the deployment stores into (for benches' own raw reads and writes). */
+  readonly mongoUrl: string;
   /** The embedded services' processes (null if not found). */
   readonly servicePids: { readonly mongo: number | null; readonly redis: number | null };
   /** The PushLink SDK listener's port (LEGACY_PUSH_PORT), null unless `legacyPush` was asked. */
@@ -197,6 +199,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
         return api?.child.pid ?? -1;
       },
       workersPid: workers.child.pid ?? -1,
+      mongoUrl: services.mongoUrl,
       servicePids,
       legacyPushPort: env.LEGACY_PUSH_PORT === undefined ? null : Number(env.LEGACY_PUSH_PORT),
       async stopApi() {

@@ -95,15 +95,16 @@ test('stays under its bound: the least recently read file goes first; too big is
 });
 
 test('a copy that fails leaves no file, and the read falls back to the store', async () => {
-  const { id } = await storedBlob(200_000);
-  // Chunks missing: the copy fails part-way, and so does the store's own read.
-  await db.mongo.db.collection('apks.chunks').deleteMany({ files_id: new ObjectId(id), n: 2 });
+  const { id } = await storedBlob(4_000_000);
+  // A chunk missing (the second of four, about 1 MiB each): the copy fails part-way, and so does the store's
+  // own read.
+  await db.mongo.db.collection('apks.chunks').deleteMany({ files_id: new ObjectId(id), n: 1 });
   const cache = cachedBlobStore(gridFsBlobStore(db.mongo.db), {
     dir,
     maxBytes: 10 * 1024 ** 2,
     log,
   });
-  await expect(bytes(cache.openRange(id, 0, 200_000))).rejects.toThrow(/chunk/i);
+  await expect(bytes(cache.openRange(id, 0, 4_000_000))).rejects.toThrow(/chunk/i);
   expect(await readdir(dir)).toEqual([]);
 
   // An id that is not an ObjectId never names a file: it goes to the store, which refuses it.
