@@ -16,6 +16,7 @@ import { apkIngestQueue } from '../shared/queues/apk-ingest';
 import { crashCounter } from '../shared/rollouts/crash-counter';
 import { redisNoticeSink } from '../shared/notices/notice-sink';
 import { gridFsScreenshots } from '../shared/exceptions/screenshots';
+import { plaintextMemory } from './downloads/plaintext-memory';
 import { cachedBlobStore } from '../shared/storage/blob-cache';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
 import type { TlsMaterial } from '../shared/crypto/tls';
@@ -97,6 +98,8 @@ export interface ApiOptions extends ConnectOptions {
   readonly uploadSpoolDir?: string;
   /** DOWNLOAD_CACHE_MB: downloads read APK ciphertext through a local file cache; unset: off. */
   readonly downloadCache?: { readonly dir: string; readonly maxBytes: number };
+  /** DOWNLOAD_MEMORY_MB: the bound of decrypted APKs held for downloads; unset: none held. */
+  readonly downloadMemory?: { readonly maxBytes: number };
 }
 
 export interface ApiProcess {
@@ -268,6 +271,9 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
   const blobs = options.downloadCache
     ? cachedBlobStore(stored, { ...options.downloadCache, log })
     : stored;
+  const memory = options.downloadMemory
+    ? plaintextMemory({ ...options.downloadMemory, blobs, keys })
+    : undefined;
   const accounts = createAccountsService(mongo.db, keys);
   const deliveries = queueDeliverySink(producers.get(webhookDeliveryQueue.name));
   const intake = exceptionIntake({ db: mongo.db, accounts, redis, producers, live, now, log });
@@ -286,6 +292,7 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
     live,
     pushKeys,
     blobs,
+    ...(memory ? { memory } : {}),
     ingest: createIngestClient({
       db: mongo.db,
       blobs,
