@@ -104,10 +104,22 @@ async function measureTarget(
   };
 }
 
+/** CPU seconds of a target's server processes (from /proc/<pid>/stat), in all and per GB sent. */
+const cpu = (r: TargetRun) => Object.values(r.serverCpuSeconds).reduce((a, b) => a + b, 0);
+const cpuPerGb = (r: TargetRun) => cpu(r) / (r.load.bytes / 1e9);
+
 function table(runs: readonly [TargetRun, TargetRun]): string {
   const [relay, nginx] = runs;
-  const header = ['', 'MB/s', 'p50 TTLB s', 'p99 TTLB s', 'p50 TTFB s', 'server CPU s', 'wall s'];
-  const cpu = (r: TargetRun) => Object.values(r.serverCpuSeconds).reduce((a, b) => a + b, 0);
+  const header = [
+    '',
+    'MB/s',
+    'p50 TTLB s',
+    'p99 TTLB s',
+    'p50 TTFB s',
+    'server CPU s',
+    'CPU s/GB',
+    'wall s',
+  ];
   const row = (r: TargetRun) => [
     r.name,
     r.mbPerSecond.toFixed(1),
@@ -115,6 +127,7 @@ function table(runs: readonly [TargetRun, TargetRun]): string {
     r.p99.toFixed(2),
     percentile(r.load.ttfbSeconds, 50).toFixed(3),
     cpu(r).toFixed(1),
+    cpuPerGb(r).toFixed(2),
     r.load.wallSeconds.toFixed(1),
   ];
   const ratios = [
@@ -124,6 +137,7 @@ function table(runs: readonly [TargetRun, TargetRun]): string {
     ratio(relay.p99, nginx.p99),
     ratio(percentile(relay.load.ttfbSeconds, 50), percentile(nginx.load.ttfbSeconds, 50)),
     ratio(cpu(relay), cpu(nginx)),
+    ratio(cpuPerGb(relay), cpuPerGb(nginx)),
     ratio(relay.load.wallSeconds, nginx.load.wallSeconds),
   ];
   const body = [row(relay), row(nginx), ratios];
@@ -244,7 +258,9 @@ export const downloadBench: Bench<typeof FLAGS> = {
         throughput: relay.mbPerSecond / reference.mbPerSecond,
         p50: relay.p50 / reference.p50,
         p99: relay.p99 / reference.p99,
+        cpuPerGb: cpuPerGb(relay) / cpuPerGb(reference),
       },
+      cpuSecondsPerGb: { apkrelay: cpuPerGb(relay), nginx: cpuPerGb(reference) },
       runs: runs.map(({ load, ...rest }) => ({ ...rest, ...load })),
     };
     return { json, text: report(args, runs, expectedBytes) };
