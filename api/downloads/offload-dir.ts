@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ApkDoc } from '../../shared/catalog/types';
@@ -55,9 +55,11 @@ export function offloadDir(o: OffloadDirOptions): OffloadDir {
       await pipeline(
         o.blobs.openRange(apk.blobId, 0, ciphertextSize(apk.size)),
         new SegmentDecryptor(key, Buffer.from(apk.noncePrefix, 'base64')),
-        // Readable by nginx's workers; the directory's own mode keeps everyone else out.
-        createWriteStream(part, { flags: 'wx', mode: 0o644 }),
+        createWriteStream(part, { flags: 'wx', mode: 0o600 }),
       );
+      // Readable by nginx's workers, whatever the process's umask (077 under apkrelay start); the
+      // directory's own mode (0750, group www-data in ops/deploy) keeps everyone else out.
+      await chmod(part, 0o644);
       const written = (await stat(part)).size;
       if (written !== apk.size) {
         throw new AppError('BLOB_INCOMPLETE', { message: `wrote ${written} of ${apk.size} bytes` });
