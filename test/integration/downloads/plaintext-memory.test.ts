@@ -5,34 +5,18 @@
  * stored segment anywhere (even the last, far from a small range) fails before any plaintext.
  */
 import { randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
 import { ObjectId } from 'mongodb';
 import { plaintextMemory } from '../../../api/downloads/plaintext-memory';
-import type { ApkDoc } from '../../../shared/catalog/types';
-import { newDataKey, wrapDataKey } from '../../../shared/crypto/data-keys';
 import { createKeyRing } from '../../../shared/crypto/keys';
-import { SegmentEncryptor, newNoncePrefix } from '../../../shared/crypto/segmented-aead';
 import { gridFsBlobStore } from '../../../shared/storage/blob-store';
 import { useIsolatedMongo } from '../../helpers/services';
+import { storedApk as storedApkOf } from '../../helpers/stored-apk';
 import { countedBlobs } from '../../helpers/counted-blobs';
 
 const db = useIsolatedMongo();
 const keys = createKeyRing(randomBytes(32));
 
-/** An APK record of `plain`, stored encrypted as an upload stores it. */
-async function storedApk(plain: Buffer): Promise<ApkDoc> {
-  const blobId = new ObjectId().toHexString();
-  const dataKey = newDataKey();
-  const prefix = newNoncePrefix();
-  const encrypted = Readable.from([plain]).pipe(new SegmentEncryptor(dataKey, prefix));
-  await gridFsBlobStore(db.mongo.db).put(blobId, encrypted, {});
-  return {
-    blobId,
-    size: plain.length,
-    wrappedKey: wrapDataKey(keys, dataKey, blobId),
-    noncePrefix: prefix.toString('base64'),
-  } as ApkDoc;
-}
+const storedApk = (plain: Buffer) => storedApkOf(db.mongo.db, keys, plain);
 
 test('the plaintext as encrypted; concurrent first requests share one read', async () => {
   const plain = randomBytes(300_000);
