@@ -56,8 +56,19 @@ export interface DeploymentOptions {
 
 const STOP_GRACE_MS = 15_000;
 /** Variables a Node process and the service binaries need; everything else is explicit. */
-/** From the caller's environment; DOWNLOAD_CACHE_MB=0 measures downloads without the cache. */
-const INHERITED = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'DOWNLOAD_CACHE_MB', 'EMBEDDED_MONGO_BACKEND'];
+/**
+ * From the caller's environment; DOWNLOAD_CACHE_MB=0 measures downloads without the cache,
+ * DOWNLOAD_MEMORY_MB=0 without the memory of decrypted APKs.
+ */
+const INHERITED = [
+  'PATH',
+  'HOME',
+  'TMPDIR',
+  'LANG',
+  'DOWNLOAD_CACHE_MB',
+  'DOWNLOAD_MEMORY_MB',
+  'EMBEDDED_MONGO_BACKEND',
+];
 
 function cliMain(): string {
   // dist/ops/dev/deployment.js -> dist/ops/cli/main.js
