@@ -111,12 +111,16 @@ afterAll(async () => {
 const md5 = (data: Buffer) => createHash('md5').update(data).digest('hex');
 const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` });
 
-/** A new account signed up through nginx, with `plan` installations. */
-async function account(plan: number): Promise<{ apiKey: string; id: string }> {
+/**
+ * A new account signed up through nginx, with `plan` installations, from `address` (sign-ups are
+ * limited per address: SIGNUPS_PER_ADDRESS).
+ */
+async function account(plan: number, address?: string): Promise<{ apiKey: string; id: string }> {
   const email = `topology-${plan}-${Date.now()}@example.com`;
   const reply = await call('admin', '/api/v2/accounts', {
     method: 'POST',
     json: { email, password: 'password-123' },
+    net: from(address),
   });
   expect(reply.status).toBe(201);
   await stack.mongo.db
@@ -171,7 +175,7 @@ test('an upload through nginx, a download of it with Range, an APK over the limi
 });
 
 test('DOWNLOAD_OFFLOAD=nginx: nginx sends /download with the API headers; ranges and If-Range as before', async () => {
-  const { apiKey, id } = await account(10);
+  const { apiKey, id } = await account(10, '127.0.0.36');
   const v = await upload(apiKey, 'version-1.apk', true);
   const download = `/download?package=${PKG}&api_key=${apiKey}`;
   const sha256 = createHash('sha256').update(v).digest('hex');
