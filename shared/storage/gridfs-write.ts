@@ -1,8 +1,9 @@
 /**
  * Writes one GridFS file as the GridFS spec lays it out (chunk documents `{files_id, n, data}`,
  * then the files document with its own `chunkSize`, last), but faster than the driver's upload
- * stream on a translating server such as FerretDB: several chunks per `insertMany` instead of one
- * insert each, and the next batch is read while the previous one is stored (one batch in flight).
+ * stream on a server that turns each command into queries of its own storage (the embedded
+ * store): several chunks per `insertMany` instead of one insert each, and the next batch is read
+ * while the previous one is stored (one batch in flight).
  * Any reader that follows the spec (the driver's download stream included) reads the result, and
  * reads each file at the chunk size its files document names, so files written before at another
  * chunk size still read. A write that fails or is cut leaves chunks without a files document: an
