@@ -12,6 +12,8 @@ import type { Producers } from '../shared/queues/producers';
 import type { CrashCounter } from '../shared/rollouts/crash-counter';
 import type { Redis } from '../shared/storage/redis';
 import type { Logger } from '../shared/log';
+import type { OffloadDir } from './downloads/offload-dir';
+import type { PlaintextMemory } from './downloads/plaintext-memory';
 import type { BlobStore } from '../shared/storage/blob-store';
 import type { IngestClient } from './uploads/ingest-client';
 import type { UploadSlots } from './uploads/upload-slots';
@@ -58,6 +60,10 @@ export interface ApiDeps {
   /** The clock; tests pass their own so time-based rules need no sleeps. */
   readonly now: () => Date;
   readonly blobs: BlobStore;
+  /** DOWNLOAD_MEMORY_MB: current APKs decrypted once, downloads sliced from memory; unset: off. */
+  readonly memory?: PlaintextMemory;
+  /** DOWNLOAD_OFFLOAD=nginx: `/download` bytes sent by nginx from this directory; unset: off. */
+  readonly offload?: OffloadDir;
   readonly ingest: IngestClient;
   /** Uploads received at once, per client address and in all (UPLOADS_PER_ADDRESS, UPLOADS_TOTAL). */
   readonly uploadSlots: UploadSlots;

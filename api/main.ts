@@ -17,6 +17,9 @@ import { apkIngestQueue } from '../shared/queues/apk-ingest';
 import { crashCounter } from '../shared/rollouts/crash-counter';
 import { redisNoticeSink } from '../shared/notices/notice-sink';
 import { gridFsScreenshots } from '../shared/exceptions/screenshots';
+import { offloadDir } from './downloads/offload-dir';
+import { isBlobServed } from './downloads/served-blob';
+import { plaintextMemory } from './downloads/plaintext-memory';
 import { cachedBlobStore } from '../shared/storage/blob-cache';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
 import type { TlsMaterial } from '../shared/crypto/tls';
@@ -100,6 +103,10 @@ export interface ApiOptions extends ConnectOptions {
   readonly uploadSpoolDir?: string;
   /** DOWNLOAD_CACHE_MB: downloads read APK ciphertext through a local file cache; unset: off. */
   readonly downloadCache?: { readonly dir: string; readonly maxBytes: number };
+  /** DOWNLOAD_MEMORY_MB: the bound of decrypted APKs held for downloads; unset: none held. */
+  readonly downloadMemory?: { readonly maxBytes: number };
+  /** DOWNLOAD_OFFLOAD=nginx: the RAM-backed directory nginx sends `/download` bytes from. */
+  readonly downloadOffload?: { readonly dir: string };
 }
 
 export interface ApiProcess {
@@ -262,15 +269,38 @@ function throttles(
   };
 }
 
+/**
+ * Where download bytes come from: the blob store (through the encrypted disk cache), the memory of
+ * decrypted APKs, and nginx's offload directory, each as configured.
+ */
+function downloadTiers(options: ApiOptions, conn: Connections) {
+  const { log } = options;
+  const { mongo, keys } = conn;
+  const stored = gridFsBlobStore(mongo.db);
+  const blobs = options.downloadCache
+    ? cachedBlobStore(stored, { ...options.downloadCache, log })
+    : stored;
+  const memory = options.downloadMemory
+    ? plaintextMemory({ ...options.downloadMemory, blobs, keys })
+    : undefined;
+  const offload = options.downloadOffload
+    ? offloadDir({
+        ...options.downloadOffload,
+        blobs,
+        keys,
+        log,
+        isServed: (blobId) => isBlobServed(mongo.db, blobId),
+      })
+    : undefined;
+  return { blobs, memory, offload };
+}
+
 /** The request handlers' dependencies, built once. */
 function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps {
   const { log } = options;
   const { mongo, keys, redis, producers, ingestEvents } = conn;
   const { pushHub, live, pushKeys, limits, now } = made;
-  const stored = gridFsBlobStore(mongo.db);
-  const blobs = options.downloadCache
-    ? cachedBlobStore(stored, { ...options.downloadCache, log })
-    : stored;
+  const { blobs, memory, offload } = downloadTiers(options, conn);
   const accounts = createAccountsService(mongo.db, keys);
   const deliveries = queueDeliverySink(producers.get(webhookDeliveryQueue.name));
   const intake = exceptionIntake({ db: mongo.db, accounts, redis, producers, live, now, log });
@@ -289,6 +319,8 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
     live,
     pushKeys,
     blobs,
+    ...(memory ? { memory } : {}),
+    ...(offload ? { offload } : {}),
     ingest: createIngestClient({
       db: mongo.db,
       blobs,

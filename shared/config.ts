@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { RolloutSettings } from './rollouts/health';
 import type { UploadLimits } from './uploads/upload-limits';
 import { Reader, type Env } from './config-reader';
+import { downloadSettings, type DownloadOffload } from './config-downloads';
 import type { LogLevel } from './log';
 import {
   backupSettings,
@@ -105,6 +106,10 @@ export interface Config {
   readonly signupsPerAddress: number;
   /** Local cache of APK ciphertext for downloads, in MiB under `dataDir/cache/apks` (0: off). */
   readonly downloadCacheMiB: number;
+  /** Decrypted APKs held in the API's memory for downloads, in MiB (0: off; docs/downloads.md). */
+  readonly downloadMemoryMiB: number;
+  /** DOWNLOAD_OFFLOAD=nginx: nginx sends download bytes from a RAM-backed directory. */
+  readonly downloadOffload: DownloadOffload;
   /** A request's headers must arrive within this (and a TLS handshake end within it). */
   readonly headersTimeoutMs: number;
   /** A whole request, body included, must arrive within this; the reply may take longer. */
@@ -226,6 +231,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     signup: r.oneOf('SIGNUP', ['open', 'closed'], 'open'),
     signupsPerAddress: r.integer('SIGNUPS_PER_ADDRESS', 10, 0, 1_000_000),
     downloadCacheMiB: r.integer('DOWNLOAD_CACHE_MB', 2048, 0, 1024 * 1024),
+    ...downloadSettings(r),
     ...requestTimeouts(r),
     uploads: uploadLimits(r),
     ...legacyPush(r, [port, webPort, pushPort]),

@@ -30,6 +30,7 @@ import { recordMarks } from '../../shared/funnel/marks';
 import { apiKeyAccount, isAuthRateLimited, isKeyRefused } from '../auth';
 import type { ApiDeps } from '../deps';
 import { sendApk } from './send-apk';
+import { offloadApk } from './offload-reply';
 import { legacyDownloadContract, legacyListContract } from './contracts';
 import { DEVICE_HOSTS, type Route } from '../route-table';
 import { sendText } from '../text-reply';
@@ -139,7 +140,9 @@ export async function download(deps: ApiDeps, req: Request, res: Response): Prom
   const apk = await apkFor(deps, app, deviceId);
   if (!apk) return sendText(res, 404, DOWNLOAD_TEXT.NO_CURRENT);
   if (deviceId && !(await noteDownload(deps, res, app, deviceId, apk))) return;
-  await sendApk(req, res, apk, deps);
+  const { offload } = deps;
+  if (offload) await offloadApk(req, res, apk, { ...deps, offload });
+  else await sendApk(req, res, apk, deps);
 }
 
 function presentInstallation(

@@ -1,11 +1,12 @@
 /**
- * Streams a stored APK, decrypting segment by segment, with the headers real download clients
- * check. Only the ciphertext segments a range needs are read from GridFS. A segment that fails
- * authentication ends the response with an error: the client sees a broken download, never forged
- * bytes.
+ * Sends a stored APK with the headers real download clients check: as slices of its plaintext held
+ * in memory (plaintext-memory.ts: decrypted once, every tag checked first), or, for an APK larger
+ * than that memory, streamed and decrypted segment by segment, reading only the ciphertext
+ * segments a range needs. A segment that fails authentication ends the response with an error:
+ * the client sees a broken download, never forged bytes.
  */
 import type { Request, Response } from 'express';
-import { Transform, type TransformCallback } from 'node:stream';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ApkDoc } from '../../shared/catalog/types';
 import { unwrapDataKey } from '../../shared/crypto/data-keys';
@@ -22,6 +23,7 @@ import type { Logger } from '../../shared/log';
 import { sendText } from '../text-reply';
 import { attachmentDisposition } from './content-disposition';
 import { decideRange, type RangeDecision } from './range';
+import type { PlaintextMemory } from './plaintext-memory';
 import { coerceError } from '../../shared/errors';
 
 export const APK_CONTENT_TYPE = 'application/vnd.android.package-archive';
@@ -49,6 +51,45 @@ export interface SendApkDeps {
   readonly keys: KeyRing;
   readonly log: Logger;
   readonly metrics?: { readonly bytesDownloaded: { inc(bytes: number): void } };
+  /** DOWNLOAD_MEMORY_MB: APKs decrypted once and served from memory; unset: every download decrypts. */
+  readonly memory?: PlaintextMemory;
+}
+
+/** Bytes per write of a held APK: large writes, each a slice of the one Buffer (no copy). */
+const WRITE_BYTES = 256 * 1024;
+
+function* slices(bytes: Buffer, start: number, end: number): Generator<Buffer> {
+  for (let at = start; at <= end; at += WRITE_BYTES) {
+    yield bytes.subarray(at, Math.min(end + 1, at + WRITE_BYTES));
+  }
+}
+
+/** Plaintext bytes `start..end` (inclusive) of `apk` to `res`: from memory, else decrypted. */
+async function sendBytes(
+  res: Response,
+  apk: ApkDoc,
+  start: number,
+  end: number,
+  deps: SendApkDeps,
+): Promise<void> {
+  const held = await deps.memory?.plaintext(apk);
+  if (held) {
+    await pipeline(Readable.from(slices(held, start, end), { objectMode: false }), res);
+    return;
+  }
+  const size = apk.size;
+  const segments = segmentsForRange(start, end, size);
+  const key = unwrapDataKey(deps.keys, apk.wrappedKey, apk.blobId);
+  const decrypt = new SegmentDecryptor(key, Buffer.from(apk.noncePrefix, 'base64'), {
+    firstSegment: segments.first,
+    finalIsLast: segments.last === segmentCount(size) - 1,
+  });
+  await pipeline(
+    deps.blobs.openRange(apk.blobId, segments.cipherStart, segments.cipherEnd),
+    decrypt,
+    new Slice(start - segments.first * SEGMENT_SIZE, end - start + 1),
+    res,
+  );
 }
 
 const etagOf = (apk: ApkDoc) => `"${apk.sha256}"`;
@@ -108,19 +149,8 @@ export async function sendApk(
     res.end();
     return { bytes: 0, reachedEnd: req.method !== 'HEAD' };
   }
-  const segments = segmentsForRange(start, end, size);
-  const key = unwrapDataKey(deps.keys, apk.wrappedKey, apk.blobId);
-  const decrypt = new SegmentDecryptor(key, Buffer.from(apk.noncePrefix, 'base64'), {
-    firstSegment: segments.first,
-    finalIsLast: segments.last === segmentCount(size) - 1,
-  });
   try {
-    await pipeline(
-      deps.blobs.openRange(apk.blobId, segments.cipherStart, segments.cipherEnd),
-      decrypt,
-      new Slice(start - segments.first * SEGMENT_SIZE, length),
-      res,
-    );
+    await sendBytes(res, apk, start, end, deps);
   } catch (err) {
     deps.log.error({ err: coerceError(err), apkId: apk._id.toHexString() }, 'download aborted');
     // A damaged local copy is dropped (before the client hears of the failure, so its retry

@@ -8,6 +8,11 @@
  *
  *   npm run bench:download [-- --clients 32] [-- --rounds 4] [-- --size 50] [-- --json]
  *
+ * `--mode offload` measures apkrelay behind nginx instead, as ops/deploy ships it with
+ * DOWNLOAD_OFFLOAD=nginx (docs/downloads.md, "nginx offload"): the API authorises each download and
+ * nginx sends the bytes from the API's offload directory (on /dev/shm, a tmpfs), against the same
+ * nginx serving the file directly.
+ *
  * Every client first downloads once (warm-up, not measured), then `rounds` times back to back.
  * The API and workers run as their own processes on embedded services for a temporary DATA_DIR
  * (ops/dev/deployment.ts); nginx runs in the foreground from a temporary prefix (lib/nginx.ts).
@@ -15,7 +20,9 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { APK_CONTENT_TYPE } from '../../api/downloads/send-apk';
 import { uploadFile } from '../cli/upload/upload-file';
@@ -42,6 +49,13 @@ const FLAGS = {
   clients: whole(32, [1, 1024], '--clients takes 1 to 1024', 'concurrent clients'),
   rounds: whole(4, [1, 100], '--rounds takes 1 to 100', 'downloads per client after its warm-up'),
   size: whole(50, [1, 1024], '--size takes 1 to 1024', "the APK's payload in MiB"),
+  mode: {
+    kind: 'choice',
+    values: ['standalone', 'offload'],
+    default: 'standalone',
+    error: '--mode takes standalone or offload',
+    help: 'standalone: the API over HTTPS; offload: behind nginx with DOWNLOAD_OFFLOAD=nginx',
+  },
 } as const satisfies Flags;
 
 type Args = BenchArgs<typeof FLAGS>;
@@ -104,10 +118,22 @@ async function measureTarget(
   };
 }
 
+/** CPU seconds of a target's server processes (from /proc/<pid>/stat), in all and per GB sent. */
+const cpu = (r: TargetRun) => Object.values(r.serverCpuSeconds).reduce((a, b) => a + b, 0);
+const cpuPerGb = (r: TargetRun) => cpu(r) / (r.load.bytes / 1e9);
+
 function table(runs: readonly [TargetRun, TargetRun]): string {
   const [relay, nginx] = runs;
-  const header = ['', 'MB/s', 'p50 TTLB s', 'p99 TTLB s', 'p50 TTFB s', 'server CPU s', 'wall s'];
-  const cpu = (r: TargetRun) => Object.values(r.serverCpuSeconds).reduce((a, b) => a + b, 0);
+  const header = [
+    '',
+    'MB/s',
+    'p50 TTLB s',
+    'p99 TTLB s',
+    'p50 TTFB s',
+    'server CPU s',
+    'CPU s/GB',
+    'wall s',
+  ];
   const row = (r: TargetRun) => [
     r.name,
     r.mbPerSecond.toFixed(1),
@@ -115,6 +141,7 @@ function table(runs: readonly [TargetRun, TargetRun]): string {
     r.p99.toFixed(2),
     percentile(r.load.ttfbSeconds, 50).toFixed(3),
     cpu(r).toFixed(1),
+    cpuPerGb(r).toFixed(2),
     r.load.wallSeconds.toFixed(1),
   ];
   const ratios = [
@@ -124,6 +151,7 @@ function table(runs: readonly [TargetRun, TargetRun]): string {
     ratio(relay.p99, nginx.p99),
     ratio(percentile(relay.load.ttfbSeconds, 50), percentile(nginx.load.ttfbSeconds, 50)),
     ratio(cpu(relay), cpu(nginx)),
+    ratio(cpuPerGb(relay), cpuPerGb(nginx)),
     ratio(relay.load.wallSeconds, nginx.load.wallSeconds),
   ];
   const body = [row(relay), row(nginx), ratios];
@@ -145,13 +173,16 @@ function cpuLine(r: TargetRun): string {
   );
 }
 
-/** The two servers of one APK: apkrelay's web host and nginx; the pids whose CPU is counted. */
+/**
+ * The two servers of one APK: apkrelay (its web host, or behind nginx with `offloadDir`) and
+ * nginx serving the file directly; the pids whose CPU is counted.
+ */
 async function serveBoth(
   deployment: Deployment,
   apk: string,
   nginxBinary: string,
-  onExit: BenchContext['onExit'],
-  say: (text: string) => void,
+  { onExit, say }: Pick<BenchContext, 'onExit' | 'say'>,
+  offloadDir: string | null,
 ) {
   const { dataDir, webPort } = await apiSettings(deployment);
   const apiKey = await createBenchAccount(deployment);
@@ -170,10 +201,13 @@ async function serveBoth(
   const query = `/download?package=${PACKAGE}&api_key=${encodeURIComponent(apiKey)}`;
   const nginx = await startNginx(nginxBinary, {
     file: apk,
-    urlPath: '/download',
+    urlPath: offloadDir ? '/direct' : '/download',
     certFile: path.join(dataDir, 'tls', 'self-signed.crt'),
     keyFile: path.join(dataDir, 'tls', 'self-signed.key'),
     contentType: APK_CONTENT_TYPE,
+    ...(offloadDir
+      ? { offload: { upstream: `https://127.0.0.1:${webPort}`, dir: offloadDir } }
+      : {}),
   });
   onExit(() => nginx.stop());
   const relayPids = async () => {
@@ -188,10 +222,29 @@ async function serveBoth(
     for (const [i, pid] of (await nginx.workerPids()).entries()) pids[`worker ${i}`] = pid;
     return pids;
   };
+  if (!offloadDir) {
+    return {
+      relay: { url: new URL(`https://127.0.0.1:${webPort}${query}`), pids: relayPids },
+      nginx: { url: new URL(`${nginx.origin}${query}`), pids: nginxPids },
+    };
+  }
+  // Behind nginx, apkrelay's cost is the API's, its stores' and nginx's together.
+  const bothPids = async () => ({ ...(await relayPids()), ...(await nginxPids()) });
   return {
-    relay: { url: new URL(`https://127.0.0.1:${webPort}${query}`), pids: relayPids },
-    nginx: { url: new URL(`${nginx.origin}${query}`), pids: nginxPids },
+    relay: { url: new URL(`${nginx.origin}${query}`), pids: bothPids },
+    nginx: {
+      url: new URL(`${nginx.origin}/direct${query.slice('/download'.length)}`),
+      pids: nginxPids,
+    },
   };
+}
+
+/** The API's offload directory for `--mode offload`: on /dev/shm (tmpfs), readable by nginx. */
+async function tmpfsDir(onExit: BenchContext['onExit']): Promise<string> {
+  const dir = await mkdtemp(path.join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'apkrelay-'));
+  await chmod(dir, 0o755); // nginx's workers drop to an unprivileged user when started as root
+  onExit(() => rm(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 function report(args: Args, runs: readonly [TargetRun, TargetRun], apkBytes: number): string {
@@ -210,7 +263,8 @@ export const downloadBench: Bench<typeof FLAGS> = {
   usage:
     'Benchmark: N clients downloading a large current APK from apkrelay, against nginx ' +
     '(sendfile) serving the same file.\n' +
-    '  npm run bench:download [-- --clients 32] [-- --rounds 4] [-- --size 50] [-- --json]',
+    '  npm run bench:download [-- --clients 32] [-- --rounds 4] [-- --size 50] ' +
+    '[-- --mode standalone|offload] [-- --json]',
   flags: FLAGS,
   async run(args, { say, onExit }) {
     const nginxBinary = await ensureNginx(); // fail (or install) before the slow parts
@@ -218,12 +272,16 @@ export const downloadBench: Bench<typeof FLAGS> = {
     const apk = await benchApk({ payloadBytes: args.size * MiB, package: PACKAGE });
     const expectedBytes = (await stat(apk)).size;
     const expectedSha256 = await sha256File(apk);
+    const offloadDir = args.mode === 'offload' ? await tmpfsDir(onExit) : null;
     say('starting services, API and workers (separate processes) ...');
     const deployment = await startDeployment({
       maxApkBytes: Math.max(64 * MiB, 2 * expectedBytes),
+      ...(offloadDir
+        ? { env: { DOWNLOAD_OFFLOAD: 'nginx', DOWNLOAD_OFFLOAD_DIR: offloadDir } }
+        : {}),
     });
     onExit(() => deployment.stop());
-    const targets = await serveBoth(deployment, apk, nginxBinary, onExit, say);
+    const targets = await serveBoth(deployment, apk, nginxBinary, { onExit, say }, offloadDir);
     const options: LoadOptions = {
       clients: args.clients,
       rounds: args.rounds,
@@ -232,7 +290,8 @@ export const downloadBench: Bench<typeof FLAGS> = {
     };
     const { ca } = deployment;
     const { relay: r, nginx: n } = targets;
-    const relay = await measureTarget('apkrelay (web host)', r.url, ca, r.pids, options, say);
+    const name = offloadDir ? 'apkrelay (nginx offload)' : 'apkrelay (web host)';
+    const relay = await measureTarget(name, r.url, ca, r.pids, options, say);
     const reference = await measureTarget('nginx (sendfile)', n.url, ca, n.pids, options, say);
     const runs = [relay, reference] as const;
     const json = {
@@ -240,11 +299,14 @@ export const downloadBench: Bench<typeof FLAGS> = {
       apkBytes: expectedBytes,
       clients: args.clients,
       rounds: args.rounds,
+      mode: args.mode,
       ratio: {
         throughput: relay.mbPerSecond / reference.mbPerSecond,
         p50: relay.p50 / reference.p50,
         p99: relay.p99 / reference.p99,
+        cpuPerGb: cpuPerGb(relay) / cpuPerGb(reference),
       },
+      cpuSecondsPerGb: { apkrelay: cpuPerGb(relay), nginx: cpuPerGb(reference) },
       runs: runs.map(({ load, ...rest }) => ({ ...rest, ...load })),
     };
     return { json, text: report(args, runs, expectedBytes) };

@@ -30,6 +30,8 @@ export interface Deployment {
   /** The running API process (another one after restartApi). */
   readonly apiPid: number;
   readonly workersPid: number;
+  /** The MongoDB-protocol server the deployment stores into (for benches' own raw reads and writes). */
+  readonly mongoUrl: string;
   /** The embedded services' processes (null if not found). */
   readonly servicePids: { readonly mongo: number | null; readonly redis: number | null };
   /** The PushLink SDK listener's port (LEGACY_PUSH_PORT), null unless `legacyPush` was asked. */
@@ -54,8 +56,19 @@ export interface DeploymentOptions {
 
 const STOP_GRACE_MS = 15_000;
 /** Variables a Node process and the service binaries need; everything else is explicit. */
-/** From the caller's environment; DOWNLOAD_CACHE_MB=0 measures downloads without the cache. */
-const INHERITED = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'DOWNLOAD_CACHE_MB', 'EMBEDDED_MONGO_BACKEND'];
+/**
+ * From the caller's environment; DOWNLOAD_CACHE_MB=0 measures downloads without the cache,
+ * DOWNLOAD_MEMORY_MB=0 without the memory of decrypted APKs.
+ */
+const INHERITED = [
+  'PATH',
+  'HOME',
+  'TMPDIR',
+  'LANG',
+  'DOWNLOAD_CACHE_MB',
+  'DOWNLOAD_MEMORY_MB',
+  'EMBEDDED_MONGO_BACKEND',
+];
 
 function cliMain(): string {
   // dist/ops/dev/deployment.js -> dist/ops/cli/main.js
@@ -197,6 +210,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
         return api?.child.pid ?? -1;
       },
       workersPid: workers.child.pid ?? -1,
+      mongoUrl: services.mongoUrl,
       servicePids,
       legacyPushPort: env.LEGACY_PUSH_PORT === undefined ? null : Number(env.LEGACY_PUSH_PORT),
       async stopApi() {

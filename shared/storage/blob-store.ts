@@ -1,13 +1,15 @@
 /**
- * The blob store port: encrypted APK bytes in MongoDB GridFS (the driver's GridFSBucket, successor
- * of gridfs-stream). Blobs are stored exactly as given (already ciphertext) with one GridFS chunk
- * per cipher segment, so a plaintext byte range maps to whole chunks and reads only those.
+ * The blob store port: encrypted APK bytes in MongoDB GridFS. Blobs are stored exactly as given
+ * (already ciphertext), written in batches (gridfs-write.ts) and read with the driver's
+ * GridFSBucket. A GridFS chunk holds whole cipher segments (BLOB_CHUNK_SEGMENTS of them), so a
+ * plaintext byte range maps to whole chunks and reads only those; each file keeps the chunk size
+ * it was written with (blobs stored before at one segment per chunk still read).
  */
 import { GridFSBucket, ObjectId, type Db } from 'mongodb';
 import { isObjectIdShaped, isUploadId } from '../upload-id';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { CIPHER_SEGMENT_SIZE } from '../crypto/segmented-aead';
+import { writeGridFsFile } from './gridfs-write';
 import { diskFullAsOutage } from './disk-full';
 import { coerceError } from '../errors';
 
@@ -33,6 +35,15 @@ export interface BlobStore {
 export const APK_BUCKET = 'apks';
 
 /**
+ * Cipher segments per GridFS chunk: 16 (about 1 MiB a chunk). Measured with bench:ingest
+ * (docs/benchmarks.md#upload-ingest); a range reads at most one partial chunk at each end.
+ */
+export const BLOB_CHUNK_SEGMENTS = 16;
+export const BLOB_CHUNK_SIZE = BLOB_CHUNK_SEGMENTS * CIPHER_SEGMENT_SIZE;
+/** Chunks per insertMany: 4 MiB of them. */
+const WRITE_BATCH_BYTES = 4 * BLOB_CHUNK_SIZE;
+
+/**
  * A blob's GridFS file id: an ObjectId for ids of that shape (older uploads, screenshots), else
  * the id itself (random upload ids, shared/upload-id.ts).
  */
@@ -44,10 +55,24 @@ function fileId(id: string): ObjectId {
 }
 
 export function gridFsBlobStore(db: Db, bucketName = APK_BUCKET): BlobStore {
-  const bucket = new GridFSBucket(db, { bucketName, chunkSizeBytes: CIPHER_SEGMENT_SIZE });
+  const bucket = new GridFSBucket(db, { bucketName, chunkSizeBytes: BLOB_CHUNK_SIZE });
   const files = db.collection<{ _id: ObjectId | string; length: number; uploadDate: Date }>(
     `${bucketName}.files`,
   );
+  const target = {
+    files: db.collection(`${bucketName}.files`),
+    chunks: db.collection(`${bucketName}.chunks`),
+  };
+  let indexes: Promise<unknown> | undefined;
+  /** The GridFS spec's indexes, as the driver's upload stream would create them (once). */
+  const ensureIndexes = () =>
+    (indexes ??= Promise.all([
+      target.files.createIndex({ filename: 1, uploadDate: 1 }),
+      target.chunks.createIndex({ files_id: 1, n: 1 }, { unique: true }),
+    ]).catch((err: unknown) => {
+      indexes = undefined;
+      throw err;
+    }));
 
   async function remove(id: string): Promise<void> {
     try {
@@ -62,10 +87,15 @@ export function gridFsBlobStore(db: Db, bucketName = APK_BUCKET): BlobStore {
   return {
     async put(id, ciphertext, metadata) {
       try {
+        await ensureIndexes();
         await remove(id);
-        const upload = bucket.openUploadStreamWithId(fileId(id), id, { metadata });
-        await pipeline(ciphertext, upload);
-        return upload.length;
+        return await writeGridFsFile(target, ciphertext, {
+          id: fileId(id),
+          filename: id,
+          metadata,
+          chunkSize: BLOB_CHUNK_SIZE,
+          batchBytes: WRITE_BATCH_BYTES,
+        });
       } catch (err) {
         throw diskFullAsOutage(err);
       }

@@ -4,10 +4,12 @@
  * two API processes and two worker processes of the built program with TLS off and
  * TRUST_PROXY=loopback. Clients connect from several loopback addresses (127.0.0.2, .3, ...) so
  * the per-client throttles can be seen counting the real client, not nginx. The names of the
- * three hosts resolve to loopback through the test's own lookup.
+ * three hosts resolve to loopback through the test's own lookup. The API processes run with
+ * DOWNLOAD_OFFLOAD=nginx: `/download` bytes come from nginx's internal location over the offload
+ * directory (docs/downloads.md, "nginx offload").
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../ops/services/child';
@@ -75,6 +77,9 @@ beforeAll(async () => {
     AUTH_FAILURES_PER_ADDRESS: String(AUTH_FAILURES_PER_ADDRESS),
     SIGNUPS_PER_ADDRESS: String(SIGNUPS_PER_ADDRESS),
     MAX_APK_BYTES: String(MAX_APK_BYTES),
+    // The directory deployVars names in nginx's internal download locations.
+    DOWNLOAD_OFFLOAD: 'nginx',
+    DOWNLOAD_OFFLOAD_DIR: path.join(dir, 'offload'),
   };
   // Each API process also runs the PushLink SDK's listener, plain TCP behind nginx's stream port.
   legacyPorts = [await freePort(), await freePort()];
@@ -106,12 +111,16 @@ afterAll(async () => {
 const md5 = (data: Buffer) => createHash('md5').update(data).digest('hex');
 const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` });
 
-/** A new account signed up through nginx, with `plan` installations. */
-async function account(plan: number): Promise<{ apiKey: string; id: string }> {
+/**
+ * A new account signed up through nginx, with `plan` installations, from `address` (sign-ups are
+ * limited per address: SIGNUPS_PER_ADDRESS).
+ */
+async function account(plan: number, address?: string): Promise<{ apiKey: string; id: string }> {
   const email = `topology-${plan}-${Date.now()}@example.com`;
   const reply = await call('admin', '/api/v2/accounts', {
     method: 'POST',
     json: { email, password: 'password-123' },
+    net: from(address),
   });
   expect(reply.status).toBe(201);
   await stack.mongo.db
@@ -163,6 +172,57 @@ test('an upload through nginx, a download of it with Range, an APK over the limi
     413,
     `deploy fails, APK file larger than ${MAX_APK_BYTES} bytes`,
   ]);
+});
+
+test('DOWNLOAD_OFFLOAD=nginx: nginx sends /download with the API headers; ranges and If-Range as before', async () => {
+  const { apiKey, id } = await account(10, '127.0.0.36');
+  const v = await upload(apiKey, 'version-1.apk', true);
+  const download = `/download?package=${PKG}&api_key=${apiKey}`;
+  const sha256 = createHash('sha256').update(v).digest('hex');
+  const whole = await call('web', download);
+  expect(whole.status).toBe(200);
+  expect(md5(whole.body)).toBe(md5(v));
+  expect(whole.headers).toMatchObject({
+    'content-type': 'application/vnd.android.package-archive',
+    'content-length': String(v.length),
+    'content-disposition': `attachment;filename=${PKG}.apk`,
+    etag: `"${sha256}"`,
+    'cache-control': 'private, no-transform',
+    'accept-ranges': 'bytes',
+  });
+  expect(whole.headers['x-accel-redirect']).toBeUndefined();
+  // nginx read it from the offload directory: the APK's plaintext is there, under its blob id.
+  const apk = await stack.mongo.db.collection('apks').findOne({ accountId: id });
+  const offload = path.join(dir, 'offload');
+  expect(await readdir(offload)).toContain(`${apk!.blobId as string}.apk`);
+
+  const range = { range: 'bytes=100-1099' };
+  const part = await call('web', download, { headers: range });
+  expect([part.status, part.headers['content-range']]).toEqual([206, `bytes 100-1099/${v.length}`]);
+  expect(part.body.equals(v.subarray(100, 1100))).toBe(true);
+  const same = await call('web', download, { headers: { ...range, 'if-range': `"${sha256}"` } });
+  expect([same.status, same.body.equals(v.subarray(100, 1100))]).toEqual([206, true]);
+  const voided = await call('web', download, { headers: { ...range, 'if-range': '"other"' } });
+  expect([voided.status, md5(voided.body)]).toEqual([200, md5(v)]);
+  const dated = await call('web', download, {
+    headers: { ...range, 'if-range': new Date(Date.now() + 3_600_000).toUTCString() },
+  });
+  expect([dated.status, md5(dated.body)]).toEqual([200, md5(v)]);
+  // A resume at the exact size is an empty success, several ranges a 416: the API's answers.
+  const done = await call('web', download, { headers: { range: `bytes=${v.length}-` } });
+  expect([done.status, done.body.length]).toEqual([200, 0]);
+  const several = await call('web', download, { headers: { range: 'bytes=0-1,5-9' } });
+  expect(several.status).toBe(416);
+  const head = await call('web', download, { method: 'HEAD' });
+  expect([head.status, head.headers['content-length']]).toEqual([200, String(v.length)]);
+
+  // A new current APK: its file is written at its first download, the old one's removed.
+  const v2 = await upload(apiKey, 'version-2.apk', true);
+  expect(md5((await call('web', download)).body)).toBe(md5(v2));
+  const apk2 = await stack.mongo.db.collection('apks').findOne({ accountId: id, md5: md5(v2) });
+  const files = await readdir(offload);
+  expect(files).toContain(`${apk2!.blobId as string}.apk`);
+  expect(files).not.toContain(`${apk!.blobId as string}.apk`);
 });
 
 test('per-client throttles count each client address nginx saw (TRUST_PROXY=loopback)', async () => {

@@ -64,6 +64,8 @@ export function deployVars(
     DEVICE_BODY_MAX: '3m',
     UPLOAD_WAIT: '120s',
     LEGACY_LISTEN: `127.0.0.1:${listen.legacy}`,
+    // The API processes' DOWNLOAD_OFFLOAD_DIR, when they offload downloads to nginx.
+    DOWNLOAD_OFFLOAD_DIR: path.join(dir, 'offload'),
   };
   (['A', 'B'] as const).forEach((p, i) => {
     vars[`API_${p}_ADMIN`] = `127.0.0.1:${apis[i]!.admin}`;

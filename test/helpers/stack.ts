@@ -85,6 +85,8 @@ export async function startStack(
      * directory, shared by its API processes as in production. Default: on, 256 MiB.
      */
     downloadCache?: boolean;
+    /** DOWNLOAD_MEMORY_MB in bytes: downloads from decrypted APKs held in memory. Default: off. */
+    downloadMemoryBytes?: number;
     /** Upload intake bounds (UPLOAD_* settings). Default: the product's. */
     uploads?: Partial<UploadLimits>;
     /**
@@ -183,6 +185,9 @@ export async function startStack(
       uploadSpoolDir: path.join(dataDir, 'spool', 'uploads'),
       ...((options.downloadCache ?? true)
         ? { downloadCache: { dir: path.join(dataDir, 'cache', 'apks'), maxBytes: 256 * 1024 ** 2 } }
+        : {}),
+      ...(options.downloadMemoryBytes
+        ? { downloadMemory: { maxBytes: options.downloadMemoryBytes } }
         : {}),
     });
     closers.push(track('api', () => api.close(1_000)));

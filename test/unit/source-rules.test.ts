@@ -171,6 +171,7 @@ const PLAIN_THROWS: Record<string, number> = {
   'shared/webhooks/address.ts': 1,
   'shared/backup/tar.ts': 1,
   'shared/devices/store.ts': 1,
+  'api/downloads/offload-dir.ts': 1,
   // A late write after the reception ended: its caller has answered already.
   'api/uploads/pre-auth-hold.ts': 1,
   // Caught where they are thrown and turned into a configuration problem (ConfigError).

@@ -1,5 +1,6 @@
 /** What bench:ingest measures per APK size, and how it prints it. */
 import { times } from './runner';
+import type { StoreFloor } from './store-floor';
 
 export const MiB = 1024 * 1024;
 
@@ -14,6 +15,10 @@ export interface Measurement {
   readonly reference: { readonly seconds: number; readonly mibPerSecond: number };
   /** End-to-end time over the reference pass time. */
   readonly ratio: number;
+  /** A raw GridFS put and get of the same bytes, same run (store-floor.ts). */
+  readonly store: StoreFloor;
+  /** End-to-end time over the raw put's. */
+  readonly storeRatio: number;
   readonly api: { readonly baselineRss: number; readonly peakRss: number; readonly growth: number };
   readonly workers: { readonly baselineRss: number; readonly peakRss: number };
   readonly rssSamples: number;
@@ -39,6 +44,9 @@ export function mainTable(rows: readonly Measurement[]): string {
       'ref s',
       'ref MiB/s',
       'e2e/ref',
+      'store put s',
+      'store get s',
+      'e2e/put',
       'API RSS base',
       'API RSS peak',
       'API growth',
@@ -50,6 +58,9 @@ export function mainTable(rows: readonly Measurement[]): string {
       m.reference.seconds.toFixed(3),
       m.reference.mibPerSecond.toFixed(0),
       times(m.ratio, 0),
+      m.store.putSeconds.toFixed(2),
+      m.store.getSeconds.toFixed(2),
+      times(m.storeRatio, 2),
       `${mib(m.api.baselineRss)} MiB`,
       `${mib(m.api.peakRss)} MiB`,
       `${mib(m.api.growth)} MiB`,

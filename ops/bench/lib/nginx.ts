@@ -24,6 +24,12 @@ export interface NginxOptions {
   readonly certFile: string;
   readonly keyFile: string;
   readonly contentType: string;
+  /**
+   * Also apkrelay behind this nginx with DOWNLOAD_OFFLOAD=nginx, as ops/deploy/nginx configures
+   * it: `/download` proxied to `upstream` (the API's web host), and the internal locations over
+   * the API's offload directory `dir`.
+   */
+  readonly offload?: { readonly upstream: string; readonly dir: string };
 }
 
 export interface NginxServer {
@@ -68,6 +74,27 @@ export async function ensureNginx(): Promise<string> {
   return installed;
 }
 
+/** The deploy config's download locations (ops/deploy/nginx/apkrelay.conf.in), for the bench. */
+function offloadLocations(o: NonNullable<NginxOptions['offload']>, contentType: string): string {
+  const internal = (location: string, extra: string) => `
+    location ${location} {
+      internal;
+      alias ${o.dir}/;
+      types { }
+      default_type ${contentType};
+      etag off;
+      if_modified_since off;
+      add_header ETag $upstream_http_etag;${extra}
+    }`;
+  return `
+    location = /download {
+      proxy_pass ${o.upstream};
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_max_temp_file_size 0;
+    }${internal('/_apkrelay/apk/', '')}${internal('/_apkrelay/apk-whole/', '\n      max_ranges 0;')}`;
+}
+
 function config(prefix: string, port: number, o: NginxOptions): string {
   const p = (name: string) => path.join(prefix, name);
   return `daemon off;
@@ -94,7 +121,7 @@ http {
       alias ${o.file};
       types { }
       default_type ${o.contentType};
-    }
+    }${o.offload ? offloadLocations(o.offload, o.contentType) : ''}
   }
 }
 `;

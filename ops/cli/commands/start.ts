@@ -144,6 +144,12 @@ async function runApi(config: Config, common: RoleCommon): Promise<() => Promise
           },
         }
       : {}),
+    ...(config.downloadMemoryMiB > 0
+      ? { downloadMemory: { maxBytes: config.downloadMemoryMiB * 1024 * 1024 } }
+      : {}),
+    ...(config.downloadOffload.mode === 'nginx'
+      ? { downloadOffload: { dir: config.downloadOffload.dir } }
+      : {}),
   });
   log.info({ ports: api.ports }, 'api listening');
   if (!config.tls && config.trustProxy === false) {

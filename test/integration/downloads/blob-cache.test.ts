@@ -12,8 +12,9 @@ import { Readable } from 'node:stream';
 import { ObjectId } from 'mongodb';
 import { createLogger } from '../../../shared/log';
 import { cachedBlobStore } from '../../../shared/storage/blob-cache';
-import { gridFsBlobStore, type BlobStore } from '../../../shared/storage/blob-store';
+import { gridFsBlobStore } from '../../../shared/storage/blob-store';
 import { useIsolatedMongo } from '../../helpers/services';
+import { countedBlobs } from '../../helpers/counted-blobs';
 
 const db = useIsolatedMongo();
 let dir: string;
@@ -22,19 +23,6 @@ beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'apkrelay-blob-cache-'));
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
-
-/** The real store, counting the ranges asked of it. */
-function counted(inner: BlobStore): BlobStore & { reads: Array<[number, number]> } {
-  const reads: Array<[number, number]> = [];
-  return {
-    ...inner,
-    reads,
-    openRange(id, start, end) {
-      reads.push([start, end]);
-      return inner.openRange(id, start, end);
-    },
-  };
-}
 
 async function bytes(stream: Readable): Promise<Buffer> {
   const parts: Buffer[] = [];
@@ -51,7 +39,7 @@ async function storedBlob(size: number): Promise<{ id: string; data: Buffer }> {
 
 test('same bytes for every range; concurrent misses make one copy; later reads use the file', async () => {
   const { id, data } = await storedBlob(300_000);
-  const store = counted(gridFsBlobStore(db.mongo.db));
+  const store = countedBlobs(gridFsBlobStore(db.mongo.db));
   const cache = cachedBlobStore(store, { dir, maxBytes: 10 * 1024 ** 2, log });
 
   const ranges: Array<[number, number]> = [
@@ -95,15 +83,16 @@ test('stays under its bound: the least recently read file goes first; too big is
 });
 
 test('a copy that fails leaves no file, and the read falls back to the store', async () => {
-  const { id } = await storedBlob(200_000);
-  // Chunks missing: the copy fails part-way, and so does the store's own read.
-  await db.mongo.db.collection('apks.chunks').deleteMany({ files_id: new ObjectId(id), n: 2 });
+  const { id } = await storedBlob(4_000_000);
+  // A chunk missing (the second of four, about 1 MiB each): the copy fails part-way, and so does the store's
+  // own read.
+  await db.mongo.db.collection('apks.chunks').deleteMany({ files_id: new ObjectId(id), n: 1 });
   const cache = cachedBlobStore(gridFsBlobStore(db.mongo.db), {
     dir,
     maxBytes: 10 * 1024 ** 2,
     log,
   });
-  await expect(bytes(cache.openRange(id, 0, 200_000))).rejects.toThrow(/chunk/i);
+  await expect(bytes(cache.openRange(id, 0, 4_000_000))).rejects.toThrow(/chunk/i);
   expect(await readdir(dir)).toEqual([]);
 
   // An id that is not an ObjectId never names a file: it goes to the store, which refuses it.

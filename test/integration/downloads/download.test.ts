@@ -139,10 +139,16 @@ test('a tampered stored segment ends the download with an error, never with forg
   const { apiKey: key, id } = await newAccount(stack);
   await uploadFixture(stack, key, 'large.apk');
   const apk = await stack.mongo.db.collection('apks').findOne({ accountId: id });
+  // Byte 10 of the third cipher segment (64 KiB + 16), in whichever chunk the file's chunk size
+  // puts it.
+  const file = await stack.mongo.db.collection('apks.files').findOne({ _id: apk!.blobId as never });
+  const offset = 2 * 65_552 + 10;
+  const chunkSize = file!.chunkSize as number;
   const chunks = stack.mongo.db.collection('apks.chunks');
-  const chunk = await chunks.findOne({ files_id: apk!.blobId as never, n: 2 });
+  const n = Math.floor(offset / chunkSize);
+  const chunk = await chunks.findOne({ files_id: apk!.blobId as never, n });
   const data = Buffer.from((chunk!.data as { buffer: Uint8Array }).buffer);
-  data[10]! ^= 0xff;
+  data[offset % chunkSize]! ^= 0xff;
   await chunks.updateOne({ _id: chunk!._id }, { $set: { data } });
   const broken = request(`${stack.urls.admin}/download?${q(key)}`, { ca: stack.ca });
   const outcome = await broken.then(
