@@ -8,6 +8,7 @@ import type { Request, Response } from 'express';
 import { adoptionSeries } from '../../shared/adoption/samples';
 import { apksOf, findApp } from '../../shared/catalog/queries';
 import { funnelCountsByApk } from '../../shared/funnel/marks';
+import { transfersByApk } from '../../shared/funnel/transfers';
 import type { AppDoc } from '../../shared/catalog/types';
 import { audit } from '../audit-context';
 import type { ApiDeps } from '../deps';
@@ -70,12 +71,13 @@ export function showApks(deps: ApiDeps): PageHandler {
     if (!found) return;
     const { viewer, app } = found;
     const now = deps.now();
-    const [apks, funnels, adoption] = await Promise.all([
+    const [apks, funnels, transfers, adoption] = await Promise.all([
       apksOf(deps.db, app),
       funnelCountsByApk(deps.db, app),
+      transfersByApk(deps.db, app),
       adoptionSeries(deps, app, new Date(now.getTime() - ADOPTION_SHOWN_MS), now),
     ]);
-    sendPage(res, 200, apksTab(viewer, app, apks, { funnels, adoption }));
+    sendPage(res, 200, apksTab(viewer, app, apks, { funnels, transfers, adoption }));
   };
 }
 
