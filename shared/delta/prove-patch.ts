@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { applyPatch } from '../../device-client/protocol/delta/apply-patch';
 import { DeltaPatchError } from '../../device-client/protocol/delta/format';
 import type { RandomAccessSource } from '../apk/random-access';
-import { inflatePatch } from './inflate-patch';
+import { inflatePatch } from '../../device-client/node/inflater';
 import { streamSealed } from './stored-blob';
 
 export interface ProofTarget {

@@ -80,7 +80,7 @@ export async function transfersByApk(
   md5?: string,
 ): Promise<Map<string, TransferSummary>> {
   const match = { accountId: app.accountId, package: app.package, ...(md5 ? { md5 } : {}) };
-  // Summed here, not by $group: the embedded server's $sum of a field gave 0 (FerretDB).
+  // Summed here, not by $group: the embedded server's $sum of a field gave 0.
   const docs = transfers(db).find(match, {
     projection: { _id: 0, md5: 1, via: 1, bytes: 1, fallback: 1 },
   });

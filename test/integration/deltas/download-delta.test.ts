@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { deltaCollections } from '../../../shared/delta/collections';
-import { inflatePatch } from '../../../shared/delta/inflate-patch';
+import { inflatePatch } from '../../../device-client/node/inflater';
 import { newAccount } from '../../helpers/accounts';
 import { applyInMemory, chunked } from '../../helpers/delta';
 import { registerDevices } from '../../helpers/devices';

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DELTA_VECTORS_FILE, deltaVectorsText } from '../../../../ops/protocol/delta-vectors';
 import { DeltaPatchError } from '../../../../device-client/protocol/delta/format';
-import { inflatePatch } from '../../../../shared/delta/inflate-patch';
+import { inflatePatch } from '../../../../device-client/node/inflater';
 import { applyInMemory, chunked } from '../../../helpers/delta';
 
 const text = readFileSync(join(__dirname, '../../../..', DELTA_VECTORS_FILE), 'utf8');
