@@ -16,6 +16,8 @@ import { redisKeys } from '../shared/redis-keys';
 import { apkIngestQueue } from '../shared/queues/apk-ingest';
 import { crashCounter } from '../shared/rollouts/crash-counter';
 import { redisNoticeSink } from '../shared/notices/notice-sink';
+import { requestingDeltas } from '../shared/delta/requests';
+import { deltaGenerateQueue } from '../shared/queues/delta-generate';
 import { gridFsScreenshots } from '../shared/exceptions/screenshots';
 import { offloadDir } from './downloads/offload-dir';
 import { isBlobServed } from './downloads/served-blob';
@@ -331,7 +333,11 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
     }),
     uploadSlots: uploadSlots(limits.uploads),
     uploadSpool: { dir: spoolDirOf(options), budget: spoolBudget(limits.uploads.spoolBytes) },
-    notices: redisNoticeSink({ redis, prefix: options.queuePrefix, failFast: true }),
+    notices: requestingDeltas(
+      redisNoticeSink({ redis, prefix: options.queuePrefix, failFast: true }),
+      producers.get(deltaGenerateQueue.name),
+      (err) => log.warn({ err }, 'delta patches not requested'),
+    ),
     deliveries,
     overPlan: overPlanEvents({ db: mongo.db, now, deliveries }, log, {
       redis,

@@ -26,6 +26,17 @@ export class Reader {
     return Number(value);
   }
 
+  /** A decimal number in (0, 1], e.g. `0.6`. */
+  share(name: string, fallback: number): number {
+    const value = this.raw(name);
+    if (value === undefined) return fallback;
+    if (!/^(0?\.\d+|1(\.0+)?)$/.test(value) || Number(value) <= 0) {
+      this.problems.push(`${name} must be a decimal number above 0 and at most 1 (got "${value}")`);
+      return fallback;
+    }
+    return Number(value);
+  }
+
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
     const value = this.raw(name)?.toLowerCase();
     if (value === undefined) return fallback;

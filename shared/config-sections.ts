@@ -8,6 +8,7 @@ import { HALT_ALPHA, type RolloutSettings } from './rollouts/health';
 import { isClusterUrl, parseClusterUrl } from './storage/redis-url';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from './uploads/upload-limits';
 import type { Reader } from './config-reader';
+import { DEFAULT_DELTA_SETTINGS, type DeltaSettings } from './delta/generate-delta';
 
 /** TRUST_PROXY: off, a hop count, or the trusted addresses and subnets. */
 export type TrustProxy = false | number | readonly string[];
@@ -19,6 +20,14 @@ export function rolloutSettings(r: Reader): RolloutSettings {
     factor: r.integer('ROLLOUT_HALT_FACTOR', 2, 1, 100),
     minExceptions: r.integer('ROLLOUT_MIN_EXCEPTIONS', 10, 1, 1_000_000),
     alpha: HALT_ALPHA,
+  };
+}
+
+/** DELTA_*: which patches the generator makes and keeps (docs/delta-updates.md). */
+export function deltaSettings(r: Reader): DeltaSettings {
+  return {
+    maxSources: r.integer('DELTA_MAX_SOURCES', DEFAULT_DELTA_SETTINGS.maxSources, 0, 50),
+    maxShare: r.share('DELTA_MAX_SHARE', DEFAULT_DELTA_SETTINGS.maxShare),
   };
 }
 

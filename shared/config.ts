@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import type { RolloutSettings } from './rollouts/health';
+import type { DeltaSettings } from './delta/generate-delta';
 import type { UploadLimits } from './uploads/upload-limits';
 import { Reader, type Env } from './config-reader';
 import { downloadSettings, type DownloadOffload } from './config-downloads';
@@ -22,6 +23,7 @@ import {
   redisUrl,
   requestTimeouts,
   rolloutSettings,
+  deltaSettings,
   trustProxy,
   uploadLimits,
   webhookSettings,
@@ -80,6 +82,8 @@ export interface Config {
   readonly heartbeatSeconds: number;
   /** The rollout health gate (ROLLOUT_*; docs/rollouts.md). */
   readonly rollouts: RolloutSettings;
+  /** Delta patches (DELTA_*; docs/delta-updates.md). */
+  readonly deltas: DeltaSettings;
   /** The executable search path (PATH), for locating redis-server, mongod/ferretdb, apksigner. */
   readonly searchPath: string;
   /** Nightly backup: cron pattern (6 fields, with seconds; or 5) and its time zone. */
@@ -221,6 +225,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     jobLockMs: r.integer('JOB_LOCK_MS', 30_000, 1_000, 600_000),
     heartbeatSeconds: r.integer('HEARTBEAT_SECONDS', 30, 1, 3600),
     rollouts: rolloutSettings(r),
+    deltas: deltaSettings(r),
     searchPath: env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin',
     ...backupSettings(r, cwd),
     ...webhookSettings(r),

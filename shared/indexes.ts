@@ -12,6 +12,7 @@ import { ensureAuditIndexes } from './audit/collections';
 import { ensureAdoptionIndexes } from './adoption/collections';
 import { ensureFunnelIndexes } from './funnel/collections';
 import { ensureExceptionsIndexes } from './exceptions/collections';
+import { ensureDeltaIndexes } from './delta/collections';
 
 /** Every feature's index declaration, in the order they are created. */
 const FEATURE_INDEXES: readonly ((db: Db) => Promise<void>)[] = [
@@ -23,6 +24,7 @@ const FEATURE_INDEXES: readonly ((db: Db) => Promise<void>)[] = [
   ensureAdoptionIndexes,
   ensureAuditIndexes,
   ensureWebhooksIndexes,
+  ensureDeltaIndexes,
 ];
 
 export async function ensureIndexes(db: Db): Promise<void> {

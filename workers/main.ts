@@ -6,6 +6,8 @@ import { Queue } from 'bullmq';
 import { createKeyRing } from '../shared/crypto/keys';
 import { loadPinnedKeys } from '../shared/crypto/pinned-keys';
 import { redisNoticeSink } from '../shared/notices/notice-sink';
+import { requestingDeltas } from '../shared/delta/requests';
+import { deltaGenerateQueue } from '../shared/queues/delta-generate';
 import { queueDeliverySink } from '../shared/queues/delivery-sink';
 import { webhookDeliveryQueue } from '../shared/queues/webhook-delivery';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
@@ -20,6 +22,7 @@ import { startStoreWatch } from './store-watch';
 import type { WebhookSettings } from './webhooks/delivery-processor';
 import type { SpikeSettings } from './exceptions/events';
 import { DEFAULT_ROLLOUT_SETTINGS, type RolloutSettings } from '../shared/rollouts/health';
+import type { DeltaSettings } from '../shared/delta/generate-delta';
 
 export interface WorkerOptions extends ConnectOptions {
   readonly now?: () => Date;
@@ -31,6 +34,8 @@ export interface WorkerOptions extends ConnectOptions {
   readonly backup?: BackupSettings & { readonly cron?: string };
   /** The rollout health gate (ROLLOUT_*) and HEARTBEAT_SECONDS; default: the product's. */
   readonly rollouts?: RolloutSettings;
+  /** Delta patches (DELTA_*). */
+  readonly deltas?: DeltaSettings;
   readonly heartbeatSeconds?: number;
   /** Webhook delivery (WEBHOOK_*); default: private addresses refused, disabled after 3 days. */
   readonly webhooks?: WebhookSettings;
@@ -64,7 +69,12 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
     connection: redis,
     prefix: bullPrefix(redis, options.queuePrefix),
   });
+  const deltaQueue = new Queue(deltaGenerateQueue.name, {
+    connection: redis,
+    prefix: bullPrefix(redis, options.queuePrefix),
+  });
   const closeAll = async () => {
+    await deltaQueue.close();
     await deliveryQueue.close();
     await closeRedis(redis);
     await mongo.close();
@@ -86,7 +96,11 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
         keys,
         redis,
         prefix: options.queuePrefix,
-        notices: redisNoticeSink({ redis, prefix: options.queuePrefix, failFast: false }),
+        notices: requestingDeltas(
+          redisNoticeSink({ redis, prefix: options.queuePrefix, failFast: false }),
+          deltaQueue,
+          (err) => options.log.warn({ err }, 'delta patches not requested'),
+        ),
         deliveries: queueDeliverySink(deliveryQueue),
         ...(options.webhooks ? { webhooks: options.webhooks } : {}),
         ...(options.spike ? { spike: options.spike } : {}),
@@ -94,6 +108,7 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
         ...(options.tmpDir ? { tmpDir: options.tmpDir } : {}),
         ...(options.backup ? { backup: options.backup } : {}),
         ...(options.rollouts ? { rollouts: options.rollouts } : {}),
+        ...(options.deltas ? { deltas: options.deltas } : {}),
         ...(options.heartbeatSeconds ? { heartbeatSeconds: options.heartbeatSeconds } : {}),
       }),
       rolloutEveryMs: (options.rollouts ?? DEFAULT_ROLLOUT_SETTINGS).evaluationMs,

@@ -28,6 +28,10 @@ import {
 } from './webhooks/delivery-processor';
 import { redisAccountSlots } from '../shared/webhooks/account-slots';
 import { redisKeys } from '../shared/redis-keys';
+import { deltaGenerateProcessor } from './deltas/generate-processor';
+import { DELTA_BUCKET } from '../shared/delta/collections';
+import { DEFAULT_DELTA_SETTINGS, type DeltaSettings } from '../shared/delta/generate-delta';
+import { gridFsBlobStore } from '../shared/storage/blob-store';
 
 export type ProcessorMap = {
   [Q in RegisteredQueue as Q['name']]: Processor<PayloadOf<Q>, ResultOf<Q>>;
@@ -55,6 +59,10 @@ export interface ProcessorDeps {
   readonly spike?: SpikeSettings;
   /** Where events are queued for delivery (the webhook-delivery queue). */
   readonly deliveries: DeliverySink;
+  /** Delta patches (DELTA_*; default: the product's). */
+  readonly deltas?: DeltaSettings;
+  /** The patches' blobs (default: the `deltas` GridFS bucket of `db`). */
+  readonly deltaBlobs?: BlobStore;
 }
 
 export function createProcessors(deps: ProcessorDeps): ProcessorMap {
@@ -72,6 +80,14 @@ export function createProcessors(deps: ProcessorDeps): ProcessorMap {
       db: deps.db,
       live: liveState(deps.redis, deps.prefix),
       now: deps.now,
+    }),
+    'delta-generate': deltaGenerateProcessor({
+      db: deps.db,
+      apkBlobs: deps.blobs,
+      deltaBlobs: deps.deltaBlobs ?? gridFsBlobStore(deps.db, DELTA_BUCKET),
+      keys: deps.keys,
+      now: deps.now,
+      settings: deps.deltas ?? DEFAULT_DELTA_SETTINGS,
     }),
   };
 }

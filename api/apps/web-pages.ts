@@ -9,6 +9,7 @@ import type { Request, Response } from 'express';
 import { adoptionSeries } from '../../shared/adoption/samples';
 import { apksOf, findApp } from '../../shared/catalog/queries';
 import { funnelCountsByApk } from '../../shared/funnel/marks';
+import { transfersByApk } from '../../shared/funnel/transfers';
 import type { AppDoc } from '../../shared/catalog/types';
 import { audit } from '../audit-context';
 import type { ApiDeps } from '../deps';
@@ -76,12 +77,13 @@ export async function apksPage(
 ): Promise<string> {
   const { viewer, app } = found;
   const now = deps.now();
-  const [apks, funnels, adoption] = await Promise.all([
+  const [apks, funnels, transfers, adoption] = await Promise.all([
     apksOf(deps.db, app),
     funnelCountsByApk(deps.db, app),
+    transfersByApk(deps.db, app),
     adoptionSeries(deps, app, new Date(now.getTime() - ADOPTION_SHOWN_MS), now),
   ]);
-  return apksTab(viewer, app, apks, { funnels, adoption, problem });
+  return apksTab(viewer, app, apks, { funnels, transfers, adoption, problem });
 }
 
 export function showApks(deps: ApiDeps): PageHandler {

@@ -6,6 +6,8 @@
 import type { AdoptionPoint } from '../../shared/adoption/points';
 import type { ApkDoc, AppDoc } from '../../shared/catalog/types';
 import type { FunnelCounts } from '../../shared/funnel/marks';
+import type { TransferSummary } from '../../shared/funnel/transfers';
+import { deltaSavingLine } from './delta-saving';
 import { adoptionChart } from '../insights/adoption-chart';
 import { digest, html, type Html } from '../web/html';
 import { layout, may, uploadForm, type Viewer } from '../web/views';
@@ -62,6 +64,8 @@ function funnelCell(counts: FunnelCounts | undefined): Html {
 export interface ApksInsights {
   /** Install funnel counts by APK MD5. */
   readonly funnels: ReadonlyMap<string, FunnelCounts>;
+  /** How updates came (patch or whole) by APK MD5: the saving line under the funnel. */
+  readonly transfers?: ReadonlyMap<string, TransferSummary>;
   readonly adoption: readonly AdoptionPoint[];
   /** A refused form of this tab (Make current without its box ticked). */
   readonly problem?: string | null;
@@ -126,7 +130,10 @@ export function apksTab(
       <td>${apk.size.toLocaleString('en')} B</td>
       <td>${time(apk.uploadedAt)}</td>
       <td>${apk.whatsnew ?? ''}</td>
-      <td>${funnelCell(insights.funnels.get(apk.md5))}</td>
+      <td>
+        ${funnelCell(insights.funnels.get(apk.md5))}
+        ${deltaSavingLine(insights.transfers?.get(apk.md5), apk.size)}
+      </td>
       <td>${apkActions(viewer, base, apk, { current, back })}</td>
     </tr>`;
   });

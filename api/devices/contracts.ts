@@ -59,6 +59,26 @@ const lastInstall = {
     },
     message: { type: 'string', maxLength: 1000, description: "The OS's message." },
     at: { type: 'string', format: 'date-time', description: "When, by the device's clock." },
+    download: {
+      type: 'object',
+      nullable: true,
+      description:
+        'How the APK came (docs/delta-updates.md): a patch or the full APK, the bytes received for this update (every attempt), and why a patch that was tried was not used.',
+      required: ['via', 'bytes'],
+      properties: {
+        via: { enum: ['delta', 'full'] },
+        bytes: { type: 'integer', minimum: 0 },
+        fallback: {
+          type: 'object',
+          nullable: true,
+          required: ['reason', 'message'],
+          properties: {
+            reason: { enum: ['no-patch', 'patch-failed', 'no-space', 'mismatch', 'network'] },
+            message: { type: 'string', maxLength: 300 },
+          },
+        },
+      },
+    },
   },
 };
 

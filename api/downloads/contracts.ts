@@ -100,14 +100,24 @@ export const downloadSchemas = {
   },
 };
 
+/** `package`, `api_key` and `deviceId`: how a device names itself to the download routes. */
+const deviceDownload = (deviceIdWhat: string) => [
+  query('package', true, 'Package name.'),
+  query('api_key', true, 'API key of the account.'),
+  query('deviceId', false, deviceIdWhat),
+];
+
+const downloadRefusals = {
+  '401': text('Download failed: Invalid API Key.'),
+  '403': text(
+    'Download failed: this installation is disabled (plan quantity of installations reached).',
+  ),
+};
+
 export const legacyDownloadContract = contract({
   summary: 'The current APK (PushLink-compatible; on the admin, web and push hosts).',
   parameters: [
-    query('package', true, 'Package name.'),
-    query('api_key', true, 'API key of the account.'),
-    query(
-      'deviceId',
-      false,
+    ...deviceDownload(
       'Records the download against this installation; a disabled one gets no APK.',
     ),
     query('hash', false, 'MD5 of the installed APK (accepted, informative).'),
@@ -119,11 +129,40 @@ export const legacyDownloadContract = contract({
   ],
   responses: {
     ...apkResponses,
-    '401': text('Download failed: Invalid API Key.'),
-    '403': text(
-      'Download failed: this installation is disabled (plan quantity of installations reached).',
-    ),
+    ...downloadRefusals,
     '404': text('Unknown package, or no current APK.'),
+  },
+});
+
+const deltaBinary = (description: string) => ({
+  description,
+  headers: {
+    ETag: { schema: { type: 'string' }, description: 'The SHA-256 of the patch bytes, quoted.' },
+    'X-Apkrelay-Delta-From': { schema: { type: 'string' }, description: 'The `from` MD5.' },
+    'X-Apkrelay-Delta-To': { schema: { type: 'string' }, description: 'The `to` SHA-256.' },
+    'Accept-Ranges': { schema: { type: 'string' } },
+  },
+  content: { 'application/vnd.apkrelay.delta': { schema: { type: 'string', format: 'binary' } } },
+});
+
+export const deltaDownloadContract = contract({
+  summary:
+    'A proven ARDELTA1 patch from the installed APK to a target APK (docs/delta-updates.md; on the admin, web and push hosts).',
+  parameters: [
+    ...deviceDownload(
+      'Records the download of the target APK against this installation; a disabled one gets no patch.',
+    ),
+    query('from', true, 'MD5 of the installed APK (32 lower-case hex digits).'),
+    query('to', true, 'SHA-256 of the target APK (64 lower-case hex digits).'),
+    { name: 'Range', in: 'header', required: false, schema: { type: 'string' } },
+  ],
+  responses: {
+    '200': deltaBinary('The whole patch; an empty body when Range starts at its size.'),
+    '206': deltaBinary('The requested range, with Content-Range.'),
+    '400': text('`from` or `to` is missing or not a hash.'),
+    ...downloadRefusals,
+    '404': text('Unknown package, or `Delta not available.` (then download the full APK).'),
+    '416': text('Several ranges, or a start beyond the size.'),
   },
 });
 

@@ -36,7 +36,7 @@ import { DEVICE_HOSTS, type Route } from '../route-table';
 import { sendText } from '../text-reply';
 
 /** A query parameter, with an empty value counting as absent (PushLink clients send `x=`). */
-function param(req: Request, name: string): string | undefined {
+export function param(req: Request, name: string): string | undefined {
   const value = req.query[name];
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
@@ -54,7 +54,7 @@ export const DOWNLOAD_TEXT = {
  * The account of the `api_key` parameter (the account key or a device key of `pkg`), or null once a
  * 401, 403 or 429 reply is sent.
  */
-async function downloadAccount(deps: ApiDeps, req: Request, res: Response, pkg: string) {
+export async function downloadAccount(deps: ApiDeps, req: Request, res: Response, pkg: string) {
   let account: Account | null;
   try {
     account = await apiKeyAccount(deps, req, res, param(req, 'api_key'), {
@@ -78,7 +78,7 @@ async function downloadAccount(deps: ApiDeps, req: Request, res: Response, pkg: 
  * installation is disabled). The status from the installation's card (Redis), as push and
  * heartbeat read it, not from the document (shared/devices/store.ts says why).
  */
-async function noteDownload(
+export async function noteDownload(
   deps: ApiDeps,
   res: Response,
   app: AppDoc,

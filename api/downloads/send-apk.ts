@@ -114,18 +114,25 @@ export interface SentApk {
   readonly reachedEnd: boolean;
 }
 
+/** What the body is called: an APK unless told otherwise (a delta patch, api/downloads/delta.ts). */
+export interface SentAs {
+  readonly contentType: string;
+  readonly filename: string;
+}
+
 /** Sends `apk` as `req` asks (Range, If-Range, HEAD). */
 export async function sendApk(
   req: Request,
   res: Response,
   apk: ApkDoc,
   deps: SendApkDeps,
+  as: SentAs = { contentType: APK_CONTENT_TYPE, filename: `${apk.package}.apk` },
 ): Promise<SentApk> {
   const size = apk.size;
   const etag = etagOf(apk);
   const range = requestedRange(req, apk);
-  res.setHeader('Content-Type', APK_CONTENT_TYPE);
-  res.setHeader('Content-Disposition', attachmentDisposition(`${apk.package}.apk`));
+  res.setHeader('Content-Type', as.contentType);
+  res.setHeader('Content-Disposition', attachmentDisposition(as.filename));
   res.setHeader('ETag', etag);
   res.setHeader('Accept-Ranges', 'bytes');
   res.setHeader('Cache-Control', 'private, no-transform');

@@ -24,12 +24,35 @@ const funnelStages = {
   },
 };
 
+const bytesOf = (what: string) => ({
+  type: 'object',
+  description: `Updates that came ${what}, and the bytes received for them (every attempt).`,
+  properties: { updates: { type: 'integer' }, bytes: { type: 'integer' } },
+});
+
+const transfers = {
+  type: 'object',
+  description:
+    'How updates to this APK came over the network, as the clients reported with the installation outcome (docs/delta-updates.md).',
+  properties: {
+    delta: bytesOf('as a patch'),
+    full: bytesOf('as the full APK (a fallback included)'),
+    fallbacks: {
+      type: 'object',
+      description:
+        'Full downloads after a patch was tried, by reason: no-patch, patch-failed, no-space, mismatch, network.',
+      additionalProperties: { type: 'integer' },
+    },
+  },
+};
+
 export const insightSchemas = {
   ApkFunnel: {
     type: 'object',
     properties: {
       apk: { $ref: '#/components/schemas/Apk' },
       counts: funnelStages,
+      transfers,
       installations: {
         type: 'array',
         items: {

@@ -8,6 +8,7 @@ import { appRoutes } from '../apps/routes';
 import { deviceRoutes } from '../devices/routes';
 import { downloadLinkRoutes } from '../downloads/link-routes';
 import { downloadRoutes } from '../downloads/routes';
+import { deltaRoutes } from '../downloads/delta';
 import { exceptionRoutes } from '../exceptions/routes';
 import { healthRoutes } from '../operations/health-routes';
 import { insightRoutes } from '../insights/routes';
@@ -39,6 +40,7 @@ export function allRoutes(deps: ApiDeps): Route[] {
     ...keyRoutes(deps),
     ...uploadRoutes(deps),
     ...downloadRoutes(deps),
+    ...deltaRoutes(deps),
     ...appRoutes(deps),
     ...rolloutRoutes(deps),
     ...downloadLinkRoutes(deps),

@@ -61,6 +61,8 @@ export async function downloadOnce(
   file: string,
   credentials: { readonly apiKey: string; readonly deviceId: string },
   cancelled: () => boolean,
+  /** Told of every body chunk's size as it arrives (the bytes this update cost). */
+  received?: (bytes: number) => void,
 ): Promise<DownloadResult> {
   let have = await deps.storage.fileSize(file);
   if (have > event.size) {
@@ -97,6 +99,7 @@ export async function downloadOnce(
       for await (const chunk of res.body) {
         if (cancelled()) return { kind: 'failed', reason: 'cancelled' };
         have += chunk.byteLength;
+        received?.(chunk.byteLength);
         if (have > event.size) break; // longer than announced: the check below refuses it
         await deps.storage.append(file, chunk);
       }

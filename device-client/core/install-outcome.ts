@@ -4,6 +4,7 @@
  * counts it in the APK's install funnel (docs/funnel.md). `lastInstall` is `{md5, versionCode,
  * status: success|failure, osStatus, message, at}`; the next outcome replaces it.
  */
+import type { FallbackReason } from './delta-download';
 import type { Ports } from './ports';
 
 export interface InstallOutcome {
@@ -15,6 +16,15 @@ export interface InstallOutcome {
   readonly message: string | null;
   /** When the device saw it (ISO 8601, by the device's clock). */
   readonly at: string;
+  /** How the APK came: a patch or the whole file (docs/delta-updates.md). */
+  readonly download?: DownloadReport;
+}
+
+/** `lastInstall.download` of the delta contract. */
+export interface DownloadReport {
+  readonly via: 'delta' | 'full';
+  readonly bytes: number;
+  readonly fallback: { readonly reason: FallbackReason; readonly message: string } | null;
 }
 
 interface Stored extends InstallOutcome {
@@ -50,6 +60,7 @@ export class InstallOutcomes {
     status: InstallOutcome['status'],
     osStatus: number,
     message: string | null,
+    download?: DownloadReport,
   ): Promise<void> {
     const stored: Stored = {
       md5: apk.md5,
@@ -58,6 +69,7 @@ export class InstallOutcomes {
       osStatus,
       message: message === null ? null : message.slice(0, MAX_OUTCOME_MESSAGE),
       at: new Date(this.ports.clock.now()).toISOString(),
+      ...(download ? { download } : {}),
       reported: false,
     };
     await this.ports.storage.write(OUTCOME_KEY, JSON.stringify(stored));

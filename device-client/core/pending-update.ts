@@ -7,9 +7,10 @@
  * withdraws everything and, with CUSTOM, broadcasts `<package>.svc.GIVEUP` once.
  */
 import { backoffDelay, type BackoffPolicy } from './backoff';
-import { downloadOnce, verifyFile } from './download';
+import { downloadOnce, verifyFile, type DownloadResult } from './download';
 import type { EventListener } from './events';
-import { osStatusOf, type InstallOutcomes } from './install-outcome';
+import { deltaOnce } from './delta-download';
+import { osStatusOf, type DownloadReport, type InstallOutcomes } from './install-outcome';
 import type { Cancel, Ports } from './ports';
 import type { GiveupEvent, VersionEvent } from '../protocol/signed-notice';
 import type { Strategies } from './strategies';
@@ -21,6 +22,8 @@ export type PendingState = 'downloading' | 'downloaded' | 'installing';
 interface Pending {
   readonly event: VersionEvent;
   state: PendingState;
+  /** How this update is coming; set once a patch was tried or the full download began. */
+  transfer?: DownloadReport;
 }
 
 export interface PendingUpdateOptions {
@@ -92,7 +95,7 @@ export class PendingUpdate {
       this.log('info', `update ${saved.event.md5} is installed`);
       // Replaced before the installer's answer was heard: running the new APK is the success.
       if (!(await this.o.outcomes.is(saved.event.md5, 'success'))) {
-        await this.o.outcomes.record(saved.event, 'success', 0, 'installed');
+        await this.o.outcomes.record(saved.event, 'success', 0, 'installed', saved.transfer);
       }
       await this.o.ports.storage.removeFile(this.file(saved.event.md5));
       await this.save(null);
@@ -137,13 +140,7 @@ export class PendingUpdate {
     const current = () => this.generation === generation && this.pending === pending;
     const { event } = pending;
     void (async () => {
-      const result = await downloadOnce(
-        this.o.ports,
-        event,
-        this.file(event.md5),
-        { apiKey: this.o.apiKey, deviceId: this.o.deviceId },
-        () => !current(),
-      );
+      const result = await this.fetchOnce(pending, () => !current());
       if (!current()) return;
       if (result.kind === 'verified') {
         this.log(
@@ -185,6 +182,41 @@ export class PendingUpdate {
       this.log('error', `download of ${event.md5} failed: ${coerceError(err).message}`);
       this.o.emit({ event: 'error', message: coerceError(err).message });
     });
+  }
+
+  /**
+   * One attempt: first (once per update) as a patch from the installed APK when the platform can
+   * read it and inflate; on any failure of the patch, or after it, the full APK, resumed.
+   */
+  private async fetchOnce(pending: Pending, cancelled: () => boolean): Promise<DownloadResult> {
+    const { event } = pending;
+    const file = this.file(event.md5);
+    const credentials = { apiKey: this.o.apiKey, deviceId: this.o.deviceId };
+    const { installedApk: installed, inflater } = this.o.ports;
+    if (!pending.transfer && installed && inflater && installed.md5 === this.o.installedMd5) {
+      const delta = await deltaOnce(
+        { ...this.o.ports, installed, inflater },
+        event,
+        file,
+        credentials,
+      );
+      if (delta.kind === 'verified') {
+        pending.transfer = { via: 'delta', bytes: delta.bytes, fallback: null };
+        await this.save(pending);
+        return { kind: 'verified' };
+      }
+      this.log('info', `patch for ${event.md5} not used (${delta.reason}: ${delta.message})`);
+      const fallback = { reason: delta.reason, message: delta.message };
+      pending.transfer = { via: 'full', bytes: delta.bytes, fallback };
+      await this.save(pending);
+    }
+    const transfer = (pending.transfer ??= { via: 'full', bytes: 0, fallback: null });
+    const counted = (n: number) => {
+      pending.transfer = { ...transfer, bytes: (pending.transfer?.bytes ?? 0) + n };
+    };
+    const result = await downloadOnce(this.o.ports, event, file, credentials, cancelled, counted);
+    await this.save(pending);
+    return result;
   }
 
   /** A verified give-up. Only an update not yet applied is given up, and only once. */
@@ -270,13 +302,14 @@ export class PendingUpdate {
     const { md5 } = pending.event;
     if (!failure) {
       this.log('info', `update ${md5} handed to the OS installer`);
-      await this.o.outcomes.record(pending.event, 'success', 0, null);
+      await this.o.outcomes.record(pending.event, 'success', 0, null, pending.transfer);
       this.o.emit({ event: 'install', md5, ok: true });
       return true;
     }
     const why = coerceError(failure.err).message;
     this.log('error', `installation of ${md5} failed: ${why}`);
-    await this.o.outcomes.record(pending.event, 'failure', osStatusOf(failure.err), why);
+    const os = osStatusOf(failure.err);
+    await this.o.outcomes.record(pending.event, 'failure', os, why, pending.transfer);
     this.o.emit({ event: 'install', md5, ok: false });
     pending.state = 'downloaded';
     await this.save(pending);

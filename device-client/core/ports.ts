@@ -59,6 +59,19 @@ export interface Crypto {
   verifyEd25519(publicKeySpkiBase64: string, message: Uint8Array, signatureBase64: string): boolean;
 }
 
+/** The APK this installation runs, read by position: what a delta patch applies to. */
+export interface InstalledApk {
+  readonly md5: string;
+  readonly size: number;
+  /** Exactly `length` bytes at `position`, inside [0, size). */
+  read(position: number, length: number): Promise<Uint8Array>;
+}
+
+/** zlib (RFC 1950) inflation as a stream; a corrupt stream makes the iteration throw. */
+export interface Inflater {
+  inflate(source: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array>;
+}
+
 export type Cancel = () => void;
 
 export interface Clock {
@@ -130,6 +143,12 @@ export interface Ports {
   readonly broadcaster: Broadcaster;
   readonly errorCapture: ErrorCapture;
   readonly logger: Logger;
+  /**
+   * Delta updates (docs/delta-updates.md): with both, a version notice is first fetched as a
+   * patch from the installed APK; without them, always the full APK.
+   */
+  readonly installedApk?: InstalledApk;
+  readonly inflater?: Inflater;
   /** Releases what the adapters own (connection pools…); called last by `close`. */
   readonly dispose?: () => void;
 }

@@ -14,6 +14,7 @@ import {
   processErrorCapture,
 } from './adapters';
 import { fileStorage } from './file-storage';
+import { installedApkFile, nodeInflater } from './inflater';
 import { nodeTransport } from './transport';
 
 export interface NodeStartParams extends StartParams {
@@ -35,6 +36,19 @@ export interface NodeStartParams extends StartParams {
   readonly errorCapture?: ErrorCapture;
   /** The timers' clock (default: the real one); a test's manual clock decides when they fire. */
   readonly clock?: Clock;
+  /**
+   * The installed APK's file (its MD5 is `installedMd5`, its size `installedApkSize`): with it,
+   * updates come as delta patches when the server has one (docs/delta-updates.md).
+   */
+  readonly installedApkFile?: string;
+  readonly installedApkSize?: number;
+}
+
+/** The delta ports, when the installed APK's file, MD5 and size are known. */
+function deltaPorts(p: NodeStartParams) {
+  const { installedApkFile: file, installedMd5: md5, installedApkSize: size } = p;
+  if (file === undefined || !md5 || size === undefined) return {};
+  return { installedApk: installedApkFile(file, md5, size), inflater: nodeInflater };
 }
 
 export function createNodeClient(options: ClientOptions = {}): DeviceClient<NodeStartParams> {
@@ -61,6 +75,7 @@ export function createNodeClient(options: ClientOptions = {}): DeviceClient<Node
       broadcaster: p.broadcaster ?? broadcaster,
       errorCapture: p.errorCapture ?? processErrorCapture(),
       logger,
+      ...deltaPorts(p),
     };
   }, options);
 }

@@ -7,6 +7,8 @@
  * fail); the Java core's JUnit tests read the same file and must produce and accept the same
  * bytes. Ed25519 is deterministic, so running it again rewrites the same file.
  *
+ * It also writes the delta patch vectors (delta-vectors.ts).
+ *
  * Usage: npm run protocol:vectors
  */
 import { writeFileSync } from 'node:fs';
@@ -21,6 +23,7 @@ import {
   type SubscribeFields,
 } from '../../device-client/protocol/pushlink-lines';
 import { signedBytes } from '../../device-client/protocol/signed-notice';
+import { DELTA_VECTORS_FILE, deltaVectorsText } from './delta-vectors';
 import { publicKeyInfo, pushKeysFromSeed, signEvent } from '../../shared/devices/push-signing';
 
 /** The file, from the repository's root. */
@@ -187,4 +190,6 @@ if (require.main === module) {
   // dist/ops/protocol/vectors.js: the repository's root is three folders up.
   writeFileSync(join(__dirname, '../../..', VECTORS_FILE), vectorsText());
   process.stdout.write(`wrote ${VECTORS_FILE}\n`);
+  writeFileSync(join(__dirname, '../../..', DELTA_VECTORS_FILE), deltaVectorsText());
+  process.stdout.write(`wrote ${DELTA_VECTORS_FILE}\n`);
 }

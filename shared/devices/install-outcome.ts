@@ -16,6 +16,57 @@ export interface InstallOutcome {
   readonly message: string | null;
   /** When the device saw the outcome, by its own clock (null when not sent). */
   readonly at: Date | null;
+  /** How the APK came (docs/delta-updates.md); null from clients that do not say. */
+  readonly download: DownloadReport | null;
+}
+
+export const FALLBACK_REASONS = [
+  'no-patch',
+  'patch-failed',
+  'no-space',
+  'mismatch',
+  'network',
+] as const;
+export type FallbackReason = (typeof FALLBACK_REASONS)[number];
+
+/** `lastInstall.download`: a patch or the full APK, the bytes received, why a patch was not used. */
+export interface DownloadReport {
+  readonly via: 'delta' | 'full';
+  /** Bytes received over the network for this update: every attempt, patch and full together. */
+  readonly bytes: number;
+  readonly fallback: { readonly reason: FallbackReason; readonly message: string } | null;
+}
+
+export const MAX_FALLBACK_MESSAGE = 300;
+
+function parseFallback(v: unknown): DownloadReport['fallback'] {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'object' || Array.isArray(v))
+    fail('download.fallback must be an object or null');
+  const f = v as Record<string, unknown>;
+  if (!(FALLBACK_REASONS as readonly unknown[]).includes(f.reason)) {
+    fail(`download.fallback.reason must be one of ${FALLBACK_REASONS.join(', ')}`);
+  }
+  if (typeof f.message !== 'string' || f.message.length > MAX_FALLBACK_MESSAGE) {
+    fail(
+      `download.fallback.message must be a string of at most ${MAX_FALLBACK_MESSAGE} characters`,
+    );
+  }
+  return { reason: f.reason as FallbackReason, message: f.message };
+}
+
+/** `lastInstall.download`: null when absent, else validated. */
+export function parseDownloadReport(v: unknown): DownloadReport | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'object' || Array.isArray(v)) fail('download must be an object');
+  const d = v as Record<string, unknown>;
+  if (d.via !== 'delta' && d.via !== 'full') fail('download.via must be delta or full');
+  if (typeof d.bytes !== 'number' || !Number.isSafeInteger(d.bytes) || d.bytes < 0) {
+    fail('download.bytes must be a non-negative integer');
+  }
+  const fallback = parseFallback(d.fallback);
+  if (fallback && d.via !== 'full') fail('download.fallback is only for a full download');
+  return { via: d.via, bytes: d.bytes, fallback };
 }
 
 export const MAX_OUTCOME_MESSAGE = 1000;
@@ -59,6 +110,7 @@ export function parseInstallOutcome(v: unknown): InstallOutcome | null {
     osStatus: osStatus,
     message: message,
     at: optionalDate(o.at),
+    download: parseDownloadReport(o.download),
   };
 }
 
@@ -71,6 +123,7 @@ export function presentInstallOutcome(o: InstallOutcome & { readonly reportedAt:
     osStatus: o.osStatus,
     message: o.message,
     at: o.at?.toISOString() ?? null,
+    download: o.download ?? null,
     reportedAt: o.reportedAt.toISOString(),
   };
 }

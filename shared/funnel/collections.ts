@@ -6,6 +6,7 @@
 import type { Db, ObjectId } from 'mongodb';
 import { collectionsOf } from '../collections';
 import type { FunnelMark } from './stages';
+import { ensureTransferIndexes } from './transfers';
 
 export const FUNNEL_COLLECTION = 'install_funnel';
 
@@ -25,4 +26,5 @@ export async function ensureFunnelIndexes(db: Db): Promise<void> {
     { accountId: 1, package: 1, md5: 1, installation: 1 },
     { name: 'apk_installation' },
   );
+  await ensureTransferIndexes(db);
 }

@@ -18,6 +18,7 @@ import {
   type Reported,
 } from './stages';
 import { funnelCollections, type MarkDoc } from './collections';
+import { recordTransfer } from './transfers';
 
 const DUPLICATE_KEY = 11000;
 
@@ -83,14 +84,17 @@ export async function funnelRows(
 }
 
 /** What a registration or heartbeat reported, as marks of the installation (hex id). */
-export function recordReport(
+export async function recordReport(
   db: Db,
   app: AppScope,
   installation: string,
   reported: Reported,
   at: Date,
 ): Promise<void> {
-  return recordMarks(db, app, marksOfReport(installation, reported, at));
+  await recordMarks(db, app, marksOfReport(installation, reported, at));
+  const o = reported.outcome;
+  if (o?.download)
+    await recordTransfer(db, app, { installation, md5: o.md5, download: o.download }, at);
 }
 
 /** The push hub sent these installations (hex ids) a `version` event for the APK `md5`. */

@@ -2,6 +2,7 @@
 import type { Db } from 'mongodb';
 import { deviceIdsOf, type AppScope } from '../devices/store';
 import { funnelCounts, funnelRows } from './marks';
+import { transferSummary } from './transfers';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -11,9 +12,10 @@ export async function apkFunnel(
   md5: string,
   page: { readonly after: string | null; readonly limit: number },
 ) {
-  const [counts, { rows, next }] = await Promise.all([
+  const [counts, { rows, next }, transfers] = await Promise.all([
     funnelCounts(db, app, md5),
     funnelRows(db, app, md5, page),
+    transferSummary(db, app, md5),
   ]);
   const devices = await deviceIdsOf(
     { db },
@@ -22,6 +24,7 @@ export async function apkFunnel(
   );
   return {
     counts,
+    transfers,
     installations: rows.map((r) => ({
       deviceId: devices.get(r.installation) ?? null,
       offeredAt: iso(r.offeredAt),

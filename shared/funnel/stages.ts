@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ObjectId } from 'mongodb';
+import type { DownloadReport } from '../devices/install-outcome';
 
 export const FUNNEL_STAGES = ['offered', 'downloaded', 'installed', 'failed'] as const;
 export type FunnelStage = (typeof FUNNEL_STAGES)[number];
@@ -42,6 +43,8 @@ export interface Reported {
     readonly status: 'success' | 'failure';
     readonly osStatus: number | null;
     readonly message: string | null;
+    /** How the APK came (delta or full), when the client says. */
+    readonly download?: DownloadReport | null;
   } | null;
 }
 

@@ -5,6 +5,7 @@
 import { adoptionSampleQueue } from './adoption-sample';
 import { apkIngestQueue } from './apk-ingest';
 import { backupQueue } from './backup';
+import { deltaGenerateQueue } from './delta-generate';
 import { exceptionIngestQueue } from './exception-ingest';
 import { housekeepingQueue } from './housekeeping';
 import { rolloutHealthQueue } from './rollout-health';
@@ -18,6 +19,7 @@ export const QUEUES = [
   rolloutHealthQueue,
   adoptionSampleQueue,
   webhookDeliveryQueue,
+  deltaGenerateQueue,
 ] as const;
 
 export type RegisteredQueue = (typeof QUEUES)[number];

@@ -224,6 +224,8 @@ export class Harness {
   popup: ((action: 'update' | 'not_now') => void) | undefined;
   notificationClick: (() => void) | undefined;
   client: DeviceClient;
+  /** Ports added to the defaults (the delta ports: installedApk, inflater). */
+  extraPorts: Partial<Ports> = {};
 
   constructor(options: ClientOptions = {}, storage?: Harness['storage']) {
     if (storage) this.storage = storage;
@@ -252,6 +254,7 @@ export class Harness {
 
   ports(): Ports {
     return {
+      ...this.extraPorts,
       clock: this.clock,
       storage: this.storage,
       crypto: nodeCrypto,

@@ -166,6 +166,7 @@ async function runWorkers(config: Config, common: RoleCommon): Promise<() => Pro
     ...common,
     lockMs: config.jobLockMs,
     rollouts: config.rollouts,
+    deltas: config.deltas,
     heartbeatSeconds: config.heartbeatSeconds,
     webhooks: config.webhooks,
     spike: config.exceptionSpike,

@@ -203,6 +203,7 @@ test("a heartbeat's lastInstall is validated, stored once, and shown in the inst
     osStatus: 4,
     message: 'INSTALL_FAILED_UPDATE_INCOMPATIBLE: signatures do not match',
     at: '2026-11-21T09:59:58.000Z',
+    download: null,
     reportedAt: new Date(clock).toISOString(),
   };
   expect(await shown()).toEqual(stored);
@@ -236,6 +237,7 @@ test("a heartbeat's lastInstall is validated, stored once, and shown in the inst
     osStatus: null,
     message: null,
     at: null,
+    download: null,
     reportedAt: new Date(clock).toISOString(),
   });
 });

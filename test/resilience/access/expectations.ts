@@ -11,6 +11,7 @@ import { request } from '../../helpers/http';
 import type { Part } from '../../helpers/multipart';
 import { fixture } from '../../helpers/uploads';
 import {
+  deltaJudge,
   downloadJudge,
   formJudge,
   jsonJudge,
@@ -239,6 +240,13 @@ export const EXPECTATIONS: Readonly<Record<string, Entry>> = {
     call: (c) => ({
       method: 'GET',
       path: `/download?${q({ package: c.w.a.package, api_key: keyOf(c.w, c.role), deviceId: c.w.a.deviceId })}`,
+    }),
+  },
+  'GET /download/delta': {
+    judge: deltaJudge,
+    call: (c) => ({
+      method: 'GET',
+      path: `/download/delta?${q({ package: c.w.a.package, api_key: keyOf(c.w, c.role), deviceId: c.w.a.deviceId, from: '0'.repeat(32), to: '0'.repeat(64) })}`,
     }),
   },
   'GET /apps/api_list_json': {

@@ -187,6 +187,14 @@ export const downloadJudge: Judge = (r) => {
   return 'unclassified';
 };
 
+/** `/download/delta`: a patch, or "no patch" once the key and the app are accepted. */
+export const deltaJudge: Judge = (r) => {
+  const patch = r.headers['content-type'] === 'application/vnd.apkrelay.delta';
+  if ((r.status === 200 || r.status === 206) && patch) return 'allow';
+  if (r.status === 404 && r.text === 'Delta not available.') return 'allow';
+  return downloadJudge(r);
+};
+
 /** The PushLink exception form answers 200 whatever the verdict: the text says which. */
 export const legacyExceptionJudge: Judge = (r) => {
   if (r.status !== 200) return 'unclassified';

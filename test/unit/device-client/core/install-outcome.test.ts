@@ -18,7 +18,10 @@ async function downloaded(h: Harness) {
   return v;
 }
 
-/** A `lastInstall` of version 2 (the fakes' APK), as the server takes it. */
+/**
+ * A `lastInstall` of version 2 (the fakes' APK), as the server takes it. The fakes give the
+ * client no installed APK file, so no patch is tried: the 10 000 bytes come whole.
+ */
 const outcome = (
   md5: string,
   status: string,
@@ -32,6 +35,7 @@ const outcome = (
   osStatus,
   message,
   at,
+  download: { via: 'full', bytes: 10_000, fallback: null },
 });
 
 /** The `lastInstall` of each heartbeat sent so far (undefined: none carried). */

@@ -6,6 +6,7 @@ import { PayloadInvalid } from '../../../../shared/errors';
 import { adoptionSampleQueue } from '../../../../shared/queues/adoption-sample';
 import { apkIngestQueue } from '../../../../shared/queues/apk-ingest';
 import { backupQueue } from '../../../../shared/queues/backup';
+import { deltaGenerateQueue } from '../../../../shared/queues/delta-generate';
 import { exceptionIngestQueue } from '../../../../shared/queues/exception-ingest';
 import { housekeepingQueue } from '../../../../shared/queues/housekeeping';
 import { rolloutHealthQueue } from '../../../../shared/queues/rollout-health';
@@ -30,6 +31,18 @@ const cases: [string, (data: unknown) => unknown, unknown, string][] = [
     (d) => webhookDeliveryQueue.parse(d),
     { deliveryId: 'nope' },
     'deliveryId must be a delivery id',
+  ],
+  [
+    'delta-generate',
+    (d) => deltaGenerateQueue.parse(d),
+    { accountId: 'a', appId: 'b' },
+    'bad appId',
+  ],
+  [
+    'delta-generate',
+    (d) => deltaGenerateQueue.parse(d),
+    { accountId: 'a', appId: '0123456789abcdef01234567', currentVersion: '2' },
+    'currentVersion must be an integer',
   ],
 ];
 

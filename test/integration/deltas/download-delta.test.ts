@@ -1,0 +1,118 @@
+/**
+ * `GET /download/delta` over real HTTPS: a device on v1 (aapt-built, apksigner-signed) gets the
+ * worker's patch to v2, applies it to its v1 and has v2 byte for byte; the headers of the
+ * contract; Range; the download counted on the installation; `Delta not available.` for a pair
+ * with no patch; another account never gets A's patch; malformed hashes are a 400.
+ */
+import { createHash } from 'node:crypto';
+import { deltaCollections } from '../../../shared/delta/collections';
+import { inflatePatch } from '../../../device-client/node/inflater';
+import { newAccount } from '../../helpers/accounts';
+import { applyInMemory, chunked } from '../../helpers/delta';
+import { registerDevices } from '../../helpers/devices';
+import { eventually } from '../../helpers/eventually';
+import { request } from '../../helpers/http';
+import { startStack, type TestStack } from '../../helpers/stack';
+import { fixture, uploadFixture } from '../../helpers/uploads';
+
+let stack: TestStack;
+let a: { apiKey: string; id: string };
+let b: { apiKey: string; id: string };
+let v1: Buffer;
+let v2: Buffer;
+const md5 = (x: Buffer) => createHash('md5').update(x).digest('hex');
+const sha256 = (x: Buffer) => createHash('sha256').update(x).digest('hex');
+const PKG = 'dev.apkrelay.sample';
+
+beforeAll(async () => {
+  stack = await startStack();
+  [v1, v2] = [await fixture('version-1.apk'), await fixture('version-2.apk')];
+  [a, b] = [await newAccount(stack), await newAccount(stack)];
+  for (const account of [a, b]) {
+    await uploadFixture(stack, account.apiKey, 'version-1.apk');
+    const target = { baseUrl: stack.urls.web, ca: stack.ca, apiKey: account.apiKey, package: PKG };
+    await registerDevices(target, ['till-1'], md5(v1));
+  }
+  await uploadFixture(stack, a.apiKey, 'version-2.apk');
+  await eventually('A’s v1 → v2 patch', () =>
+    deltaCollections(stack.mongo.db).deltas.findOne({ accountId: a.id, status: 'ready' }),
+  );
+});
+afterAll(() => stack.close());
+
+function get(query: Record<string, string>, headers: Record<string, string> = {}) {
+  const url = `${stack.urls.web}/download/delta?${new URLSearchParams(query).toString()}`;
+  return request(url, { headers, ca: stack.ca });
+}
+const ask = (key: string, extra: Record<string, string> = {}) => ({
+  package: PKG,
+  api_key: key,
+  deviceId: 'till-1',
+  from: md5(v1),
+  to: sha256(v2),
+  ...extra,
+});
+
+test('a device on v1 gets the patch; applied to v1 it is v2, byte for byte', async () => {
+  const reply = await get(ask(a.apiKey));
+  expect(reply.status).toBe(200);
+  expect(reply.headers['content-type']).toBe('application/vnd.apkrelay.delta');
+  expect(reply.headers['content-length']).toBe(String(reply.body.length));
+  expect(reply.headers['etag']).toBe(`"${sha256(reply.body)}"`);
+  expect(reply.headers['x-apkrelay-delta-from']).toBe(md5(v1));
+  expect(reply.headers['x-apkrelay-delta-to']).toBe(sha256(v2));
+  expect(reply.headers['accept-ranges']).toBe('bytes');
+  expect(reply.body.length).toBeLessThan(v2.length);
+  const applied = await applyInMemory(inflatePatch(chunked(reply.body, 4096)), v1);
+  expect(applied.sha256).toBe(sha256(v2));
+  expect(applied.bytes.equals(v2)).toBe(true);
+});
+
+test('Range: a resumed patch download reassembles to the same bytes', async () => {
+  const whole = (await get(ask(a.apiKey))).body;
+  const tail = await get(ask(a.apiKey), { range: 'bytes=100-', 'if-range': `"${sha256(whole)}"` });
+  expect(tail.status).toBe(206);
+  expect(tail.headers['content-range']).toBe(`bytes 100-${whole.length - 1}/${whole.length}`);
+  expect(Buffer.concat([whole.subarray(0, 100), tail.body]).equals(whole)).toBe(true);
+});
+
+test('the patch counts as the download of v2 on the installation', async () => {
+  const query = new URLSearchParams({ packageName: PKG, apiKey: a.apiKey, deviceId: 'till-1' });
+  const reply = await request(`${stack.urls.web}/apps/api_list_json?${query.toString()}`, {
+    ca: stack.ca,
+  });
+  expect(reply.status).toBe(200);
+  const listing = reply.json<{ installation: { lastDownloadedHash: string | null } }>();
+  expect(listing.installation.lastDownloadedHash).toBe(md5(v2));
+});
+
+test('no patch for the pair: 404 Delta not available.', async () => {
+  const reply = await get(ask(a.apiKey, { from: 'f'.repeat(32) }));
+  expect(reply.status).toBe(404);
+  expect(reply.headers['content-type']).toMatch(/^text\/plain/);
+  expect(reply.text).toBe('Delta not available.');
+});
+
+test('another account never gets A’s patch, even for the same package and hashes', async () => {
+  const reply = await get(ask(b.apiKey));
+  expect(reply.status).toBe(404);
+  expect(reply.text).toBe('Delta not available.');
+  const wrongKey = await get(ask('k'.repeat(32)));
+  expect(wrongKey.status).toBe(401);
+  expect(wrongKey.text).toBe('Download failed: Invalid API Key.');
+});
+
+test('malformed hashes: 400', async () => {
+  const bads: Record<string, string>[] = [
+    { from: 'xyz' },
+    { to: md5(v2) },
+    { from: md5(v1).toUpperCase() },
+  ];
+  for (const bad of bads) {
+    const reply = await get(ask(a.apiKey, bad));
+    expect(reply.status).toBe(400);
+    expect(reply.text).toBe(
+      'Download failed: from must be an MD5 and to a SHA-256 (lower-case hex).',
+    );
+  }
+});

@@ -1,0 +1,129 @@
+/**
+ * Patch generation over the real stack (workers, Redis, FerretDB, GridFS) with APKs built by aapt
+ * and signed by apksigner: making v2 current makes the patch from the v1 the fleet runs, proven
+ * and stored encrypted; a patch that fails its proof or is too large is never published, and a
+ * crashed try's leftover blob is swept.
+ */
+import { createHash } from 'node:crypto';
+import { ObjectId } from 'mongodb';
+import { deltaCollections, DELTA_BUCKET } from '../../../shared/delta/collections';
+import {
+  DEFAULT_DELTA_SETTINGS,
+  generateDelta,
+  type GenerateDeltaDeps,
+} from '../../../shared/delta/generate-delta';
+import { storeSealed } from '../../../shared/delta/stored-blob';
+import { buildPatch } from '../../../shared/delta/build-patch';
+import { catalogCollections } from '../../../shared/catalog/collections';
+import { loadPinnedKeys } from '../../../shared/crypto/pinned-keys';
+import { createKeyRing } from '../../../shared/crypto/keys';
+import { gridFsBlobStore } from '../../../shared/storage/blob-store';
+import { newAccount } from '../../helpers/accounts';
+import { registerDevices } from '../../helpers/devices';
+import { eventually } from '../../helpers/eventually';
+import { startStack, type TestStack } from '../../helpers/stack';
+import { fixture, uploadFixture } from '../../helpers/uploads';
+
+let stack: TestStack;
+let account: { apiKey: string; id: string };
+const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+beforeAll(async () => {
+  stack = await startStack();
+  account = await newAccount(stack);
+  await uploadFixture(stack, account.apiKey, 'version-1.apk');
+  const v1 = await fixture('version-1.apk');
+  await registerDevices(
+    {
+      baseUrl: stack.urls.web,
+      ca: stack.ca,
+      apiKey: account.apiKey,
+      package: 'dev.apkrelay.sample',
+    },
+    ['till-1', 'till-2'],
+    md5(v1),
+  );
+  await uploadFixture(stack, account.apiKey, 'version-2.apk');
+});
+afterAll(() => stack.close());
+
+const deltas = () => deltaCollections(stack.mongo.db).deltas;
+const deltaFiles = () => stack.mongo.db.collection(`${DELTA_BUCKET}.files`);
+
+async function apkOf(name: string) {
+  const apk = await catalogCollections(stack.mongo.db).apks.findOne({
+    accountId: account.id,
+    md5: md5(await fixture(name)),
+  });
+  if (!apk) throw new Error(`${name} not stored`);
+  return apk;
+}
+
+async function deps(overrides: Partial<GenerateDeltaDeps> = {}): Promise<GenerateDeltaDeps> {
+  return {
+    db: stack.mongo.db,
+    apkBlobs: gridFsBlobStore(stack.mongo.db),
+    deltaBlobs: gridFsBlobStore(stack.mongo.db, DELTA_BUCKET),
+    keys: await loadPinnedKeys(stack.mongo.db, createKeyRing(stack.masterKey, [])),
+    now: () => new Date(),
+    settings: DEFAULT_DELTA_SETTINGS,
+    ...overrides,
+  };
+}
+
+test('making v2 current publishes a proven patch from the v1 the fleet runs', async () => {
+  const [v1, v2] = [await fixture('version-1.apk'), await fixture('version-2.apk')];
+  const doc = await eventually('the v1 → v2 patch', () =>
+    deltas().findOne({ accountId: account.id, fromMd5: md5(v1), toSha256: sha256(v2) }),
+  );
+  expect(doc.status).toBe('ready');
+  expect(doc.package).toBe('dev.apkrelay.sample');
+  expect(doc.fullSize).toBe(v2.length);
+  expect(doc.size).toBeGreaterThan(0);
+  expect(doc.size).toBeLessThanOrEqual(0.6 * v2.length);
+  // stored encrypted: the blob is not the patch's bytes
+  const file = await deltaFiles().findOne({ _id: new ObjectId(doc.blobId!) });
+  expect(file?.['metadata']).toEqual({
+    pair: `${account.id}/dev.apkrelay.sample/${md5(v1)}/${sha256(v2)}`,
+  });
+  expect(file?.['length']).toBeGreaterThan(doc.size);
+});
+
+test('a patch that fails its proof is never published, and its blob is deleted', async () => {
+  const [from, to] = [await apkOf('version-2.apk'), await apkOf('version-1.apk')];
+  const broken = (old: Uint8Array, target: Uint8Array) => {
+    const flipped = Buffer.from(target);
+    flipped[100] = flipped[100]! ^ 1;
+    return buildPatch(old, flipped);
+  };
+  expect(await generateDelta(await deps({ build: broken }), from, to)).toBe('unproven');
+  const doc = await deltas().findOne({ fromMd5: from.md5, toSha256: to.sha256 });
+  expect(doc?.status).toBe('unproven');
+  expect(doc?.blobId).toBeNull();
+  expect(doc?.problem).toBe('the patch gives another MD5');
+  const pair = `${account.id}/dev.apkrelay.sample/${from.md5}/${to.sha256}`;
+  expect(await deltaFiles().countDocuments({ 'metadata.pair': pair })).toBe(0);
+});
+
+test('a patch larger than DELTA_MAX_SHARE of the APK is not kept', async () => {
+  await uploadFixture(stack, account.apiKey, 'version-3.apk', { current: false });
+  const [from, to] = [await apkOf('version-1.apk'), await apkOf('version-3.apk')];
+  const settings = { maxSources: 3, maxShare: 0.001 };
+  expect(await generateDelta(await deps({ settings }), from, to)).toBe('too-large');
+  const doc = await deltas().findOne({ fromMd5: from.md5, toSha256: to.sha256 });
+  expect(doc?.status).toBe('too-large');
+  expect(doc?.blobId).toBeNull();
+});
+
+test('a blob left by a crashed try is swept before the pair is generated again', async () => {
+  const [from, to] = [await apkOf('version-3.apk'), await apkOf('version-2.apk')];
+  const pair = `${account.id}/dev.apkrelay.sample/${from.md5}/${to.sha256}`;
+  const d = await deps();
+  const left = await storeSealed(d.deltaBlobs, d.keys, Buffer.from('half a patch'), { pair });
+  expect(await generateDelta(d, from, to)).toBe('ready');
+  const doc = await deltas().findOne({ fromMd5: from.md5, toSha256: to.sha256 });
+  expect(doc?.blobId).not.toBe(left.blobId);
+  const files = await deltaFiles().find({ 'metadata.pair': pair }).toArray();
+  expect(files.map((f) => String(f._id))).toEqual([doc?.blobId]);
+});

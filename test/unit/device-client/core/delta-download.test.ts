@@ -1,0 +1,128 @@
+/**
+ * The TS client's delta path (docs/delta-updates.md) with fake ports: with the installed APK and
+ * an inflater, a version notice is first fetched as a patch from /download/delta (URL built from
+ * the notice's), applied and verified; every failure (no patch, a broken patch, a patch giving
+ * other bytes, the network) falls back to the full APK, and the heartbeat's lastInstall carries
+ * how it came and the bytes it cost. Patches are made by the server's builder.
+ */
+import { createHash } from 'node:crypto';
+import type { HttpRequest, OpenResponse } from '../../../../device-client/core/ports';
+import { nodeInflater } from '../../../../device-client/node/inflater';
+import { buildPatch } from '../../../../shared/delta/build-patch';
+import { bufferOld } from '../../../helpers/delta';
+import { eventually } from '../../../helpers/eventually';
+import { apkBytes, Harness, sse, versionEvent } from '../../../helpers/device-client-fakes';
+
+const BEAT_MS = 30_000;
+const old = apkBytes('v1');
+const oldMd5 = createHash('md5').update(old).digest('hex');
+/** The new version: v1 with 8 bytes inserted. */
+const target = Buffer.concat([old.subarray(0, 4000), Buffer.from('new code'), old.subarray(4000)]);
+const patch = buildPatch(old, target);
+
+function body(bytes: Buffer): OpenResponse {
+  return {
+    status: 200,
+    headers: {},
+    body: (async function* () {
+      yield await Promise.resolve(bytes);
+    })(),
+    close: () => undefined,
+  };
+}
+
+/** A device on v1 (its file readable) told to run the harness's APK; `delta` answers the patch. */
+async function updated(
+  delta: (req: HttpRequest) => OpenResponse | Promise<OpenResponse>,
+  prepare: (h: Harness) => void = () => undefined,
+) {
+  const h = new Harness();
+  prepare(h);
+  h.apk = target;
+  h.extraPorts = { installedApk: { md5: oldMd5, ...bufferOld(old) }, inflater: nodeInflater };
+  h.download = (req) => (req.url.includes('/download/delta') ? delta(req) : h.serve(req));
+  h.client.setCurrentStrategy('CUSTOM');
+  await h.online({ installedMd5: oldMd5 });
+  const v = versionEvent(h.apk, 'apk-2');
+  h.stream.write(sse('version', v, '1-0'));
+  // zlib works on libuv's threads: wait for the verified file, not for a number of turns.
+  await eventually('the update downloaded', () =>
+    h.of('downloaded').some((e) => e.verified === true),
+  );
+  await h.client.applyUpdate();
+  await h.clock.advance(BEAT_MS);
+  const beats = h.requests.filter((r) => r.url.endsWith('/heartbeat'));
+  const lastInstall = (JSON.parse(beats.at(-1)!.body!) as { lastInstall?: { download?: unknown } })
+    .lastInstall;
+  const fetched = h.requests.filter((r) => /\/download/.test(r.url)).map((r) => new URL(r.url));
+  return { h, v, download: lastInstall?.download, fetched };
+}
+
+test('a patch is applied, verified and installed; the full APK is never fetched', async () => {
+  const { h, v, download, fetched } = await updated(() => body(patch));
+  expect(fetched.map((u) => u.pathname)).toEqual(['/download/delta']);
+  const q = Object.fromEntries(fetched[0]!.searchParams);
+  expect(q).toMatchObject({ package: 'dev.apkrelay.sample', from: oldMd5, to: v.sha256 });
+  expect(h.installs).toHaveLength(1);
+  expect(patch.length).toBeLessThan(target.length / 10);
+  expect(download).toEqual({ via: 'delta', bytes: patch.length, fallback: null });
+});
+
+/** Installed once, after a full download that followed a failed patch. */
+function fellBack(
+  got: { h: Harness; download: unknown },
+  bytes: number,
+  reason: string,
+  message: string,
+) {
+  expect(got.h.installs).toHaveLength(1);
+  expect(got.download).toEqual({ via: 'full', bytes, fallback: { reason, message } });
+}
+
+test('no patch (404): the full APK, reported as a no-patch fallback', async () => {
+  const got = await updated(() => ({
+    ...body(Buffer.from('Delta not available.')),
+    status: 404,
+  }));
+  expect(got.fetched.map((u) => u.pathname)).toEqual(['/download/delta', '/download']);
+  // the refusal's body is not read: only the APK's bytes came
+  fellBack(got, target.length, 'no-patch', 'HTTP 404');
+});
+
+test('a broken patch: the full APK, reported as patch-failed with the bytes of both', async () => {
+  const broken = Buffer.from(patch);
+  broken[broken.length - 1]! ^= 0xff; // the zlib checksum no longer matches
+  const got = await updated(() => body(broken));
+  const why = 'the patch is not a valid zlib stream';
+  fellBack(got, broken.length + target.length, 'patch-failed', why);
+});
+
+test('a patch that gives other bytes: the full APK, reported as a mismatch', async () => {
+  const other = buildPatch(old, Buffer.concat([target, Buffer.from('!')]));
+  const got = await updated(() => body(other));
+  const why = `size ${target.length + 1} instead of ${target.length}`;
+  fellBack(got, other.length + target.length, 'mismatch', why);
+});
+
+test('the network fails on the patch: the full APK, reported as network', async () => {
+  const got = await updated(() => Promise.reject(new Error('connect ECONNRESET')));
+  fellBack(got, target.length, 'network', 'connect ECONNRESET');
+});
+
+test('no space for the new file: the full APK (once space is back), reported as no-space', async () => {
+  const got = await updated(
+    () => body(patch),
+    (h) => {
+      const append = h.storage.append.bind(h.storage);
+      let failed = false;
+      h.storage.append = (name, chunk) => {
+        if (failed) return append(name, chunk);
+        failed = true;
+        return Promise.reject(
+          Object.assign(new Error('ENOSPC: no space left'), { code: 'ENOSPC' }),
+        );
+      };
+    },
+  );
+  fellBack(got, patch.length + target.length, 'no-space', 'ENOSPC: no space left');
+});

@@ -1,0 +1,25 @@
+/**
+ * Processor of `delta-generate`: makes the missing patches of one app (shared/delta/
+ * generate-for-app.ts). Idempotent: a pair tried before is skipped, a published patch is one
+ * document inserted last, and a crashed try's blob is swept by the next try of its pair. A
+ * worker that is closing stops between pairs; the retry finishes the rest.
+ */
+import type { DeltaGeneratePayload, DeltaGenerateResult } from '../../shared/queues/delta-generate';
+import { generateForApp } from '../../shared/delta/generate-for-app';
+import type { GenerateDeltaDeps } from '../../shared/delta/generate-delta';
+import type { Processor } from '../processor';
+
+export function deltaGenerateProcessor(
+  deps: GenerateDeltaDeps,
+): Processor<DeltaGeneratePayload, DeltaGenerateResult> {
+  return async (payload, ctx) => {
+    const counts = await generateForApp(
+      deps,
+      payload.accountId,
+      payload.appId,
+      () => ctx.signal.aborted,
+    );
+    ctx.log.info({ appId: payload.appId, ...counts }, 'delta patches generated');
+    return counts;
+  };
+}
