@@ -172,7 +172,8 @@ public final class Downloader {
     }
   }
 
-  static String hex(byte[] bytes) {
+  /** Lower-case hex, as the notices write digests. */
+  public static String hex(byte[] bytes) {
     StringBuilder out = new StringBuilder();
     for (byte b : bytes) out.append(String.format("%02x", b & 0xff));
     return out.toString();
