@@ -7,7 +7,7 @@ import java.io.RandomAccessFile;
 
 /**
  * The installed APK as a delta reads it: by position, never whole (an APK may be 100 MB and the
- * heap 16 MB). {@link #open} is the file itself; {@link #of(byte[])} serves the tests.
+ * heap 16 MB). {@link #open} is the file itself; the tests read byte arrays.
  */
 public interface OldFile extends Closeable {
   long size() throws IOException;
@@ -37,27 +37,6 @@ public interface OldFile extends Closeable {
       public void close() throws IOException {
         raf.close();
       }
-    };
-  }
-
-  /** Bytes already in memory. */
-  static OldFile of(byte[] bytes) {
-    return new OldFile() {
-      @Override
-      public long size() {
-        return bytes.length;
-      }
-
-      @Override
-      public int read(long pos, byte[] buf, int off, int len) {
-        if (pos >= bytes.length) return -1;
-        int n = (int) Math.min(len, bytes.length - pos);
-        System.arraycopy(bytes, (int) pos, buf, off, n);
-        return n;
-      }
-
-      @Override
-      public void close() {}
     };
   }
 }

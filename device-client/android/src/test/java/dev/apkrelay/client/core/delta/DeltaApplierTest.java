@@ -38,7 +38,7 @@ class DeltaApplierTest {
 
   static DeltaApplier.Applied apply(byte[] patch, byte[] old, long expectedSize) throws IOException {
     out = new ByteArrayOutputStream();
-    return DeltaApplier.apply(new ByteArrayInputStream(patch), OldFile.of(old), out, expectedSize);
+    return DeltaApplier.apply(new ByteArrayInputStream(patch), new BytesOldFile(old), out, expectedSize);
   }
 
   static Reason refusal(byte[] patch, long expectedSize) {

@@ -55,13 +55,13 @@ class DeltaVectorsTest {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       if (v.containsKey("error")) {
         DeltaException e = assertThrows(DeltaException.class,
-            () -> DeltaApplier.apply(new ByteArrayInputStream(patch), OldFile.of(old), out, -1),
+            () -> DeltaApplier.apply(new ByteArrayInputStream(patch), new BytesOldFile(old), out, -1),
             name + ": refused by the TS side (" + v.get("error") + ")");
         System.out.println("delta vector " + name + ": TS " + v.get("error") + ", Java " + e.reason.code);
         bad++;
         continue;
       }
-      DeltaApplier.Applied a = DeltaApplier.apply(new ByteArrayInputStream(patch), OldFile.of(old), out, -1);
+      DeltaApplier.Applied a = DeltaApplier.apply(new ByteArrayInputStream(patch), new BytesOldFile(old), out, -1);
       assertArrayEquals(b64(v.get("new")), out.toByteArray(), name);
       assertEquals(v.get("newMd5"), a.md5, name);
       assertEquals(v.get("newSha256"), a.sha256, name);

@@ -13,10 +13,10 @@ import java.util.zip.DeflaterOutputStream;
  * the bytes), so each test states exactly which patch it feeds the applier. {@link #raw()} is the
  * inflated form, to break on purpose; {@link #deflate} wraps any bytes in zlib.
  */
-final class PatchWriter {
+public final class PatchWriter {
   private final ByteArrayOutputStream raw = new ByteArrayOutputStream();
 
-  PatchWriter(long newSize) {
+  public PatchWriter(long newSize) {
     this("ARDELTA1", newSize);
   }
 
@@ -25,7 +25,7 @@ final class PatchWriter {
     raw.writeBytes(long64(newSize));
   }
 
-  PatchWriter record(byte[] diff, byte[] extra, long seek) {
+  public PatchWriter record(byte[] diff, byte[] extra, long seek) {
     return header(diff.length, extra.length, seek).bytes(diff).bytes(extra);
   }
 
@@ -46,7 +46,7 @@ final class PatchWriter {
     return raw.toByteArray();
   }
 
-  byte[] patch() {
+  public byte[] patch() {
     return deflate(raw());
   }
 
@@ -69,7 +69,7 @@ final class PatchWriter {
     return b;
   }
 
-  static byte[] ascii(String s) {
+  public static byte[] ascii(String s) {
     return s.getBytes(StandardCharsets.ISO_8859_1);
   }
 }
