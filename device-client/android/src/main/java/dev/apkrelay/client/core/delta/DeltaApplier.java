@@ -86,15 +86,12 @@ public final class DeltaApplier {
     }
 
     Applied all(long expectedSize) throws IOException {
-      int got = readUpTo(head, 16);
-      if (got < MAGIC.length || !Arrays.equals(Arrays.copyOf(head, MAGIC.length), MAGIC)) {
-        boolean prefix = Arrays.equals(Arrays.copyOf(head, got), Arrays.copyOf(MAGIC, got));
-        if (got < MAGIC.length && prefix) throw new DeltaException(Reason.TRUNCATED, "the patch ends in its magic");
+      if (readUpTo(head, 16) < 16) throw new DeltaException(Reason.TRUNCATED, "no patch header");
+      if (!Arrays.equals(Arrays.copyOf(head, MAGIC.length), MAGIC)) {
         throw new DeltaException(Reason.BAD_MAGIC, "the patch does not start with ARDELTA1");
       }
-      if (got < 16) throw new DeltaException(Reason.TRUNCATED, "the patch ends in its header");
       long newSize = long64(head, 8);
-      if (newSize < 0) throw new DeltaException(Reason.WRONG_SIZE, "a new size above 2^63 - 1");
+      if (newSize < 0) throw new DeltaException(Reason.PAST_END, "a new size above 2^63 - 1");
       if (expectedSize >= 0 && newSize != expectedSize) {
         throw new DeltaException(Reason.WRONG_SIZE, "the patch makes " + newSize + " bytes, the notice announces " + expectedSize);
       }

@@ -4,7 +4,8 @@ import java.io.IOException;
 
 /**
  * A patch refused by {@link DeltaApplier}: the ARDELTA1 rules of the delta contract (issue 37),
- * each with a stable reason code. Nothing written by a refused patch is ever installed.
+ * each with a stable reason code, the word the shared vectors (and the TS applier) use. Nothing
+ * written by a refused patch is ever installed.
  */
 public final class DeltaException extends IOException {
   private static final long serialVersionUID = 1L;
@@ -12,19 +13,19 @@ public final class DeltaException extends IOException {
   /** Why the patch was refused; {@link #code} is the stable word logs and tests name. */
   public enum Reason {
     /** The inflated bytes do not start with {@code ARDELTA1}. */
-    BAD_MAGIC("bad-magic"),
-    /** The header's new size is not the size the signed notice announces. */
-    WRONG_SIZE("wrong-size"),
-    /** A record would write past the new size. */
-    PAST_END("past-end"),
+    BAD_MAGIC("magic"),
+    /** The header's new size is not the size the signed notice announces (the device's own check). */
+    WRONG_SIZE("size"),
+    /** A record would write past the new size (or the new size is beyond any file). */
+    PAST_END("overrun"),
     /** The stream ends before the new size is reached. */
     TRUNCATED("truncated"),
     /** Bytes follow the last record (or the zlib stream). */
     TRAILING("trailing"),
     /** The zlib stream is corrupt (bad header, bad block, bad Adler-32). */
-    CORRUPT("corrupt-zlib"),
+    CORRUPT("corrupt"),
     /** The old position leaves [-2^62, 2^62]. */
-    SEEK_RANGE("seek-range");
+    SEEK_RANGE("seek");
 
     public final String code;
 

@@ -82,14 +82,13 @@ class DeltaApplierTest {
   @Test
   void aWrongMagicIsRefused() {
     assertEquals(Reason.BAD_MAGIC, refusal(new PatchWriter("ARDELTA2", 0).patch(), -1));
-    assertEquals(Reason.BAD_MAGIC, refusal(PatchWriter.deflate(ascii("PK")), -1));
+    assertEquals(Reason.BAD_MAGIC, refusal(PatchWriter.deflate(ascii("PK\3\4 a zip, not a patch")), -1));
   }
 
   @Test
   void aNewSizeOtherThanTheNoticesIsRefusedBeforeWriting() {
     assertEquals(Reason.WRONG_SIZE, refusal(abddxyab().patch(), 9));
     assertEquals(0, out.size());
-    assertEquals(Reason.WRONG_SIZE, refusal(new PatchWriter(-1).patch(), -1)); // 2^64 - 1 unsigned
   }
 
   @Test
@@ -98,6 +97,7 @@ class DeltaApplierTest {
     assertEquals(Reason.PAST_END, refusal(new PatchWriter(3).record(new byte[2], new byte[2], 0).patch(), -1));
     assertEquals(Reason.PAST_END, refusal(new PatchWriter(3).header(Long.MIN_VALUE, 0, 0).patch(), -1)); // 2^63
     assertEquals(Reason.PAST_END, refusal(new PatchWriter(3).header(1, -1, 0).patch(), -1));
+    assertEquals(Reason.PAST_END, refusal(new PatchWriter(-1).patch(), -1)); // a new size of 2^64 - 1
   }
 
   @Test
@@ -107,7 +107,7 @@ class DeltaApplierTest {
     assertEquals(Reason.TRUNCATED, refusal(new PatchWriter(5).header(5, 0, 0).bytes(new byte[3]).patch(), -1));
     assertEquals(Reason.TRUNCATED, refusal(new PatchWriter(5).bytes(new byte[10]).patch(), -1)); // half a header
     assertEquals(Reason.TRUNCATED, refusal(PatchWriter.deflate(ascii("ARDELTA1\0\0")), -1));
-    assertEquals(Reason.TRUNCATED, refusal(PatchWriter.deflate(ascii("ARDE")), -1));
+    assertEquals(Reason.TRUNCATED, refusal(PatchWriter.deflate(ascii("PK")), -1));
     byte[] whole = abddxyab().patch();
     assertEquals(Reason.TRUNCATED, refusal(Arrays.copyOf(whole, whole.length - 6), -1)); // zlib cut short
   }

@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The delta contract's shared vectors (device-client/protocol/vectors/delta-vectors.json, written
  * by {@code npm run protocol:vectors} from the TS side's patch code): every good vector applied
- * here gives exactly its new bytes, MD5 and SHA-256; every bad one is refused. The TS applier
- * runs the same file, so both sides read ARDELTA1 alike.
+ * here gives exactly its new bytes, MD5 and SHA-256; every bad one is refused for the reason
+ * the vector names (one word, DeltaException.Reason's code). The TS applier runs the same file,
+ * so both sides read ARDELTA1 alike.
  */
 class DeltaVectorsTest {
   static final Path FILE = Paths.get("../protocol/vectors/delta-vectors.json");
@@ -57,7 +58,7 @@ class DeltaVectorsTest {
         DeltaException e = assertThrows(DeltaException.class,
             () -> DeltaApplier.apply(new ByteArrayInputStream(patch), new BytesOldFile(old), out, -1),
             name + ": refused by the TS side (" + v.get("error") + ")");
-        System.out.println("delta vector " + name + ": TS " + v.get("error") + ", Java " + e.reason.code);
+        assertEquals(v.get("error"), e.reason.code, name + ": " + e.getMessage());
         bad++;
         continue;
       }
