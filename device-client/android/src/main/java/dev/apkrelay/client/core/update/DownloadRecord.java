@@ -64,6 +64,11 @@ public final class DownloadRecord {
     deltaOpen = false;
   }
 
+  /** The whole APK is downloaded (again): the update comes as a full download. */
+  public void wholeApk() {
+    via = "full";
+  }
+
   /** The patch applied and matched the signed notice. */
   public void viaDelta() {
     via = "delta";

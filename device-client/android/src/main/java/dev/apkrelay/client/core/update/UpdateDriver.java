@@ -121,6 +121,7 @@ public final class UpdateDriver {
       DownloadResult result = byDelta(e, p.fileName(), record, cancelled);
       if (result == null && cancelled.getAsBoolean()) return;
       if (result == null) {
+        record.wholeApk();
         try {
           result = downloader.download(e, p.fileName(), apiKey, deviceId, cancelled, record::received);
         } finally {

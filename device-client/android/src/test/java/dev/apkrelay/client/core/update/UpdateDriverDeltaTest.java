@@ -148,22 +148,32 @@ class UpdateDriverDeltaTest {
     }
   };
 
+  UpdateDriver driver;
+  int installs;
+
   /** Runs the update from notice to an installed outcome; answers the outcome's {@code download}. */
   Map<String, Object> update(boolean withDelta) throws Exception {
-    UpdateDriver driver = new UpdateDriver(storage, CLOCK, (level, m) -> log.add(level + " " + m), new UpdatePresenter() {
+    driver = new UpdateDriver(storage, CLOCK, (level, m) -> log.add(level + " " + m), new UpdatePresenter() {
       @Override public void present(VersionEvent e, String location) { presented.add(e.md5); }
       @Override public void withdraw(boolean gaveUp) {}
       @Override public void install(VersionEvent e, String location) {}
     }, executor, downloads, new Downloader(transport, storage), "key 1", "dev-1");
     if (withDelta) driver.delta(new DeltaFetch(transport, storage, () -> usable, oldPath, oldMd5, "key 1", "dev-1"));
     driver.start(new PendingUpdate(storage, (level, m) -> {}, oldMd5, 3, CLOCK));
+    return downloadAndInstall();
+  }
+
+  Map<String, Object> downloadAndInstall() throws Exception {
+    presented.clear();
     driver.onVersion(event);
-    await(() -> !presented.isEmpty(), "the update is downloaded and presented; log: " + log);
+    await(() -> !presented.isEmpty() && driver.applicable(), "the update is downloaded and presented; log: " + log);
     assertArrayEquals(NEW, Files.readAllBytes(dir.resolve("store").resolve("update-" + event.md5 + ".apk")));
     assertFalse(Files.exists(dir.resolve("store").resolve("update-" + event.md5 + ".patch")), "the patch is deleted");
     driver.apply();
-    driver.installResult(event.md5, false, 4, "INSTALL_FAILED_TEST");
-    await(() -> driver.unreportedOutcome() != null, "the outcome is recorded");
+    String answer = "INSTALL_FAILED_TEST " + (++installs);
+    driver.installResult(event.md5, false, 4, answer);
+    await(() -> driver.unreportedOutcome() != null && answer.equals(driver.unreportedOutcome().get("message")),
+        "the outcome is recorded");
     @SuppressWarnings("unchecked")
     Map<String, Object> download = (Map<String, Object>) driver.unreportedOutcome().get("download");
     assertNotNull(download, "the outcome carries download");
@@ -275,5 +285,18 @@ class UpdateDriverDeltaTest {
     assertEquals(1, requests.size());
     assertTrue(requests.get(0).startsWith("/download?"), requests.get(0));
     assertNull(storage.read("delta-patch"));
+  }
+
+  @Test
+  void anUpdatePatchedThenDownloadedWholeIsReportedAsFull() throws Exception {
+    routes.put("/download/delta", req -> patchReply(PATCH));
+    assertEquals("delta", update(true).get("via"));
+    // The patched file changes before an install: refused and deleted; the notice comes again.
+    Files.write(dir.resolve("store").resolve("update-" + event.md5 + ".apk"), OLD);
+    driver.apply();
+    await(() -> !driver.applicable(), "the changed file is refused and the update dropped");
+    assertFalse(Files.exists(dir.resolve("store").resolve("update-" + event.md5 + ".apk")), "the changed file is deleted");
+    Map<String, Object> download = downloadAndInstall();
+    assertEquals("{\"via\":\"full\",\"bytes\":" + (PATCH.length + NEW.length) + ",\"fallback\":null}", Json.stringify(download));
   }
 }
