@@ -22,9 +22,11 @@ import dev.apkrelay.client.android.SessionInstaller;
 import dev.apkrelay.client.android.StreamService;
 import dev.apkrelay.client.core.Engine;
 import dev.apkrelay.client.core.StartParams;
+import dev.apkrelay.client.core.delta.InstalledMd5;
 import dev.apkrelay.client.core.json.Json;
 import dev.apkrelay.client.core.ports.Clock;
 import dev.apkrelay.client.core.ports.DeviceLog;
+import dev.apkrelay.client.core.ports.DiskSpace;
 import dev.apkrelay.client.core.ports.FileStorage;
 import dev.apkrelay.client.core.ports.Screenshots;
 import dev.apkrelay.client.core.ports.SpkiPins;
@@ -35,9 +37,6 @@ import dev.apkrelay.client.core.update.StrategyPresenter;
 import dev.apkrelay.client.strategy.Strategies;
 import dev.apkrelay.client.strategy.Strategy;
 import java.io.File;
-import java.io.FileInputStream;
-import java.io.InputStream;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -151,7 +150,11 @@ public final class Client {
     StrategyPresenter strategies = new StrategyPresenter(STRATEGIES, ui, MainThreadPresenter.scheduler(main), logger,
         c.packageName, String.valueOf(app.getApplicationInfo().loadLabel(app.getPackageManager())));
     MainThreadPresenter p = new MainThreadPresenter(main, strategies);
-    Engine e = new Engine(c, new UrlConnectionTransport(15_000, 30_000, 90_000, serverTls), new FileStorage(dir),
+    FileStorage storage = new FileStorage(dir);
+    String apk = app.getApplicationInfo().sourceDir;
+    c.installedApk = () -> apk; // a delta's old file (issue 37)
+    c.diskSpace = DiskSpace.of(dir);
+    Engine e = new Engine(c, new UrlConnectionTransport(15_000, 30_000, 90_000, serverTls), storage,
         Clock.SYSTEM, logger, p, executor, Client::registration);
     strategies.onAccept(e::apply);
     strategies.reminder(e.reminder());
@@ -163,9 +166,8 @@ public final class Client {
     Running.engine(e);
     e.idle(idle);
     Comeback.register(app, e, logger);
-    String apk = app.getApplicationInfo().sourceDir;
     executor.execute(() -> {
-      c.installedMd5 = md5(apk);
+      c.installedMd5 = md5(storage, apk);
       e.start();
       List<Object[]> early;
       synchronized (EARLY) {
@@ -205,15 +207,12 @@ public final class Client {
     return body;
   }
 
-  private static String md5(String path) {
-    try (InputStream in = new FileInputStream(path)) {
-      MessageDigest md = MessageDigest.getInstance("MD5");
-      byte[] buf = new byte[64 * 1024];
-      int n;
-      while ((n = in.read(buf)) > 0) md.update(buf, 0, n);
-      StringBuilder hex = new StringBuilder();
-      for (byte b : md.digest()) hex.append(String.format("%02x", b & 0xff));
-      return hex.toString();
+  /** The running APK's MD5, hashed once per path, size and modification time (InstalledMd5). */
+  private static String md5(FileStorage storage, String path) {
+    try {
+      String md5 = InstalledMd5.of(storage, path);
+      if (md5 == null) Log.w(TAG, "MD5 of the running APK unknown: no readable file at " + path);
+      return md5;
     } catch (Exception e) {
       Log.w(TAG, "MD5 of the running APK unknown: " + e.getMessage());
       return null;

@@ -1,10 +1,13 @@
 package dev.apkrelay.client.core;
 
 import dev.apkrelay.client.core.crypto.PushKey;
+import dev.apkrelay.client.core.delta.DeltaFetch;
 import dev.apkrelay.client.core.download.Downloader;
 import dev.apkrelay.client.core.json.Json;
 import dev.apkrelay.client.core.ports.Clock;
+import dev.apkrelay.client.core.ports.DiskSpace;
 import dev.apkrelay.client.core.ports.HttpTransport;
+import dev.apkrelay.client.core.ports.InstalledApk;
 import dev.apkrelay.client.core.ports.Logger;
 import dev.apkrelay.client.core.ports.Logger.Level;
 import dev.apkrelay.client.core.ports.Scheduler;
@@ -50,6 +53,10 @@ public final class Engine {
     public String baseUrl;
     public String pushKeySpki;
     public String installedMd5;
+    /** The running APK (a delta's old file); null or a null path: updates come as full downloads. */
+    public InstalledApk installedApk;
+    /** Free space where updates are stored, checked before a delta; null: not checked. */
+    public DiskSpace diskSpace;
     public int maxExceptionQueue = 50;
     public int maxTamperedDownloads = 3;
     /** See {@link UpdateDriver#DEFAULT_INSTALL_ANSWER_TIMEOUT_MS}. */
@@ -119,6 +126,7 @@ public final class Engine {
       try {
         ExceptionQueue queue = new ExceptionQueue(storage, transport, clock, logger, Backoff.exceptionDefault(),
             config.baseUrl, config.apiKey, exceptions.maxSize());
+        updates.delta(deltaFetch());
         updates.start(new PendingUpdate(storage, logger, config.installedMd5, config.maxTamperedDownloads, clock));
         exceptions.start(queue);
       } catch (IOException | RuntimeException e) {
@@ -131,6 +139,17 @@ public final class Engine {
       t.start();
       scheduleHeartbeat();
     });
+  }
+
+  /** Deltas need the installed APK and its MD5 (issue 37); without them updates come whole. */
+  private DeltaFetch deltaFetch() {
+    String path = config.installedApk == null ? null : config.installedApk.path();
+    if (path == null || config.installedMd5 == null || !new java.io.File(path).isFile()) {
+      logger.log(Level.INFO, "updates come as full downloads: the installed APK is unknown");
+      return null;
+    }
+    DiskSpace space = config.diskSpace != null ? config.diskSpace : () -> Long.MAX_VALUE;
+    return new DeltaFetch(transport, storage, space, path, config.installedMd5, config.apiKey, config.deviceId);
   }
 
   public void stop() {

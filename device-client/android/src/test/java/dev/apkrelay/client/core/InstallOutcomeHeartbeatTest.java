@@ -11,6 +11,7 @@ import dev.apkrelay.client.core.ports.Clock;
 import dev.apkrelay.client.core.ports.FileStorage;
 import dev.apkrelay.client.core.ports.UrlConnectionTransport;
 import dev.apkrelay.client.core.protocol.VersionEvent;
+import dev.apkrelay.client.core.update.DownloadRecord;
 import dev.apkrelay.client.core.update.PendingUpdate;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -138,5 +139,23 @@ class InstallOutcomeHeartbeatTest {
     String success = "{\"md5\":\"" + V2.md5 + "\",\"versionCode\":2,\"status\":\"success\",\"osStatus\":0,"
         + "\"message\":\"installed\",\"at\":\"2026-11-25T17:00:00Z\"}";
     assertEquals(java.util.Arrays.asList(success, success, null), lastInstalls(3));
+  }
+
+  /** Issue 37: how the update came rides in lastInstall as its download object. */
+  @Test
+  void theOutcomeCarriesHowTheUpdateWasDownloaded() throws Exception {
+    DownloadRecord record = DownloadRecord.load(new FileStorage(dir.toFile()), V2.md5);
+    record.received(40);
+    record.fellBack("no-patch", "no patch from " + INSTALLED + " (HTTP 404)");
+    record.received(3);
+    record.save(new FileStorage(dir.toFile()));
+    osRefusedV2();
+    engine = engine(INSTALLED);
+    engine.start();
+    String failure = "{\"md5\":\"" + V2.md5 + "\",\"versionCode\":2,\"status\":\"failure\",\"osStatus\":4,"
+        + "\"message\":\"INSTALL_FAILED_UPDATE_INCOMPATIBLE: signatures do not match\",\"at\":\"2026-11-25T17:00:00Z\","
+        + "\"download\":{\"via\":\"full\",\"bytes\":43,\"fallback\":{\"reason\":\"no-patch\","
+        + "\"message\":\"no patch from " + INSTALLED + " (HTTP 404)\"}}}";
+    assertEquals(java.util.Arrays.asList(failure, failure, null), lastInstalls(3));
   }
 }

@@ -23,7 +23,8 @@ public final class DownloadResult {
     this.status = status;
   }
 
-  static DownloadResult verified() {
+  /** Also a patch applied and checked against the signed notice (core.delta). */
+  public static DownloadResult verified() {
     return new DownloadResult(Kind.VERIFIED, null, 0);
   }
 

@@ -15,6 +15,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -40,6 +41,22 @@ public final class Downloader {
   public static String downloadUrl(String eventUrl, String apiKey, String deviceId) {
     String url = setParam(eventUrl, "api_key", apiKey);
     return setParam(url, "deviceId", deviceId);
+  }
+
+  /**
+   * The delta contract's {@code /download/delta} URL for a notice: the notice URL's origin, the
+   * path replaced, its {@code package} kept, and the credentials and both ends of the patch set.
+   */
+  public static String deltaUrl(String eventUrl, String apiKey, String deviceId, String fromMd5, String toSha256) {
+    java.net.URI u = java.net.URI.create(eventUrl);
+    String pkg = null;
+    for (String pair : u.getRawQuery() == null ? new String[0] : u.getRawQuery().split("&")) {
+      if (pair.startsWith("package=")) pkg = pair.substring("package=".length());
+    }
+    String url = u.getScheme() + "://" + u.getRawAuthority() + "/download/delta"
+        + (pkg == null ? "" : "?package=" + pkg);
+    url = setParam(setParam(url, "api_key", apiKey), "deviceId", deviceId);
+    return setParam(setParam(url, "from", fromMd5), "to", toSha256);
   }
 
   private static String setParam(String url, String name, String value) {
@@ -74,6 +91,12 @@ public final class Downloader {
 
   public DownloadResult download(VersionEvent event, String file, String apiKey, String deviceId,
       BooleanSupplier cancelled) throws IOException {
+    return download(event, file, apiKey, deviceId, cancelled, n -> {});
+  }
+
+  /** @param received told each count of body bytes read from the network (the heartbeat's {@code download.bytes}) */
+  public DownloadResult download(VersionEvent event, String file, String apiKey, String deviceId,
+      BooleanSupplier cancelled, LongConsumer received) throws IOException {
     long have = storage.fileSize(file);
     if (have > event.size) {
       storage.removeFile(file);
@@ -106,7 +129,7 @@ public final class Downloader {
         } else if (status != 200) {
           return DownloadResult.failed("HTTP " + status, status);
         }
-        have = copy(res.body(), file, have, event.size, cancelled);
+        have = copy(res.body(), file, have, event.size, cancelled, received);
         if (have < 0) return DownloadResult.failed("cancelled", 0);
       } catch (IOException e) {
         return DownloadResult.failed(String.valueOf(e.getMessage()), 0);
@@ -123,12 +146,13 @@ public final class Downloader {
   }
 
   /** Appends the body; returns the new length (size + 1 when longer than announced), -1 when cancelled. */
-  private long copy(InputStream in, String file, long have, long size, BooleanSupplier cancelled)
-      throws IOException {
+  private long copy(InputStream in, String file, long have, long size, BooleanSupplier cancelled,
+      LongConsumer received) throws IOException {
     byte[] buf = new byte[64 * 1024];
     try (OutputStream out = storage.append(file)) {
       int n;
       while ((n = in.read(buf)) > 0) {
+        received.accept(n);
         if (cancelled.getAsBoolean()) return -1;
         if (have + n > size) {
           out.write(buf, 0, (int) (size - have));
@@ -172,7 +196,8 @@ public final class Downloader {
     }
   }
 
-  static String hex(byte[] bytes) {
+  /** Lower-case hex, as the notices write digests. */
+  public static String hex(byte[] bytes) {
     StringBuilder out = new StringBuilder();
     for (byte b : bytes) out.append(String.format("%02x", b & 0xff));
     return out.toString();

@@ -1,5 +1,6 @@
 package dev.apkrelay.client.core.update;
 
+import dev.apkrelay.client.core.delta.DeltaFetch;
 import dev.apkrelay.client.core.download.DownloadResult;
 import dev.apkrelay.client.core.json.Json;
 import dev.apkrelay.client.core.ports.Clock;
@@ -258,9 +259,14 @@ public final class PendingUpdate {
   }
 
   private void recordOutcome(VersionEvent e, boolean success, int status, String message) throws IOException {
-    storage.write(OUTCOME_KEY, Json.stringify(Json.object("md5", e.md5, "versionCode", e.versionCode,
+    Map<String, Object> o = Json.object("md5", e.md5, "versionCode", e.versionCode,
         "status", success ? "success" : "failure", "osStatus", status, "message", message,
-        "at", Instant.ofEpochMilli(clock.now()).toString(), "reported", false)));
+        "at", Instant.ofEpochMilli(clock.now()).toString());
+    // How the update came (issue 37), when the library downloaded it: delta or full, bytes, fallback.
+    Map<String, Object> download = DownloadRecord.report(storage, e.md5);
+    if (download != null) o.put("download", download);
+    o.put("reported", false);
+    storage.write(OUTCOME_KEY, Json.stringify(o));
   }
 
   /** The file failed its check right before the install: deleted, back to none. */
@@ -289,7 +295,10 @@ public final class PendingUpdate {
   private void discard() throws IOException {
     VersionEvent old = event;
     save(null, State.NONE);
-    if (old != null) storage.removeFile(fileName(old));
+    if (old != null) {
+      storage.removeFile(fileName(old));
+      storage.removeFile(DeltaFetch.patchName(old));
+    }
   }
 
   private void save(VersionEvent e, State s) throws IOException {

@@ -1,5 +1,6 @@
 package dev.apkrelay.client.core.update;
 
+import dev.apkrelay.client.core.delta.DeltaFetch;
 import dev.apkrelay.client.core.download.DownloadResult;
 import dev.apkrelay.client.core.download.Downloader;
 import dev.apkrelay.client.core.ports.Clock;
@@ -12,6 +13,7 @@ import dev.apkrelay.client.core.sse.Backoff;
 import dev.apkrelay.client.core.update.PendingUpdate.Action;
 import java.io.IOException;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -40,6 +42,7 @@ public final class UpdateDriver {
   private volatile String lastDownloadedMd5;
   private volatile long installAnswerTimeoutMs = DEFAULT_INSTALL_ANSWER_TIMEOUT_MS;
   private int downloadAttempt;
+  private volatile DeltaFetch delta;
 
   /** How long an installation may wait for the OS's answer (a confirmation included): 15 minutes. */
   public static final long DEFAULT_INSTALL_ANSWER_TIMEOUT_MS = 15 * 60_000L;
@@ -100,13 +103,31 @@ public final class UpdateDriver {
     }
   }
 
+  /**
+   * Updates by delta when {@code fetch} is given (issue 37): a verified notice first asks for a
+   * patch from the installed APK; any failure falls back to the full download. Null: full only.
+   */
+  public void delta(DeltaFetch fetch) {
+    delta = fetch;
+  }
+
   private void download() {
     PendingUpdate p = pending;
     VersionEvent e = p.event();
     if (e == null || p.state() != PendingUpdate.State.DOWNLOADING) return;
     try {
-      DownloadResult result = downloader.download(e, p.fileName(), apiKey, deviceId,
-          () -> stopped || p.event() != e);
+      DownloadRecord record = DownloadRecord.load(storage, e.md5);
+      BooleanSupplier cancelled = () -> stopped || p.event() != e;
+      DownloadResult result = byDelta(e, p.fileName(), record, cancelled);
+      if (result == null && cancelled.getAsBoolean()) return;
+      if (result == null) {
+        record.wholeApk();
+        try {
+          result = downloader.download(e, p.fileName(), apiKey, deviceId, cancelled, record::received);
+        } finally {
+          record.save(storage);
+        }
+      }
       Action next = p.onDownloaded(e, result);
       if (next == Action.PRESENT) {
         lastDownloadedMd5 = e.md5;
@@ -117,6 +138,31 @@ public final class UpdateDriver {
     } catch (IOException | RuntimeException ex) {
       logger.log(Level.ERROR, "download of " + e.md5 + " failed: " + ex.getMessage());
     }
+  }
+
+  /** The patched APK, verified; null when no delta applies (the full download follows). */
+  private DownloadResult byDelta(VersionEvent e, String file, DownloadRecord record, BooleanSupplier cancelled)
+      throws IOException {
+    DeltaFetch fetch = delta;
+    if (fetch == null) record.noDelta();
+    if (!record.deltaOpen()) return null;
+    DeltaFetch.Result r;
+    try {
+      r = fetch.attempt(e, file, cancelled, record::received);
+    } finally {
+      record.save(storage);
+    }
+    if (r.cancelled()) return null;
+    if (r.applied()) {
+      logger.log(Level.INFO, "update " + e.md5 + " patched from the installed APK");
+      record.viaDelta();
+      record.save(storage);
+      return DownloadResult.verified();
+    }
+    logger.log(Level.WARN, "delta for " + e.md5 + " not used (" + r.reason + ": " + r.message + "); downloading the APK");
+    record.fellBack(r.reason, r.message);
+    record.save(storage);
+    return null;
   }
 
   private void present() {
