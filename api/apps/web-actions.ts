@@ -73,6 +73,7 @@ export function createLink(deps: ApiDeps): PageHandler {
         qrPath: `/d/${token}/qr.svg`,
         expiresAt: link.expiresAt,
         versionName: apk.versionName ?? String(apk.versionCode),
+        now: deps.now(),
       }),
     );
   };

@@ -83,7 +83,7 @@ export async function apksPage(
     transfersByApk(deps.db, app),
     adoptionSeries(deps, app, new Date(now.getTime() - ADOPTION_SHOWN_MS), now),
   ]);
-  return apksTab(viewer, app, apks, { funnels, transfers, adoption, problem });
+  return apksTab(viewer, app, apks, { funnels, transfers, adoption, problem, now });
 }
 
 export function showApks(deps: ApiDeps): PageHandler {

@@ -10,14 +10,10 @@ import type { TransferSummary } from '../../shared/funnel/transfers';
 import { deltaSavingLine } from './delta-saving';
 import { adoptionChart } from '../insights/adoption-chart';
 import { digest, html, type Html } from '../web/html';
+import { when } from '../web/time';
 import { layout, may, uploadForm, type Viewer } from '../web/views';
 
 export type Tab = 'apks' | 'installations' | 'exceptions' | 'rollouts';
-
-export const time = (d: Date | string) => {
-  const iso = typeof d === 'string' ? d : d.toISOString();
-  return html`<time datetime="${iso}">${iso}</time>`;
-};
 
 export function appLayout(viewer: Viewer, app: AppDoc, tab: Tab, body: Html): string {
   const base = `/ui/apps/${encodeURIComponent(app.package)}`;
@@ -67,6 +63,8 @@ export interface ApksInsights {
   /** How updates came (patch or whole) by APK MD5: the saving line under the funnel. */
   readonly transfers?: ReadonlyMap<string, TransferSummary>;
   readonly adoption: readonly AdoptionPoint[];
+  /** The request's time, for the one time format (api/web/time.ts). */
+  readonly now: Date;
   /** A refused form of this tab (Make current without its box ticked). */
   readonly problem?: string | null;
 }
@@ -128,7 +126,7 @@ export function apksTab(
       <td>${digest('sha256', apk.sha256)}</td>
       <td>${digest('signer', apk.signerSha256)}</td>
       <td>${apk.size.toLocaleString('en')} B</td>
-      <td>${time(apk.uploadedAt)}</td>
+      <td>${when(apk.uploadedAt, insights.now)}</td>
       <td>${apk.whatsnew ?? ''}</td>
       <td>
         ${funnelCell(insights.funnels.get(apk.md5))}
@@ -176,7 +174,7 @@ export function apksTab(
 export function linkPage(
   viewer: Viewer,
   app: AppDoc,
-  link: { url: string; qrPath: string; expiresAt: Date; versionName: string },
+  link: { url: string; qrPath: string; expiresAt: Date; versionName: string; now: Date },
 ): string {
   return appLayout(
     viewer,
@@ -188,7 +186,7 @@ export function linkPage(
         <input id="link-url" readonly size="80" value="${link.url}" />
         <button type="button" data-copy="link-url">Copy</button>
       </p>
-      <p>Valid until ${time(link.expiresAt)}.</p>
+      <p>Valid until ${when(link.expiresAt, link.now)}.</p>
       <img class="qr" src="${link.qrPath}" alt="QR code of the download link" />`,
   );
 }

@@ -11,7 +11,13 @@ const apk = apkDoc;
 const apks = [apk(new ObjectId(), 2), apk(current, 1)];
 
 test('Make current needs its box ticked, which names the version every installation is offered', () => {
-  const out = flat(apksTab(viewerAs('owner'), app, apks, { funnels: new Map(), adoption: [] }));
+  const out = flat(
+    apksTab(viewerAs('owner'), app, apks, {
+      funnels: new Map(),
+      adoption: [],
+      now: new Date('2026-11-29T12:00:00Z'),
+    }),
+  );
   const form =
     /<form class="inline" method="post" action="\/ui\/apps\/p.q\/current">(.*?)<\/form>/.exec(
       out,
@@ -25,7 +31,12 @@ test('Make current needs its box ticked, which names the version every installat
 test('a refusal is shown on the tab above the APKs', () => {
   const problem = 'Tick the box to confirm first: the current APK was not changed.';
   const out = flat(
-    apksTab(viewerAs('owner'), app, apks, { funnels: new Map(), adoption: [], problem }),
+    apksTab(viewerAs('owner'), app, apks, {
+      funnels: new Map(),
+      adoption: [],
+      problem,
+      now: new Date('2026-11-29T12:00:00Z'),
+    }),
   );
   expect(out).toContain(`<h2>APKs</h2> <p class="error" role="alert">${problem}</p> <table>`);
 });

@@ -55,7 +55,11 @@ const EMPTY_INPUT = { url: '', events: [], enabled: true };
 function pagesOf(viewer: Viewer): string {
   return [
     appsPage(viewer, [], 1000),
-    apksTab(viewer, app, apks, { funnels: new Map(), adoption: [] }),
+    apksTab(viewer, app, apks, {
+      funnels: new Map(),
+      adoption: [],
+      now: new Date('2026-11-29T12:00:00Z'),
+    }),
     installationsTab(viewer, app, {
       page: {
         page: 1,
