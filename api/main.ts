@@ -270,6 +270,7 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
     : stored;
   const accounts = createAccountsService(mongo.db, keys);
   const deliveries = queueDeliverySink(producers.get(webhookDeliveryQueue.name));
+  const slots = uploadSlots(limits.uploads);
   const intake = exceptionIntake({ db: mongo.db, accounts, redis, producers, live, now, log });
   return {
     log,
@@ -294,7 +295,7 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
       events: ingestEvents,
       stopping: made.stopping,
     }),
-    uploadSlots: uploadSlots(limits.uploads),
+    uploadSlots: slots,
     uploadSpool: { dir: spoolDirOf(options), budget: spoolBudget(limits.uploads.spoolBytes) },
     notices: redisNoticeSink({ redis, prefix: options.queuePrefix, failFast: true }),
     deliveries,
@@ -322,6 +323,7 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
       prefix: options.queuePrefix,
       producers,
       openStreams: () => pushHub.openStreams(),
+      uploadsReceiving: () => slots.held(),
       now,
     }),
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
