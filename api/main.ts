@@ -19,7 +19,6 @@ import { gridFsScreenshots } from '../shared/exceptions/screenshots';
 import { cachedBlobStore } from '../shared/storage/blob-cache';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
 import type { TlsMaterial } from '../shared/crypto/tls';
-import { withDeadline } from '../shared/queues/producers';
 import { queueDeliverySink } from '../shared/queues/delivery-sink';
 import { DEFAULT_OVER_PLAN_WINDOW_MS, overPlanEvents } from '../shared/webhooks/over-plan';
 import { redisRedeliveryThrottle } from '../shared/webhooks/redelivery-throttle';
@@ -109,7 +108,7 @@ export interface ApiProcess {
 export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   const { log } = options;
   const conn = await connect(options);
-  const { mongo, redis, eventsRedis, producers, ingestEvents } = conn;
+  const { mongo, redis, eventsRedis, producers } = conn;
   const listeners: Array<Listener | LegacyPushListener> = [];
   const stopping = new AbortController();
   // Every upload waiting for its verdict listens to it: as many as there are uploads in flight.
@@ -136,8 +135,8 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   });
   const release = async () => {
     await pushHub.close();
-    // QueueEvents.close() waits for its connection: bounded, so shutdown ends while Redis is down.
-    await withDeadline(ingestEvents.close(), 3_000, 'closing queue events').catch(() => undefined);
+    // Bounded, then forced: shutdown ends, and lets go of Redis, while Redis does not answer.
+    await conn.closeIngestEvents(3_000);
     await closeRedis(eventsRedis);
     await producers.close().catch(() => undefined);
     await closeRedis(redis);
