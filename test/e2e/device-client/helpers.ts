@@ -49,9 +49,10 @@ export async function streamEndedByOwner<E extends { readonly event: string }>(
   apiKey: string,
   deviceId: string,
   events: () => readonly E[],
+  packageName = SAMPLE,
 ): Promise<E[]> {
   const before = events().filter((e) => e.event === 'stream-ended').length;
-  await setStatusByOwner(stack, { apiKey, package: SAMPLE, deviceId }, 'enabled');
+  await setStatusByOwner(stack, { apiKey, package: packageName, deviceId }, 'enabled');
   let end = -1;
   await until(`${deviceId}'s stream-ended`, () => {
     let seen = 0;
