@@ -2,11 +2,11 @@
  * What the API process connects to before it builds anything: MongoDB (with the key ring and its
  * pinned keys), the producer Redis and its queues, and the waiting Redis of upload verdicts.
  */
-import { QueueEvents } from 'bullmq';
+import { QueueEvents, RedisConnection } from 'bullmq';
 import { createKeyRing, type KeyRing } from '../shared/crypto/keys';
 import { loadPinnedKeys } from '../shared/crypto/pinned-keys';
 import { apkIngestQueue } from '../shared/queues/apk-ingest';
-import { createProducers } from '../shared/queues/producers';
+import { createProducers, withDeadline } from '../shared/queues/producers';
 import type { ConnectOptions } from '../shared/storage/connect-options';
 import { connectMongo } from '../shared/storage/mongo';
 import { bullPrefix, createProducerRedis, createWorkerRedis } from '../shared/storage/redis';
@@ -20,6 +20,13 @@ export interface Connections {
   readonly eventsRedis: ReturnType<typeof createWorkerRedis>;
   readonly producers: ReturnType<typeof createProducers>;
   readonly ingestEvents: QueueEvents;
+  /**
+   * Closes `ingestEvents` within `deadlineMs`, by force past it. BullMQ runs a QueueEvents on its
+   * own duplicate of the connection it is given (closing `eventsRedis` does not close that one),
+   * and QueueEvents.close() first waits for the duplicate to be ready: forever while Redis does
+   * not answer, the duplicate meanwhile holding its socket or its reconnect timer.
+   */
+  closeIngestEvents(deadlineMs: number): Promise<void>;
 }
 
 export async function connect(options: ConnectOptions): Promise<Connections> {
@@ -41,10 +48,29 @@ export async function connect(options: ConnectOptions): Promise<Connections> {
   eventsRedis.on('error', (err: Error) =>
     log.warn({ err: err.message }, 'redis (api events) connection error'),
   );
-  const ingestEvents = new QueueEvents(apkIngestQueue.name, {
-    connection: eventsRedis,
-    prefix: bullPrefix(eventsRedis, options.queuePrefix),
-  });
+  const drops: Array<() => void> = [];
+  const ingestEvents = new QueueEvents(
+    apkIngestQueue.name,
+    { connection: eventsRedis, prefix: bullPrefix(eventsRedis, options.queuePrefix) },
+    droppable(drops),
+  );
   ingestEvents.on('error', (err) => log.warn({ err: err.message }, 'queue events error'));
-  return { mongo, keys, redis, eventsRedis, producers, ingestEvents };
+  const closeIngestEvents = async (deadlineMs: number) => {
+    const closed = await withDeadline(ingestEvents.close(), deadlineMs, 'closing queue events')
+      .then(() => true)
+      .catch(() => false);
+    if (!closed) for (const drop of drops) drop();
+  };
+  return { mongo, keys, redis, eventsRedis, producers, ingestEvents, closeIngestEvents };
+}
+
+/** BullMQ's connection class (its extension point), each instance's forced close put in `drops`. */
+function droppable(drops: Array<() => void>): typeof RedisConnection {
+  return class extends RedisConnection {
+    constructor(...args: ConstructorParameters<typeof RedisConnection>) {
+      super(...args);
+      // At once, ready or not: ioredis never reconnects a connection closed by disconnect().
+      drops.push(() => this._client.disconnect());
+    }
+  };
 }

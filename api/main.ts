@@ -25,7 +25,6 @@ import { plaintextMemory } from './downloads/plaintext-memory';
 import { cachedBlobStore } from '../shared/storage/blob-cache';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
 import type { TlsMaterial } from '../shared/crypto/tls';
-import { withDeadline } from '../shared/queues/producers';
 import { queueDeliverySink } from '../shared/queues/delivery-sink';
 import { DEFAULT_OVER_PLAN_WINDOW_MS, overPlanEvents } from '../shared/webhooks/over-plan';
 import { redisRedeliveryThrottle } from '../shared/webhooks/redelivery-throttle';
@@ -121,7 +120,7 @@ export interface ApiProcess {
 export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   const { log } = options;
   const conn = await connect(options);
-  const { mongo, redis, eventsRedis, producers, ingestEvents } = conn;
+  const { mongo, redis, eventsRedis, producers } = conn;
   const listeners: Array<Listener | LegacyPushListener> = [];
   const stopping = new AbortController();
   // Every upload waiting for its verdict listens to it: as many as there are uploads in flight.
@@ -148,8 +147,8 @@ export async function startApi(options: ApiOptions): Promise<ApiProcess> {
   });
   const release = async () => {
     await pushHub.close();
-    // QueueEvents.close() waits for its connection: bounded, so shutdown ends while Redis is down.
-    await withDeadline(ingestEvents.close(), 3_000, 'closing queue events').catch(() => undefined);
+    // Bounded, then forced: shutdown ends, and lets go of Redis, while Redis does not answer.
+    await conn.closeIngestEvents(3_000);
     await closeRedis(eventsRedis);
     await producers.close().catch(() => undefined);
     await closeRedis(redis);
@@ -305,6 +304,7 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
   const { blobs, memory, offload } = downloadTiers(options, conn);
   const accounts = createAccountsService(mongo.db, keys);
   const deliveries = queueDeliverySink(producers.get(webhookDeliveryQueue.name));
+  const slots = uploadSlots(limits.uploads);
   const intake = exceptionIntake({ db: mongo.db, accounts, redis, producers, live, now, log });
   return {
     log,
@@ -331,7 +331,7 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
       events: ingestEvents,
       stopping: made.stopping,
     }),
-    uploadSlots: uploadSlots(limits.uploads),
+    uploadSlots: slots,
     uploadSpool: { dir: spoolDirOf(options), budget: spoolBudget(limits.uploads.spoolBytes) },
     notices: requestingDeltas(
       redisNoticeSink({ redis, prefix: options.queuePrefix, failFast: true }),
@@ -364,6 +364,7 @@ function buildDeps(options: ApiOptions, conn: Connections, made: Made): ApiDeps 
       prefix: options.queuePrefix,
       producers,
       openStreams: () => pushHub.openStreams(),
+      uploadsReceiving: () => slots.held(),
       now,
     }),
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),

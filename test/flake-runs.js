@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// `node test/flake-runs.js [runs] [--resilience]`: the flake budget's measurement (docs/testing.md
-// "Flakes"). Runs the main suite (or the resilience suite) `runs` times in a row (default 5) on
-// this checkout, keeps jest's JSON of each run under .data/flake-runs/, and prints every test that
-// failed in any run with how often, then exits 1 when one did. A test that fails once in twenty
-// runs is a defect to fix, not to retry: this is how it is found. Each run's jest output is in
-// the .log beside its results.
+// `node test/flake-runs.js [runs] [--resilience] [paths...]`: the flake budget's measurement
+// (docs/testing.md "Flakes"). Runs the main suite (or the resilience suite) `runs` times in a row
+// (default 5) on this checkout, keeps jest's JSON of each run under .data/flake-runs/, and prints
+// every test that failed in any run with how often, then exits 1 when one did. A test that fails
+// once in twenty runs is a defect to fix, not to retry: this is how it is found. Each run's jest
+// output is in the .log beside its results. Paths (jest's test path patterns) limit each run to
+// those files: how a timing-sensitive file is run twenty times without the whole suite.
 'use strict';
 const { spawnSync } = require('node:child_process');
 const { closeSync, existsSync, mkdirSync, openSync, readFileSync } = require('node:fs');
@@ -14,6 +15,11 @@ const root = path.resolve(__dirname, '..');
 const args = process.argv.slice(2);
 const resilience = args.includes('--resilience');
 const runs = Number(args.find((a) => /^\d+$/.test(a)) ?? 5);
+const paths = args.filter((a) => !/^\d+$/.test(a) && a !== '--resilience');
+if (paths.some((a) => a.startsWith('-'))) {
+  console.error(`unknown option in ${paths.join(' ')}: [runs] [--resilience] [paths...]`);
+  process.exit(2);
+}
 const outDir = path.join(root, '.data', 'flake-runs');
 mkdirSync(outDir, { recursive: true });
 
@@ -28,7 +34,7 @@ for (let run = 1; run <= runs; run++) {
   const log = openSync(`${base}.log`, 'w');
   const jest = spawnSync(
     process.execPath,
-    [jestBin, ...config, '--silent', '--json', `--outputFile=${file}`],
+    [jestBin, ...config, '--silent', '--json', `--outputFile=${file}`, ...paths],
     { cwd: root, stdio: ['ignore', 'ignore', log] },
   );
   closeSync(log);
@@ -48,9 +54,14 @@ for (let run = 1; run <= runs; run++) {
     for (const t of tests) failed.push(`${name} › ${t.fullName}`);
   }
   for (const f of failed) failures.set(f, (failures.get(f) ?? 0) + 1);
+  // A file that leaves something running: jest force-exits its worker (or waits, in band).
+  const leaked = /failed to exit gracefully|did not exit one second/.test(
+    readFileSync(`${base}.log`, 'utf8'),
+  );
   console.log(
     `run ${run}: ${result.numPassedTests}/${result.numTotalTests} passed in ${minutes} min` +
-      (failed.length ? `; failed: ${failed.join('; ')}` : ''),
+      (failed.length ? `; failed: ${failed.join('; ')}` : '') +
+      (leaked ? '; jest: a worker did not exit (see the .log)' : ''),
   );
 }
 console.log(`\n${runs} runs; tests that failed at least once: ${failures.size}`);

@@ -3,7 +3,7 @@
  *
  * Two kinds of series:
  * - per API process, counted where things happen (sum them across instances): bytes of APK
- *   downloaded, exception reports by verdict, open push streams;
+ *   downloaded, exception reports by verdict, open push streams, uploads being received;
  * - deployment-wide, read at scrape time from the shared stores (every API process reports the
  *   same values; aggregate with `max`, not `sum`): queue depths, overdue (stuck) jobs and job
  *   durations per queue (Redis; workers record durations), uploads by verdict (MongoDB), backup age (Redis).
@@ -36,6 +36,8 @@ export interface MetricsSources {
   readonly producers: Producers;
   /** Open push connections of this process by channel (`sse`, `pushlink`). */
   readonly openStreams: () => Readonly<Record<string, number>>;
+  /** Uploads this process is receiving: the upload slots held (api/uploads/upload-slots.ts). */
+  readonly uploadsReceiving: () => number;
   readonly now: () => Date;
 }
 
@@ -74,6 +76,14 @@ export function createApiMetrics(sources: MetricsSources): ApiMetrics {
     registers: [registry],
     collect() {
       for (const [channel, n] of Object.entries(sources.openStreams())) this.set({ channel }, n);
+    },
+  });
+  new Gauge({
+    name: 'apkrelay_uploads_receiving',
+    help: 'Uploads this API process is receiving: slots of UPLOADS_TOTAL held, each until its handler is done with the body (stored, or refused and deleted).',
+    registers: [registry],
+    collect() {
+      this.set(sources.uploadsReceiving());
     },
   });
   const legacyPushRefused = new Counter({

@@ -15,8 +15,11 @@ export function statusUrl(deps: ApiDeps, uploadId: string): string {
 }
 
 /**
- * Takes an upload slot for this client, given back once the body is received (or the reply is
- * out), or the bound that refused it (Retry-After set): the caller replies 429 or 503.
+ * Takes an upload slot for this client, or the bound that refused it (Retry-After set): the
+ * caller replies 429 or 503. The caller gives the slot back once it has finished with the body
+ * (stored, or refused and its bytes deleted), not when the reply is out: a slot held means work
+ * of that upload may still write, so the held count (apkrelay_uploads_receiving) settles only
+ * after the last write.
  */
 export function takeSlot(
   deps: ApiDeps,
@@ -25,6 +28,5 @@ export function takeSlot(
 ): ReleaseSlot | 'address-busy' | 'busy' {
   const slot = deps.uploadSlots.acquire(clientAddress(req));
   if (typeof slot === 'string') res.setHeader('Retry-After', String(UPLOAD_SLOT_RETRY_SECONDS));
-  else res.once('close', slot);
   return slot;
 }

@@ -11,6 +11,8 @@ export type ReleaseSlot = () => void;
 export interface UploadSlots {
   /** A slot for an upload from `address`, or which bound refused it. */
   acquire(address: string): ReleaseSlot | 'address-busy' | 'busy';
+  /** Slots held now: uploads this process is receiving (the metric apkrelay_uploads_receiving). */
+  held(): number;
 }
 
 /** Seconds a refused client is told to wait (Retry-After). */
@@ -37,6 +39,7 @@ export function uploadSlots(bounds: { readonly perAddress: number; readonly tota
         else byAddress.delete(bucket);
       };
     },
+    held: () => total,
   };
   return slots;
 }

@@ -12,14 +12,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startFleet, type Fleet, type FleetEvent } from '../../../device-client/simulator/fleet';
 import { newAccount } from '../../helpers/accounts';
+import { FakeClock } from '../../helpers/device-client-fakes';
 import { DEMO_PACKAGE, demoApk, describeWithDemoApks } from '../../helpers/demo-apks';
 import { request } from '../../helpers/http';
 import { postMultipart } from '../../helpers/multipart';
 import { startStack, type TestStack } from '../../helpers/stack';
-import { eventsOf, until } from './helpers';
+import { eventsOf, streamEndedByOwner, until } from './helpers';
 
 jest.setTimeout(180_000);
 const DEVICES = 5;
@@ -124,7 +124,12 @@ describeWithDemoApks(__filename, 'the demo APK carrying the Android library', ()
       );
     }
 
-    function fleetOn(apiKey: string, installedMd5: string, events: FleetEvent[]): Fleet {
+    function fleetOn(
+      apiKey: string,
+      installedMd5: string,
+      events: FleetEvent[],
+      clock?: FakeClock,
+    ): Fleet {
       const fleet = startFleet({
         pushUrl: stack.urls.push,
         baseUrl: stack.urls.web,
@@ -137,6 +142,7 @@ describeWithDemoApks(__filename, 'the demo APK carrying the Android library', ()
         applyIntervalMs: 500,
         storageDir: path.join(tmp, 'fleet'),
         ca: stack.ca,
+        ...(clock ? { clock } : {}),
         onEvent: (e) => events.push(e),
       });
       fleets.push(fleet);
@@ -179,15 +185,22 @@ describeWithDemoApks(__filename, 'the demo APK carrying the Android library', ()
       await fleet.close(1_000);
       fleets.pop();
       const after: FleetEvent[] = [];
-      fleetOn(apiKey, v2, after);
+      // The restarted devices' timers (APPLY every 500 ms) fire when the test advances this clock.
+      const clock = new FakeClock(Date.now());
+      fleetOn(apiKey, v2, after, clock);
       await until(
         `${DEVICES} registrations on v2`,
         () => after.filter((e) => e.event === 'registered').length === DEVICES,
       );
       expect(await installedVersions(apiKey)).toEqual(expectAll(2));
-      // A window, not a wait (no event proves an absence): two APPLY periods for a repeated
-      // offer or APPLY to show; a sleep only ends late, so load lengthens it.
-      await sleep(1_000);
+      // Two APPLY periods: an APPLY left armed for the applied download would fire in them.
+      // Then each stream's end, after all the server sent before it: a repeated offer would be
+      // in it.
+      await clock.advance(2 * 500);
+      for (const d of devices) {
+        const mine = () => after.filter((e) => e.device === d);
+        await streamEndedByOwner(stack, apiKey, d, mine, DEMO_PACKAGE);
+      }
       // Nothing more to offer, and the download that was applied is not applied again.
       expect(
         after.filter((e) => ['version', 'apply', 'error', 'refused'].includes(e.event)),

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { FleetEvent } from '../../../device-client/simulator/fleet';
 import { eventually } from '../../helpers/eventually';
-import { request } from '../../helpers/http';
+import { metricSum } from '../../helpers/metrics';
 import { setStatusByOwner } from '../../helpers/sse-stream-end';
 import type { TestStack } from '../../helpers/stack';
 import { fixture } from '../../helpers/uploads';
@@ -34,14 +34,8 @@ export function eventsOf(events: FleetEvent[], device: string, name: string): Fl
 }
 
 /** The API's count of open push streams, all channels (its /metrics gauge, with METRICS_TOKEN). */
-export async function openStreams(stack: TestStack, metricsToken: string): Promise<number> {
-  const reply = await request(`${stack.urls.admin}/metrics`, {
-    headers: { authorization: `Bearer ${metricsToken}` },
-    ca: stack.ca,
-  });
-  // One series per channel (sse, pushlink): their sum.
-  const lines = reply.text.split('\n').filter((l) => l.startsWith('apkrelay_push_streams_open{'));
-  return lines.reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+export function openStreams(stack: TestStack, metricsToken: string): Promise<number> {
+  return metricSum(stack, metricsToken, 'apkrelay_push_streams_open');
 }
 
 /**
@@ -55,9 +49,10 @@ export async function streamEndedByOwner<E extends { readonly event: string }>(
   apiKey: string,
   deviceId: string,
   events: () => readonly E[],
+  packageName = SAMPLE,
 ): Promise<E[]> {
   const before = events().filter((e) => e.event === 'stream-ended').length;
-  await setStatusByOwner(stack, { apiKey, package: SAMPLE, deviceId }, 'enabled');
+  await setStatusByOwner(stack, { apiKey, package: packageName, deviceId }, 'enabled');
   let end = -1;
   await until(`${deviceId}'s stream-ended`, () => {
     let seen = 0;

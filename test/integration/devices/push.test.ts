@@ -3,7 +3,6 @@
  * processes, version notices fanned out to streams held by either process, give-ups sent exactly
  * once, catch-up on reconnect, signed events.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { checkNotice } from '../../../device-client/core/signed-events';
 import { nodeCrypto } from '../../../device-client/node/adapters';
 import { verifyEvent } from '../../../shared/devices/push-signing';
@@ -227,8 +226,9 @@ test('a device offline during a change gets the right version on reconnect, with
   await first.next('status');
   const seen = first.lastEventId;
   await first.close();
+  // Offline past the change: the ingest worker appends the version notice before the verdict
+  // that answers this upload, so both devices reconnect after it.
   await uploadFixture(stack, apiKey, 'version-3.apk');
-  await sleep(300); // offline a little past the change (the reconnects below poll for the event)
   const withId = stream(second.urls.push, apiKey, 'late-1', seen);
   const withoutId = stream(stack.urls.push, apiKey, 'late-2');
   for (const s of [withId, withoutId]) {

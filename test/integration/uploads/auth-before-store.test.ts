@@ -13,6 +13,7 @@ import { Redis } from 'ioredis';
 import { CIPHER_SEGMENT_SIZE } from '../../../shared/crypto/segmented-aead';
 import { redisKeys } from '../../../shared/redis-keys';
 import { newAccount } from '../../helpers/accounts';
+import { uploadsDone } from '../../helpers/metrics';
 import { fileEnd, fileHead, formEnd, formField, sendForm } from '../../helpers/raw-upload';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { bytesUnder, databaseBytesOnDisk } from '../../helpers/store-bytes';
@@ -21,13 +22,14 @@ jest.setTimeout(180_000);
 
 const FILE_BYTES = 50 * 1024 * 1024;
 const ONE_MB = 1024 * 1024;
+const METRICS_TOKEN = 'auth-before-store-metrics-token';
 
 let stack: TestStack;
 let workerTmpDir: string;
 let redis: Redis;
 beforeAll(async () => {
   workerTmpDir = await mkdtemp(path.join(os.tmpdir(), 'apkrelay-auth-store-'));
-  stack = await startStack({ maxApkBytes: 64 * ONE_MB, workerTmpDir });
+  stack = await startStack({ maxApkBytes: 64 * ONE_MB, workerTmpDir, metricsToken: METRICS_TOKEN });
   redis = new Redis(stack.redisUrl);
 });
 afterAll(async () => {
@@ -44,7 +46,7 @@ async function storeBytes(): Promise<number> {
 
 /**
  * Runs `upload` while sampling GridFS every 50 ms: the most it held at once (chunks, as bytes),
- * and how much the store on disk grew.
+ * and how much the store on disk grew, once the API has finished with the upload.
  */
 async function measured<T>(upload: () => Promise<T>) {
   const chunks = stack.mongo.db.collection('apks.chunks');
@@ -60,9 +62,9 @@ async function measured<T>(upload: () => Promise<T>) {
   })();
   try {
     const result = await upload();
-    // A window, not a wait (no event proves nothing more is written): a blob deleted after the
-    // reply, or written late, shows by its end. A sleep only ends late, so load lengthens it.
-    await sleep(500);
+    // The reply came, so the upload took its slot; the handler gives it back only after its last
+    // write. From then on nothing of this upload can still be written or deleted.
+    await uploadsDone(stack, METRICS_TOKEN);
     return {
       result,
       gridFsPeak: peakChunks * CIPHER_SEGMENT_SIZE,

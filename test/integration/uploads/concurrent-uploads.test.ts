@@ -3,24 +3,26 @@
  * (UPLOADS_PER_ADDRESS) and in all (UPLOADS_TOTAL). Uploads are held open half-way on raw sockets
  * (client addresses told through X-Forwarded-For, a trusted loopback proxy); the one past a bound
  * is refused at once with a retryable status and Retry-After, the held ones then complete and
- * succeed, and their slots are free again afterwards.
+ * succeed, and their slots are free again afterwards, also when a client goes away mid-body.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { newAccount } from '../../helpers/accounts';
+import { uploadsDone, uploadsReceiving } from '../../helpers/metrics';
 import { fileEnd, fileHead, formEnd, formField, requestHead } from '../../helpers/raw-upload';
 import { startStack, type TestStack } from '../../helpers/stack';
 import { closeAllRaw, openRaw, type RawConnection } from '../../resilience/protocol/raw-http';
 
 jest.setTimeout(120_000);
 
+const METRICS_TOKEN = 'concurrent-uploads-metrics-token';
 let stack: TestStack;
 let apk: Buffer;
 beforeAll(async () => {
   stack = await startStack({
     trustProxy: ['loopback'],
     uploads: { perAddress: 2, total: 3 },
+    metricsToken: METRICS_TOKEN,
   });
   apk = await readFile(path.resolve(__dirname, '../../fixtures/apks/version-1.apk'));
 });
@@ -77,16 +79,12 @@ async function tryUpload(address: string, target = '/apps/api_upload') {
   }
 }
 
-/**
- * Lets the server take up what was sent (a slot is taken once the request's headers arrive). No
- * event shows a slot taken; a slot not yet taken lets the next upload through, so this sleep can
- * only fail the test, never make it pass wrongly.
- */
-const settle = () => sleep(500);
+/** Waits until the server has taken the held uploads' slots (once their headers arrived). */
+const settle = (held: number) => uploadsReceiving(stack, METRICS_TOKEN, held);
 
 test('one upload past UPLOADS_PER_ADDRESS: 429 with Retry-After; the held ones succeed', async () => {
   const held = [await holdUpload('203.0.113.1'), await holdUpload('203.0.113.1')];
-  await settle();
+  await settle(2);
   const refused = await tryUpload('203.0.113.1');
   expect(refused.status).toBe(429);
   expect(refused.text).toBe(
@@ -112,7 +110,7 @@ test('one upload past UPLOADS_TOTAL: 503 with Retry-After; the held ones succeed
     await holdUpload('198.51.100.1'),
     await holdUpload('198.51.100.2', JSON_PATH),
   ];
-  await settle();
+  await settle(3);
   const refused = await tryUpload('198.51.100.3');
   expect(refused.status).toBe(503);
   expect(refused.text).toBe('deploy fails, too many uploads at once; retry later');
@@ -121,4 +119,15 @@ test('one upload past UPLOADS_TOTAL: 503 with Retry-After; the held ones succeed
   expect(replies.map((r) => r.status)).toEqual([200, 200, 202]);
   const again = await holdUpload('198.51.100.3');
   expect(await again.finish()).toEqual({ status: 200, text: 'deploy successful' });
+});
+
+test('a client gone mid-body gives its slot back: the bound admits its address again', async () => {
+  const held = [await holdUpload('192.0.2.7'), await holdUpload('192.0.2.7', JSON_PATH)];
+  await settle(2);
+  // Both clients go away inside their file parts: the server's handlers end, slots given back.
+  for (const h of held) await h.connection.close();
+  await uploadsDone(stack, METRICS_TOKEN);
+  const again = [await holdUpload('192.0.2.7'), await holdUpload('192.0.2.7')];
+  const replies = await Promise.all(again.map((h) => h.finish()));
+  expect(replies).toEqual(replies.map(() => ({ status: 200, text: 'deploy successful' })));
 });

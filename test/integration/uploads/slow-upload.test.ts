@@ -9,6 +9,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newAccount } from '../../helpers/accounts';
+import { eventually } from '../../helpers/eventually';
+import { uploadsDone } from '../../helpers/metrics';
 import { postMultipart } from '../../helpers/multipart';
 import { fileHead, formField, requestHead } from '../../helpers/raw-upload';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -20,22 +22,24 @@ const PROGRESS_BYTES = 1024;
 const WINDOW_MS = 1_000;
 /** The server checks at the end of each window; the machine is shared and slow. */
 const SLACK_MS = 3_000;
+const METRICS_TOKEN = 'slow-upload-metrics-token';
 
 let stack: TestStack;
 let apiKey: string;
 beforeAll(async () => {
   stack = await startStack({
     uploads: { progressBytes: PROGRESS_BYTES, progressWindowMs: WINDOW_MS },
+    metricsToken: METRICS_TOKEN,
   });
   apiKey = (await newAccount(stack)).apiKey;
 });
 afterAll(() => stack.close());
 
 /**
- * A window, not a wait (no event proves that nothing more is written): a chunk or record written
- * after the 408 shows by its end. A sleep only ends late, so load lengthens it.
+ * The end of the cut upload's writes: its handler gives its upload slot back only after it has
+ * deleted what it stored, so once no slot is held a chunk or record written late would show.
  */
-const lateWrites = () => sleep(300);
+const writesSettled = () => uploadsDone(stack, METRICS_TOKEN);
 
 async function stored() {
   const db = stack.mongo.db;
@@ -67,10 +71,10 @@ async function trickle(target: string, start: Buffer, headers: Record<string, st
     }
     const reply = await response;
     const elapsedMs = Date.now() - started;
-    const closed = await Promise.race([
-      connection.closed.then(() => true),
-      sleep(SLACK_MS).then(() => false),
-    ]);
+    // The server closes the connection after its reply: a wait for it, not a bound on when.
+    const closed = await eventually('the server to close the connection', () =>
+      connection.isClosed(),
+    );
     return { reply, elapsedMs, closed };
   } finally {
     await connection.close();
@@ -95,7 +99,7 @@ test.each([
     expect(reply.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(elapsedMs).toBeLessThan(2 * WINDOW_MS + SLACK_MS);
     expect(closed).toBe(true);
-    await lateWrites();
+    await writesSettled();
     expect(await stored()).toEqual(before);
   },
 );
@@ -113,7 +117,7 @@ test('JSON upload trickled: 408 UPLOAD_TOO_SLOW, closed, nothing stored', async 
   );
   expect(elapsedMs).toBeLessThan(2 * WINDOW_MS + SLACK_MS);
   expect(closed).toBe(true);
-  await lateWrites();
+  await writesSettled();
   expect(await stored()).toEqual(before);
 });
 

@@ -138,6 +138,7 @@ test('a job active past its budget is logged once, noted in its log and counted 
         prefix,
         producers,
         openStreams: () => ({}),
+        uploadsReceiving: () => 0,
         now: () => new Date(processedOn + 30 * 60_000 + 1),
       });
       const text = await metrics.render();
