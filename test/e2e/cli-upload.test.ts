@@ -180,6 +180,23 @@ test('a bad API key: exit 1 and the key appears nowhere in the output, sync or a
   }
 });
 
+test('a bad API key on a 40 MB upload: the refusal reaches the CLI, not a broken pipe', async () => {
+  // The server refuses on the key (the form's first field) with most of the file still to come.
+  // Closing outright while the CLI writes made the kernel reset the connection and drop the
+  // unread reply ("write EPIPE"); the server's lingering close lets the reply through.
+  const big = path.join(tmp, 'refused-big.apk');
+  await writeFile(big, '');
+  await truncate(big, 40 * 1024 * 1024);
+  const badKey = `ak_${'R'.repeat(32)}`;
+  for (let i = 0; i < 5; i++) {
+    const run = await upload([...onStack(badKey), '--ca', caFile, '--json', big]);
+    expect(run.code).toBe(1);
+    expect(lines(run)).toEqual([
+      expect.objectContaining({ ok: false, status: 401, message: 'deploy fails, Invalid Api Key' }),
+    ]);
+  }
+});
+
 test('TLS: --insecure works without --ca; without either the self-signed server is refused', async () => {
   const { apiKey } = await newAccount(stack);
   const refused = await upload([...onStack(apiKey), '--json', apk('other-package.apk')]);
