@@ -6,7 +6,8 @@
 import type { AccessKeyView } from '../../shared/accounts/access-keys';
 import { html, type Html } from '../web/html';
 import { when as whenAt } from '../web/time';
-import { dataTable, may, type Viewer } from '../web/views';
+import { may, type Viewer } from '../web/views';
+import { scrollTable } from '../web/table';
 
 export interface KeysState {
   readonly keys: readonly AccessKeyView[];
@@ -80,10 +81,10 @@ export function keysSection(viewer: Viewer, state: KeysState): Html {
       </p>`
     : '';
   const table = state.keys.length
-    ? dataTable(
-        'keys',
+    ? scrollTable(
         ['Name', 'Kind', 'Apps', 'Created', 'Last use', ''],
         state.keys.map((k) => keyRow(viewer, k, state.now)),
+        { class: 'keys' },
       )
     : html`<p>No device key or CI token yet.</p>`;
   return html`<h2>Keys and tokens</h2>

@@ -8,7 +8,8 @@ import type { Member } from '../../shared/accounts/member-types';
 import { MEMBER_ROLES, type MemberRole } from '../../shared/accounts/principal';
 import { html, type Html } from '../web/html';
 import { when } from '../web/time';
-import { dataTable, layout, may, postButton, type Viewer } from '../web/views';
+import { layout, may, postButton, type Viewer } from '../web/views';
+import { scrollTable } from '../web/table';
 import type { InvitationDoc } from '../../shared/accounts/collections';
 
 export interface TeamState {
@@ -103,8 +104,7 @@ export function membersPage(viewer: Viewer, state: TeamState): string {
     viewer,
     html`<h1>Members</h1>
       ${state.problem ? html`<p class="error" role="alert">${state.problem}</p>` : ''} ${link}
-      ${dataTable(
-        'members',
+      ${scrollTable(
         ['Email', 'Role', 'Second factor', 'Member since', ''],
         [
           html`<tr>
@@ -116,14 +116,15 @@ export function membersPage(viewer: Viewer, state: TeamState): string {
           </tr>`,
           ...state.members.map((m) => memberRow(viewer, m, state.now)),
         ],
+        { class: 'members' },
       )}
       <h2>Pending invitations</h2>
       ${
         state.invitations.length
-          ? dataTable(
-              'invitations',
+          ? scrollTable(
               ['Email', 'Role', 'Invited by', 'Expires', ''],
               state.invitations.map((i) => invitationRow(viewer, i, state.now)),
+              { class: 'invitations' },
             )
           : html`<p>None.</p>`
       }

@@ -6,7 +6,8 @@ import type { AuditFilter, AuditPage } from '../../shared/audit/list';
 import { AUDIT_ACTIONS } from '../../shared/audit/types';
 import { html, type Html } from '../web/html';
 import { when } from '../web/time';
-import { dataTable, layout, type Viewer } from '../web/views';
+import { layout, type Viewer } from '../web/views';
+import { scrollTable } from '../web/table';
 
 const iso = (d: Date | undefined) => (d ? d.toISOString() : '');
 
@@ -60,7 +61,7 @@ export function auditPage(
     viewer,
     html`<h1>Audit log</h1>
       ${filterForm(f)}
-      ${dataTable('audit', ['When', 'Who', 'Action', 'Resource', 'Address', 'Details'], rows)}
+      ${scrollTable(['When', 'Who', 'Action', 'Resource', 'Address', 'Details'], rows, { class: 'audit' })}
       <nav aria-label="Pages">${page.next ? html`<a href="${older}">Older</a>` : ''}</nav>`,
   );
 }

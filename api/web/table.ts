@@ -1,12 +1,13 @@
 /**
- * A data table of the web administration: column headings and rows, inside the scrolling
+ * A data table of the web administration: column headings (`''`: an unnamed column) and rows,
+ * inside the scrolling
  * wrapper (`div.table-scroll`) so that a wide table scrolls instead of widening the page.
  */
-import { html, type Html } from './html';
+import { html, type Html, type Value } from './html';
 
 export function scrollTable(
   headings: readonly string[],
-  rows: readonly Html[],
+  rows: Value,
   attributes: { readonly class?: string; readonly tally?: string } = {},
 ): Html {
   return html`<div class="table-scroll">

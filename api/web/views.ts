@@ -2,7 +2,7 @@
 import { scopesOf, type Scope } from '../../shared/accounts/principal';
 import type { Account } from '../../shared/accounts/types';
 import { apiKeyReveal } from './api-key';
-import { html, type Html, type Value } from './html';
+import { html, type Html } from './html';
 import type { WebUser } from './sessions';
 import { fleetCard, type FleetRow } from '../apps/fleet-view';
 
@@ -21,27 +21,6 @@ export interface Viewer {
  */
 export function may(viewer: Viewer, scope: Scope): boolean {
   return scopesOf('session', { role: viewer.user.role }).includes(scope);
-}
-
-/** A table in a box that scrolls sideways rather than widen the page (narrow windows). */
-export function tableScroll(table: Html): Html {
-  return html`<div class="table-scroll">${table}</div>`;
-}
-
-/** Rows under column headers (`''`: an unnamed column), in a box that scrolls sideways. */
-export function dataTable(className: string, headers: readonly string[], rows: Value): Html {
-  return tableScroll(
-    html`<table class="${className}">
-      <thead>
-        <tr>
-          ${headers.map((h) => html`<th scope="col">${h}</th>`)}
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>`,
-  );
 }
 
 /** A one-button form posting to `action` with the session's CSRF token. */

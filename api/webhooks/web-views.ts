@@ -7,7 +7,8 @@ import type { DeliveryDoc, EndpointDoc } from '../../shared/webhooks/types';
 import { WEBHOOK_EVENTS } from '../../shared/webhooks/types';
 import { html, type Html } from '../web/html';
 import { when } from '../web/time';
-import { dataTable, layout, may, postButton, type Viewer } from '../web/views';
+import { layout, may, postButton, type Viewer } from '../web/views';
+import { scrollTable } from '../web/table';
 
 /** What the add or edit form shows: the input as sent, and why it was refused. */
 export interface EndpointInput {
@@ -86,10 +87,10 @@ export function webhooksPage(
   input: EndpointInput,
   created: { readonly url: string; readonly secret: string } | null = null,
 ): string {
-  const table = dataTable(
-    'webhooks',
+  const table = scrollTable(
     ['URL', 'Events', 'State', 'Latest delivery'],
     endpoints.map((s) => endpointRow(s, now)),
+    { class: 'webhooks' },
   );
   return layout(
     'Webhooks',
@@ -163,10 +164,10 @@ export function endpointPage(
   input: EndpointInput,
 ): string {
   const id = doc._id.toHexString();
-  const log = dataTable(
-    'deliveries',
+  const log = scrollTable(
     ['When', 'Event', 'State', 'Attempts', 'Last reply', ''],
     deliveries.map((d) => deliveryRow(viewer, now, d)),
+    { class: 'deliveries' },
   );
   return layout(
     'Webhook',
