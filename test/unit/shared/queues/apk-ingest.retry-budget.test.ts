@@ -6,6 +6,7 @@
 import type { JobsOptions } from 'bullmq';
 import { apkIngestQueue } from '../../../../shared/queues/apk-ingest';
 import { exceptionIngestQueue } from '../../../../shared/queues/exception-ingest';
+import { webhookDeliveryQueue } from '../../../../shared/queues/webhook-delivery';
 
 function retrySpanMs(options: JobsOptions): number {
   const attempts = options.attempts ?? 1;
@@ -22,3 +23,8 @@ test.each([apkIngestQueue, exceptionIngestQueue])(
     expect(retrySpanMs(queue.jobOptions)).toBeGreaterThanOrEqual(30 * 60_000);
   },
 );
+
+test('webhook-delivery waits 1 s, 2 s, ... 1,024 s between its 12 attempts: 2,047 s (docs/webhooks.md)', () => {
+  expect(webhookDeliveryQueue.jobOptions.attempts).toBe(12);
+  expect(retrySpanMs(webhookDeliveryQueue.jobOptions)).toBe(2_047_000);
+});
