@@ -16,6 +16,8 @@ export interface StageProgressInput {
 export const STAGES = { width: 480, height: 46, gap: 4, barHeight: 24 } as const;
 
 const FILL = { passed: PALETTE[2], current: PALETTE[0], halted: '#c53030', ahead: '#e2e8f0' };
+/** The label's colour on each fill: the one of white and the page's ink with at least 4.5:1. */
+const INK = { passed: '#1d2330', current: '#fff', halted: '#fff', ahead: '#1d2330' };
 
 type Phase = keyof typeof FILL;
 
@@ -51,7 +53,6 @@ export function stageProgress(input: StageProgressInput): Html {
   const body = stageSegments(input).map((s) => {
     const mid = (s.x + s.width / 2).toFixed(2);
     const marked = s.phase === 'current' || s.phase === 'halted';
-    const ink = s.phase === 'ahead' ? '#1d2330' : '#fff';
     return html`<g class="stage" data-phase="${s.phase}" ${marked ? html`aria-current="step"` : ''}>
       <rect
         x="${s.x.toFixed(2)}"
@@ -61,7 +62,7 @@ export function stageProgress(input: StageProgressInput): Html {
         fill="${FILL[s.phase]}"
         ${marked ? html`stroke="#1d2330" stroke-width="2"` : ''}
       />
-      <text x="${mid}" y="16" font-size="12" text-anchor="middle" fill="${ink}"
+      <text x="${mid}" y="16" font-size="12" text-anchor="middle" fill="${INK[s.phase]}"
         >${figureText(s.percent)} %</text
       >
       ${marked ? html`<text x="${mid}" y="40" font-size="11" text-anchor="middle">${s.phase === 'halted' ? 'halted' : 'now'}</text>` : ''}

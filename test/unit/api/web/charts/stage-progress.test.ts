@@ -37,3 +37,29 @@ test.each([
 ] as const)('a %s rollout at stage %p: %p', (state, stageIndex, summary) => {
   expect(stageSummary({ stages, stageIndex, state })).toBe(summary);
 });
+
+/** WCAG 2 contrast ratio of two #rrggbb / #rgb colours, written from the definition. */
+function contrast(a: string, b: string): number {
+  const luminance = (hex: string): number => {
+    const h = hex.length === 4 ? [...hex.slice(1)].map((c) => c + c).join('') : hex.slice(1);
+    const [r, g, bl] = [0, 2, 4].map((i) => {
+      const c = parseInt(h.slice(i, i + 2), 16) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
+test.each(['running', 'halted'] as const)(
+  'every stage label of a %s rollout reads at 4.5:1 or more on its fill',
+  (state) => {
+    const text = flat(stageProgress({ stages, stageIndex: 1, state }).text);
+    const pairs = [
+      ...text.matchAll(/fill="(#[0-9a-f]+)"[^<]*\/>\s*<text[^>]*fill="(#[0-9a-f]+)"/g),
+    ];
+    expect(pairs).toHaveLength(4);
+    for (const [, fill, ink] of pairs) expect(contrast(fill!, ink!)).toBeGreaterThanOrEqual(4.5);
+  },
+);
