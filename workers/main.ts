@@ -13,13 +13,14 @@ import { webhookDeliveryQueue } from '../shared/queues/webhook-delivery';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
 import { ensureIndexes } from '../shared/indexes';
 import type { ConnectOptions } from '../shared/storage/connect-options';
-import { connectMongo } from '../shared/storage/mongo';
+import { connectMongo, type Mongo } from '../shared/storage/mongo';
 import { bullPrefix, closeRedis, createWorkerRedis } from '../shared/storage/redis';
 import { createProcessors } from './queue-processors';
 import type { BackupSettings } from './backup/backup-processor';
 import { startWorkerRuntime } from './runtime';
 import { startStoreWatch } from './store-watch';
 import type { WebhookSettings } from './webhooks/delivery-processor';
+import { startStrandedWatch } from './webhooks/stranded-watch';
 import type { SpikeSettings } from './exceptions/events';
 import { DEFAULT_ROLLOUT_SETTINGS, type RolloutSettings } from '../shared/rollouts/health';
 import type { DeltaSettings } from '../shared/delta/generate-delta';
@@ -48,6 +49,13 @@ const WORKER_MONGO_DEADLINES = { socketTimeoutMS: 60_000, waitQueueTimeoutMS: 30
 
 /** How often the worker checks that its MongoDB client is not wedged (store-watch.ts). */
 const STORE_WATCH_EVERY_MS = 10_000;
+
+/**
+ * The stranded-delivery sweep (workers/webhooks/stranded-watch.ts): how often, and how long a
+ * pending delivery must have been untouched (longer than emitting's insert-then-enqueue).
+ */
+const STRANDED_SWEEP_EVERY_MS = 60_000;
+const STRANDED_GRACE_MS = 5 * 60_000;
 
 /** A processor's Redis command (a marker, a lock, a queue add): milliseconds when healthy. */
 const PROCESSOR_REDIS_COMMAND_MS = 10_000;
@@ -118,17 +126,12 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
       schedulers: options.schedulers ?? true,
       ...(options.lockMs ? { lockMs: options.lockMs } : {}),
     });
-    const storeWatch = startStoreWatch({
-      client: mongo.client,
-      url: options.mongoUrl,
-      log: options.log,
-      everyMs: STORE_WATCH_EVERY_MS,
-    });
+    const looks = startLooks(options, mongo, deliveryQueue);
     let closing: Promise<void> | undefined;
     return {
       close: () =>
         (closing ??= (async () => {
-          await storeWatch.stop();
+          await looks.stop();
           await runtime.close();
           await closeAll();
         })()),
@@ -137,4 +140,28 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
     await closeAll();
     throw err;
   }
+}
+
+/** The worker process's own repeated looks: its MongoDB client, and stranded webhook deliveries. */
+function startLooks(options: WorkerOptions, mongo: Mongo, deliveryQueue: Queue) {
+  const stranded = startStrandedWatch({
+    db: mongo.db,
+    queue: deliveryQueue,
+    log: options.log,
+    everyMs: STRANDED_SWEEP_EVERY_MS,
+    graceMs: STRANDED_GRACE_MS,
+    now: options.now ?? (() => new Date()),
+  });
+  const storeWatch = startStoreWatch({
+    client: mongo.client,
+    url: options.mongoUrl,
+    log: options.log,
+    everyMs: STORE_WATCH_EVERY_MS,
+  });
+  return {
+    async stop(): Promise<void> {
+      stranded.stop();
+      await storeWatch.stop();
+    },
+  };
 }

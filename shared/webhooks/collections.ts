@@ -26,4 +26,6 @@ export async function ensureWebhooksIndexes(db: Db): Promise<void> {
     { endpointId: 1, createdAt: -1, _id: -1 },
     { name: 'endpoint_created_newest' },
   );
+  // The stranded-delivery sweep (stranded.ts): pending deliveries, quietest first.
+  await deliveries.createIndex({ state: 1, updatedAt: 1 }, { name: 'state_updated' });
 }
