@@ -4,7 +4,7 @@
  * administration has sessions). It is a UI with its own sub-routes and static assets, so it is
  * mounted here rather than listed in the route table (and the OpenAPI document).
  *
- * Read-only but for retrying failed jobs. bull-board 9's `readOnlyMode` also refuses retries (it
+ * Read-only but for retrying failed jobs, which the operator's audit log records. bull-board 9's `readOnlyMode` also refuses retries (it
  * forces `allowRetries` off), so the board is mounted writable and gated here instead: reads pass,
  * the two retry routes pass for failed jobs (bull-board alone would re-run completed ones too, so
  * the gate asks the job's state), every other method and route is 405. An operator
@@ -13,10 +13,11 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import type { Express, RequestHandler } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../shared/errors';
 import { QUEUES } from '../../shared/queues';
-import { operatorAuth } from '../auth';
+import { audit } from '../audit-context';
+import { currentAccount, operatorAuth } from '../auth';
 import type { ApiDeps } from '../deps';
 
 export const OPS_BOARD_PATH = '/ops/queues';
@@ -24,27 +25,58 @@ export const OPS_BOARD_PATH = '/ops/queues';
 /** `PUT /api/queues/:queue/:jobId/retry`: bull-board retries completed jobs too, so it is gated. */
 const RETRY_ONE = /^\/api\/queues\/([^/]+)\/([^/]+)\/retry\/?$/;
 /** `PUT /api/queues/:queue/retry/failed`: bull-board retries the status the path names. */
-const RETRY_FAILED = /^\/api\/queues\/[^/]+\/retry\/failed\/?$/;
+const RETRY_FAILED = /^\/api\/queues\/([^/]+)\/retry\/failed\/?$/;
 
 const readOnly = (): AppError =>
   new AppError('METHOD_NOT_ALLOWED', {
     message: 'the queue board is read-only but for retrying failed jobs',
   });
 
-/** Reads pass; retries pass for failed jobs only; every other write is refused. */
-export function readOnlyButRetry(deps: Pick<ApiDeps, 'producers'>): RequestHandler {
-  return (req, _res, next) => {
+type BoardDeps = Pick<ApiDeps, 'producers' | 'db' | 'now' | 'log'>;
+
+/**
+ * A retry the board carried out (2xx) goes in the operator's own audit log (`queue.retried`,
+ * resource `queue`: the queue's name; `details.job`: the job id, or `all failed`). Written once
+ * the board has answered: a refused or failed retry records nothing.
+ */
+function auditRetry(deps: BoardDeps, req: Request, res: Response, queue: string, job: string) {
+  res.on('finish', () => {
+    if (res.statusCode >= 300) return;
+    const change = {
+      accountId: currentAccount(res).id,
+      action: 'queue.retried' as const,
+      resource: { kind: 'queue', id: queue },
+      details: { job },
+    };
+    audit(deps, req, res, change).catch((err: Error) =>
+      deps.log.error({ err: err.message, queue, job }, 'queue board retry not audited'),
+    );
+  });
+}
+
+/** Reads pass; retries pass for failed jobs only (and are audited); every other write is refused. */
+export function readOnlyButRetry(deps: BoardDeps): RequestHandler {
+  return (req, res, next) => {
     if (req.method === 'GET' || req.method === 'HEAD') return next();
     if (req.method !== 'PUT') return next(readOnly());
-    if (RETRY_FAILED.test(req.path)) return next();
+    const all = RETRY_FAILED.exec(req.path);
+    if (all) {
+      auditRetry(deps, req, res, decodeURIComponent(all[1]!), 'all failed');
+      return next();
+    }
     const one = RETRY_ONE.exec(req.path);
     if (!one) return next(readOnly());
     const queue = QUEUES.find((q) => q.name === decodeURIComponent(one[1]!));
     if (!queue) return next(); // bull-board answers its own "queue not found"
+    const jobId = decodeURIComponent(one[2]!);
     deps.producers
       .get(queue.name)
-      .getJobState(decodeURIComponent(one[2]!))
-      .then((state) => next(state === 'failed' ? undefined : readOnly()), next);
+      .getJobState(jobId)
+      .then((state) => {
+        if (state !== 'failed') return next(readOnly());
+        auditRetry(deps, req, res, queue.name, jobId);
+        next();
+      }, next);
   };
 }
 

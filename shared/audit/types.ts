@@ -80,6 +80,7 @@ export const AUDIT_ACTIONS = [
   'member.password-changed',
   'member.signed-out-everywhere',
   'webhook.disabled',
+  'queue.retried',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

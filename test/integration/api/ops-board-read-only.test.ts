@@ -8,7 +8,8 @@
 import { Queue } from 'bullmq';
 import { closeRedis, createWorkerRedis, type Redis } from '../../../shared/storage/redis';
 import { newAccount } from '../../helpers/accounts';
-import { eventually } from '../../helpers/eventually';
+import type { AuditEntry } from '../../helpers/audit-log';
+import { eventually, eventuallyValue } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
 import { startStack, type TestStack } from '../../helpers/stack';
 
@@ -174,6 +175,23 @@ test('retrying one failed job and every failed job is allowed', async () => {
   expect(reply.status).toBe(200);
   expect(reply.json<{ retried: number }>().retried).toBeGreaterThanOrEqual(2);
   expect(await queue.getJob(all)).toBeDefined();
+
+  // Both retries are in the operator's own audit log, newest first; nothing else was.
+  const log = await eventuallyValue(
+    'the two retries in the audit log',
+    async () => {
+      const r = await request(`${stack.urls.admin}/api/v2/audit?action=queue.retried`, {
+        headers: { authorization: `Bearer ${operatorKey}` },
+        ca: stack.ca,
+      });
+      return r.json<{ entries: AuditEntry[] }>().entries;
+    },
+    (entries) => entries.length >= 2,
+  );
+  expect(log.map((e) => [e.action, e.resource, e.details, e.actor.kind])).toEqual([
+    ['queue.retried', { kind: 'queue', id: Q }, { job: 'all failed' }, 'account-key'],
+    ['queue.retried', { kind: 'queue', id: Q }, { job: one }, 'account-key'],
+  ]);
 });
 
 test('retrying a completed job is refused: it would run finished work again', async () => {
