@@ -3,7 +3,8 @@
  * resolved once, every resolved address must be public (unless private ones are allowed), and
  * the connection is pinned to the checked address (the `lookup` hook answers with it), so a DNS
  * answer that changes between the check and the connection (rebinding) cannot redirect it.
- * Redirects are not followed.
+ * Resolving and posting each run under the delivery's deadline (WEBHOOK_TIMEOUT_MS). Redirects are
+ * not followed.
  */
 import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
@@ -11,6 +12,7 @@ import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
 import { request } from 'node:https';
+import { withDeadline } from '../deadline';
 import { AppError } from '../errors';
 import { classifyAddress } from './address';
 
@@ -36,7 +38,18 @@ export async function pinnedAddress(url: URL, options: DeliverOptions): Promise<
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const literal = isIP(host);
   const resolve = options.resolve ?? ((h: string) => dnsLookup(h, { all: true, verbatim: true }));
-  const found = literal ? [{ address: host, family: literal }] : await resolve(host);
+  // The resolver under the delivery's deadline too: a name server that never answers must not
+  // hold the worker slot (getaddrinfo cannot be cancelled; nothing waits for it any more).
+  const found = literal
+    ? [{ address: host, family: literal }]
+    : await withDeadline(
+        {
+          ms: options.timeoutMs,
+          what: 'webhook DNS',
+          message: `${host}: no address in ${options.timeoutMs} ms`,
+        },
+        () => resolve(host),
+      );
   if (found.length === 0) {
     throw new AppError('WEBHOOK_DELIVERY_FAILED', { message: `${host} has no address` });
   }
