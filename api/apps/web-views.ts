@@ -10,6 +10,7 @@ import type { TransferSummary } from '../../shared/funnel/transfers';
 import { deltaSavingLine } from './delta-saving';
 import { adoptionChart } from '../insights/adoption-chart';
 import { digest, html, type Html } from '../web/html';
+import { scrollTable } from '../web/table';
 import { when } from '../web/time';
 import { layout, may, uploadForm, type Viewer } from '../web/views';
 
@@ -143,25 +144,21 @@ export function apksTab(
       ${adoptionChart(insights.adoption)}
       <h2>APKs</h2>
       ${insights.problem ? html`<p class="error" role="alert">${insights.problem}</p>` : ''}
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">versionCode</th>
-            <th scope="col">versionName</th>
-            <th scope="col">md5</th>
-            <th scope="col">sha256</th>
-            <th scope="col">Signer</th>
-            <th scope="col">Size</th>
-            <th scope="col">Uploaded at</th>
-            <th scope="col">Release text</th>
-            <th scope="col">Install funnel</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>
+      ${scrollTable(
+        [
+          'versionCode',
+          'versionName',
+          'md5',
+          'sha256',
+          'Signer',
+          'Size',
+          'Uploaded at',
+          'Release text',
+          'Install funnel',
+          'Actions',
+        ],
+        rows,
+      )}
       ${
         may(viewer, 'upload')
           ? html`<h2>Upload a new version</h2>

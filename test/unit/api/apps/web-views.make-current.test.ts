@@ -38,5 +38,7 @@ test('a refusal is shown on the tab above the APKs', () => {
       now: new Date('2026-11-29T12:00:00Z'),
     }),
   );
-  expect(out).toContain(`<h2>APKs</h2> <p class="error" role="alert">${problem}</p> <table>`);
+  expect(out).toContain(
+    `<h2>APKs</h2> <p class="error" role="alert">${problem}</p> <div class="table-scroll"> <table>`,
+  );
 });
