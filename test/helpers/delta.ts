@@ -84,3 +84,38 @@ export function hexApplier(applyIn: typeof applyInMemory) {
   }
   return { apply, refusal };
 }
+
+/** One vector of a shared vector file (delta-vectors.json, delta2-vectors.json). */
+export interface DeltaVector {
+  name: string;
+  old: string;
+  patch: string;
+  new?: string;
+  newMd5?: string;
+  newSha256?: string;
+  error?: string;
+}
+
+/** The tests every vector gets: the exact bytes and hashes, or the refusal it names. */
+export function vectorTests(vectors: DeltaVector[], apply: (v: DeltaVector) => Promise<Buffer>) {
+  test.each(vectors.filter((v) => v.error === undefined).map((v) => [v.name, v] as const))(
+    '%s: applies to the exact bytes and hashes',
+    async (_name, v) => {
+      const result = await apply(v);
+      expect(result.toString('base64')).toBe(v.new);
+      expect(createHash('md5').update(result).digest('hex')).toBe(v.newMd5);
+      expect(createHash('sha256').update(result).digest('hex')).toBe(v.newSha256);
+    },
+  );
+  test.each(vectors.filter((v) => v.error !== undefined).map((v) => [v.name, v] as const))(
+    '%s: refused',
+    async (_name, v) => {
+      const refusal = await apply(v).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(refusal).toBeInstanceOf(DeltaPatchError);
+      expect((refusal as DeltaPatchError).code).toBe(v.error);
+    },
+  );
+}
