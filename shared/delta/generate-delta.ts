@@ -182,7 +182,7 @@ async function generateFormat2(
   await sweepLeftovers(deps, pairKey(made.from, made.to), 2);
   const started = performance.now();
   const built = await (deps.build2 ?? buildPatch2)(files.old, files.target);
-  if (built === null) {
+  if (built?.patch == null) {
     const none = docOf(made, 'none', { generateMs: elapsed(started) });
     return (await record(deps, none)) ? 'none' : 'raced';
   }
