@@ -176,6 +176,35 @@ function v2Line(r: PairResult): string {
   );
 }
 
+/** One format's patches: share, generation time, peak RSS and apply time. */
+interface Figures {
+  readonly share: number;
+  readonly generateMs: number;
+  readonly peakRssMiB: number;
+  readonly applyMs: number;
+}
+
+function figures(list: readonly Figures[]) {
+  const of = (pick: (f: Figures) => number) => list.map(pick);
+  return {
+    shareMedian: quantile(
+      of((f) => f.share),
+      0.5,
+    ),
+    shareP90: quantile(
+      of((f) => f.share),
+      0.9,
+    ),
+    generateMsMedian: quantile(
+      of((f) => f.generateMs),
+      0.5,
+    ),
+    generateMsMax: Math.max(...of((f) => f.generateMs)),
+    peakRssMiBMax: Math.max(...of((f) => f.peakRssMiB)),
+    applyMsMax: Math.max(...of((f) => f.applyMs)),
+  };
+}
+
 /** ARDELTA2's figures over the pairs; a pair without one counts with its ARDELTA1 share. */
 function v2Summary(results: readonly PairResult[]) {
   const made = results.flatMap((r) => (r.v2 === null ? [] : [r.v2]));
@@ -184,23 +213,9 @@ function v2Summary(results: readonly PairResult[]) {
   const reproduced = results.reduce((n, r) => n + r.reproducedEntries, 0);
   return {
     made: made.length,
-    shareMedian: quantile(
-      made.map((v) => v.share),
-      0.5,
-    ),
-    shareP90: quantile(
-      made.map((v) => v.share),
-      0.9,
-    ),
+    ...figures(made),
     servedShareMedian: quantile(served, 0.5),
     servedShareP90: quantile(served, 0.9),
-    generateMsMedian: quantile(
-      made.map((v) => v.generateMs),
-      0.5,
-    ),
-    generateMsMax: Math.max(...made.map((v) => v.generateMs)),
-    peakRssMiBMax: Math.max(...made.map((v) => v.peakRssMiB)),
-    applyMsMax: Math.max(...made.map((v) => v.applyMs)),
     reproducedShare: changed === 0 ? NaN : reproduced / changed,
     changedEntries: changed,
     reproducedEntries: reproduced,
@@ -239,19 +254,10 @@ export const deltaBench: Bench<{
     for (const app of NPM_APPS.slice(0, args.apps)) {
       results.push(...(await appPairs(app, args.pairs, ctx)));
     }
-    const shares = results.map((r) => r.share);
     const summary = {
       pairs: results.length,
       apps: new Set(results.map((r) => r.app)).size,
-      shareMedian: quantile(shares, 0.5),
-      shareP90: quantile(shares, 0.9),
-      generateMsMedian: quantile(
-        results.map((r) => r.generateMs),
-        0.5,
-      ),
-      generateMsMax: Math.max(...results.map((r) => r.generateMs)),
-      peakRssMiBMax: Math.max(...results.map((r) => r.peakRssMiB)),
-      applyMsMax: Math.max(...results.map((r) => r.applyMs)),
+      ...figures(results),
       ardelta2: v2Summary(results),
     };
     const text = [
