@@ -18,8 +18,6 @@ export const DIVINATION_ORDER: readonly DeflateParams[] = [8, 9].flatMap((memLev
 /** Input fed to pako at once between comparisons. */
 const PIECE = 16 * 1024;
 
-class Mismatch extends Error {}
-
 /** Whether `params` deflate `inflated` to exactly `compressed`, compared as pako writes. */
 export function reproduces(
   params: DeflateParams,
@@ -27,27 +25,24 @@ export function reproduces(
   compressed: Uint8Array,
 ): boolean {
   let at = 0;
+  let differs = false;
   const deflater = rawDeflater(
     params,
     (chunk) => {
-      if (at + chunk.length > compressed.length) throw new Mismatch();
-      for (let i = 0; i < chunk.length; i++) {
-        if (chunk[i] !== compressed[at + i]) throw new Mismatch();
-      }
+      if (differs) return;
+      differs =
+        at + chunk.length > compressed.length ||
+        chunk.some((byte, i) => byte !== compressed[at + i]);
       at += chunk.length;
     },
     4096,
   );
-  try {
-    for (let i = 0; i < inflated.length; i += PIECE) {
-      deflater.push(inflated.subarray(i, Math.min(i + PIECE, inflated.length)), false);
-    }
-    deflater.push(new Uint8Array(0), true);
-  } catch (err) {
-    if (err instanceof Mismatch) return false;
-    throw err;
+  // Input goes in 16 KiB pieces; once an output chunk differed, no more is fed.
+  for (let i = 0; i < inflated.length && !differs; i += PIECE) {
+    deflater.push(inflated.subarray(i, Math.min(i + PIECE, inflated.length)), false);
   }
-  return at === compressed.length;
+  if (!differs) deflater.push(new Uint8Array(0), true);
+  return !differs && at === compressed.length;
 }
 
 /** The first setting of the contract's order that reproduces the entry, or null. */
