@@ -55,6 +55,18 @@ test.each([
   expect(divine(TEXT, compressed)).toEqual({ ...first, memLevel: 8, windowBits: 15 });
 });
 
+test('memLevel 9 where it differs (267 KB of the same text): found at memLevel 9', () => {
+  const long = Buffer.from(
+    Array.from(
+      { length: 10_000 },
+      (_, i) => `line ${i}: ${(i * i) % 97} apkrelay ${'abcdefghij'[i % 10]!.repeat(i % 7)}\n`,
+    ).join(''),
+  );
+  // python3: no memLevel 8 setting gives these bytes
+  const compressed = zlib1213(long, 6, 0, 9);
+  expect(divine(long, compressed)).toEqual({ level: 6, strategy: 0, memLevel: 9, windowBits: 15 });
+});
+
 test('a tiny entry every level makes alike is found at the first setting, level 6', () => {
   const compressed = zlib1213(Buffer.from('hello'), 1, 0, 8);
   expect(divine(Buffer.from('hello'), compressed)).toEqual({
