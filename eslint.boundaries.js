@@ -44,6 +44,26 @@ module.exports = [
     },
   },
   {
+    // Last for these files: the patch formats also import pako (zlib 1.2.13's deflate, byte for
+    // byte), which ARDELTA2's recompression needs on both sides (docs/delta-updates.md).
+    files: ['device-client/protocol/delta/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./|pako$)',
+              message:
+                'device-client/protocol/delta/ imports only its own files and pako (the deflater ' +
+                'both the server and the devices recompress with).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['shared/**/*.ts'],
     rules: restrict(
       ['api', 'workers', 'ops'],

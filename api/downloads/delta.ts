@@ -27,6 +27,8 @@ async function readyPatch(deps: ApiDeps, accountId: string, pkg: string, from: s
     fromMd5: from,
     toSha256: to,
     status: 'ready',
+    // ARDELTA1 only until the endpoint takes `formats` (docs/delta-updates.md, "Asking for it").
+    format: { $ne: 2 },
   });
 }
 

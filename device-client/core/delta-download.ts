@@ -1,16 +1,18 @@
 /**
  * One attempt at an update as a delta patch (docs/delta-updates.md): the patch from the
  * installed APK's MD5 to the notice's SHA-256 is fetched from `/download/delta` (same origin as
- * the notice's `url`), inflated and applied as it arrives into the update's file, then checked
+ * the notice's `url`), inflated and applied as it arrives into the update's file (ARDELTA1 or,
+ * when the server names it, ARDELTA2), then checked
  * against the signed notice (size, MD5, SHA-256). Any failure deletes the file and says why in
  * the contract's words, so the caller falls back to the full APK and reports it.
  */
-import { applyPatch } from '../protocol/delta/apply-patch';
+import { applyPatch, type ApplyTarget } from '../protocol/delta/apply-patch';
+import { applyPatch2 } from '../protocol/delta/apply-patch2';
 import { DeltaPatchError } from '../protocol/delta/format';
 import type { VersionEvent } from '../protocol/signed-notice';
 import { verifyFile, type DownloadDeps } from './download';
 import { coerceError } from './errors';
-import type { Inflater, InstalledApk } from './ports';
+import type { DeltaScratch, Inflater, InstalledApk } from './ports';
 
 export type FallbackReason = 'no-patch' | 'patch-failed' | 'no-space' | 'mismatch' | 'network';
 
@@ -26,12 +28,22 @@ export type DeltaResult =
 export interface DeltaDeps extends DownloadDeps {
   readonly installed: InstalledApk;
   readonly inflater: Inflater;
+  readonly deltaScratch?: () => DeltaScratch;
 }
 
 /** The contract's longest fallback message. */
 const MAX_MESSAGE = 300;
 
-export function deltaUrl(event: VersionEvent, apiKey: string, deviceId: string, from: string) {
+/** The patch formats this client applies, best first: ARDELTA2 needs a scratch file. */
+const formatsOf = (deps: DeltaDeps) => (deps.deltaScratch ? '2,1' : '1');
+
+export function deltaUrl(
+  event: VersionEvent,
+  apiKey: string,
+  deviceId: string,
+  from: string,
+  formats = '1',
+) {
   const url = new URL(event.url);
   url.pathname = '/download/delta';
   const pkg = url.searchParams.get('package');
@@ -41,7 +53,33 @@ export function deltaUrl(event: VersionEvent, apiKey: string, deviceId: string, 
   url.searchParams.set('deviceId', deviceId);
   url.searchParams.set('from', from);
   url.searchParams.set('to', event.sha256);
+  url.searchParams.set('formats', formats);
   return url.toString();
+}
+
+/**
+ * Applies the patch in the format the server named (`X-Apkrelay-Delta-Format`; absent = 1, as
+ * from a server before ARDELTA2); an ARDELTA2's dfOld goes to a scratch file, always deleted.
+ */
+async function applyNamed(
+  deps: DeltaDeps,
+  format: string | undefined,
+  patch: AsyncIterable<Uint8Array>,
+  target: ApplyTarget,
+): Promise<void> {
+  if (format === undefined || format === '1') {
+    await applyPatch(patch, deps.installed, target);
+    return;
+  }
+  if (format !== '2' || !deps.deltaScratch) {
+    throw new DeltaPatchError('magic', `patch format ${format} is not one this client applies`);
+  }
+  const scratch = deps.deltaScratch();
+  try {
+    await applyPatch2(patch, deps.installed, scratch, target);
+  } finally {
+    await scratch.discard();
+  }
 }
 
 function reasonOf(err: unknown): FallbackReason {
@@ -71,7 +109,8 @@ export async function deltaOnce(
     message: message.slice(0, MAX_MESSAGE),
   });
   await deps.storage.removeFile(file);
-  const url = deltaUrl(event, credentials.apiKey, credentials.deviceId, deps.installed.md5);
+  const { apiKey, deviceId } = credentials;
+  const url = deltaUrl(event, apiKey, deviceId, deps.installed.md5, formatsOf(deps));
   let res;
   try {
     res = await deps.transport.open({ method: 'GET', url, headers: {} });
@@ -83,7 +122,7 @@ export async function deltaOnce(
     if (res.status !== 200) return fallback('network', `HTTP ${res.status}`);
     const patch = deps.inflater.inflate(counted(res.body, seen));
     const write = (chunk: Uint8Array) => deps.storage.append(file, chunk);
-    await applyPatch(patch, deps.installed, { write });
+    await applyNamed(deps, res.headers['x-apkrelay-delta-format'], patch, { write });
   } catch (err) {
     await deps.storage.removeFile(file);
     return fallback(reasonOf(err), coerceError(err).message);

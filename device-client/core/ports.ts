@@ -3,6 +3,7 @@
  * React Native bridge elsewhere) supplies one adapter per port. The core holds no sockets, files,
  * timers or crypto of its own, so unit tests drive it with fakes and a fake clock.
  */
+import type { Scratch } from '../protocol/delta/df-old';
 
 export interface HttpRequest {
   readonly method: 'GET' | 'POST' | 'PUT';
@@ -65,6 +66,11 @@ export interface InstalledApk {
   readonly size: number;
   /** Exactly `length` bytes at `position`, inside [0, size). */
   read(position: number, length: number): Promise<Uint8Array>;
+}
+
+/** A private temp file for an ARDELTA2 patch's dfOld; `discard` deletes it (any time, twice too). */
+export interface DeltaScratch extends Scratch {
+  discard(): Promise<void>;
 }
 
 /** zlib (RFC 1950) inflation as a stream; a corrupt stream makes the iteration throw. */
@@ -149,6 +155,8 @@ export interface Ports {
    */
   readonly installedApk?: InstalledApk;
   readonly inflater?: Inflater;
+  /** A new scratch file per patch: with it, ARDELTA2 (file-by-file) patches are asked for too. */
+  readonly deltaScratch?: () => DeltaScratch;
   /** Releases what the adapters own (connection pools…); called last by `close`. */
   readonly dispose?: () => void;
 }

@@ -15,6 +15,7 @@ import {
 } from './adapters';
 import { fileStorage } from './file-storage';
 import { installedApkFile, nodeInflater } from './inflater';
+import { scratchFiles } from './scratch-file';
 import { nodeTransport } from './transport';
 
 export interface NodeStartParams extends StartParams {
@@ -48,7 +49,11 @@ export interface NodeStartParams extends StartParams {
 function deltaPorts(p: NodeStartParams) {
   const { installedApkFile: file, installedMd5: md5, installedApkSize: size } = p;
   if (file === undefined || !md5 || size === undefined) return {};
-  return { installedApk: installedApkFile(file, md5, size), inflater: nodeInflater };
+  return {
+    installedApk: installedApkFile(file, md5, size),
+    inflater: nodeInflater,
+    deltaScratch: scratchFiles(p.storageDir),
+  };
 }
 
 export function createNodeClient(options: ClientOptions = {}): DeviceClient<NodeStartParams> {

@@ -7,7 +7,7 @@
  * fail); the Java core's JUnit tests read the same file and must produce and accept the same
  * bytes. Ed25519 is deterministic, so running it again rewrites the same file.
  *
- * It also writes the delta patch vectors (delta-vectors.ts).
+ * It also writes the delta patch vectors (delta-vectors.ts, delta2-vectors.ts).
  *
  * Usage: npm run protocol:vectors
  */
@@ -24,6 +24,7 @@ import {
 } from '../../device-client/protocol/pushlink-lines';
 import { signedBytes } from '../../device-client/protocol/signed-notice';
 import { DELTA_VECTORS_FILE, deltaVectorsText } from './delta-vectors';
+import { DELTA2_VECTORS_FILE, delta2VectorsText } from './delta2-vectors';
 import { publicKeyInfo, pushKeysFromSeed, signEvent } from '../../shared/devices/push-signing';
 
 /** The file, from the repository's root. */
@@ -192,4 +193,8 @@ if (require.main === module) {
   process.stdout.write(`wrote ${VECTORS_FILE}\n`);
   writeFileSync(join(__dirname, '../../..', DELTA_VECTORS_FILE), deltaVectorsText());
   process.stdout.write(`wrote ${DELTA_VECTORS_FILE}\n`);
+  void delta2VectorsText().then((text) => {
+    writeFileSync(join(__dirname, '../../..', DELTA2_VECTORS_FILE), text);
+    process.stdout.write(`wrote ${DELTA2_VECTORS_FILE}\n`);
+  });
 }

@@ -3,6 +3,7 @@
  * SHA-256) pair the generator has tried. Only a `ready` document names a patch, and it is written
  * after its blob is stored and proven, so a reader never sees a half-stored or unproven patch.
  * `too-large` and `unproven` documents remember a try that is not repeated for the same pair.
+ * A pair has one document per patch format (`format`, docs/delta-updates.md).
  * The patch's ciphertext is in its own GridFS bucket (`deltas`), encrypted like an APK.
  */
 import type { Db, ObjectId } from 'mongodb';
@@ -10,7 +11,11 @@ import { collectionsOf } from '../collections';
 
 export const DELTA_BUCKET = 'deltas';
 
-export type DeltaStatus = 'ready' | 'too-large' | 'unproven';
+/** `none`: no ARDELTA2 can be made for the pair (nothing reproducible changed, or no plain ZIP). */
+export type DeltaStatus = 'ready' | 'too-large' | 'unproven' | 'none';
+
+/** 1: ARDELTA1 (whole file); 2: ARDELTA2 (file by file). */
+export type DeltaFormat = 1 | 2;
 
 export interface DeltaDoc {
   _id: ObjectId;
@@ -21,6 +26,8 @@ export interface DeltaDoc {
   fromMd5: string;
   toApkId: ObjectId;
   toSha256: string;
+  /** Absent on documents written before ARDELTA2 (they are format 1; set at start-up). */
+  format?: DeltaFormat;
   status: DeltaStatus;
   /** The full APK's size, for the share and the savings. */
   fullSize: number;
@@ -45,10 +52,25 @@ export function deltaCollections(db: Db) {
   return collectionsOf<{ deltas: DeltaDoc }>(db, { deltas: DELTAS });
 }
 
+/** The unique index before ARDELTA2, without the format. */
+const PAIR_INDEX_V1 = 'account_package_from_to';
+
+/**
+ * One document per pair and format. Idempotent: documents from before ARDELTA2 get `format: 1`,
+ * and the unique index without the format (which would refuse a pair's second format) is dropped.
+ */
 export async function ensureDeltaIndexes(db: Db): Promise<void> {
   const { deltas } = deltaCollections(db);
+  await deltas.updateMany({ format: { $exists: false } }, { $set: { format: 1 } });
+  const existing = await deltas
+    .listIndexes()
+    .toArray()
+    .catch(() => []);
+  if (existing.some((index: { name?: unknown }) => index.name === PAIR_INDEX_V1)) {
+    await deltas.dropIndex(PAIR_INDEX_V1);
+  }
   await deltas.createIndex(
-    { accountId: 1, package: 1, fromMd5: 1, toSha256: 1 },
-    { unique: true, name: 'account_package_from_to' },
+    { accountId: 1, package: 1, fromMd5: 1, toSha256: 1, format: 1 },
+    { unique: true, name: 'account_package_from_to_format' },
   );
 }

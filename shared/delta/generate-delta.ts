@@ -1,9 +1,11 @@
 /**
- * Makes, proves and publishes the patch from one stored APK to another: both read from the
- * store, the patch built, dropped when larger than `maxShare` of the target, else stored
- * encrypted, proven from the stored bytes (prove-patch.ts), and only then published by inserting
- * its `ready` document. A crash before that insert leaves a blob no document names: the next try
- * of the same pair deletes it first (by its metadata), so no half-stored patch is ever served.
+ * Makes, proves and publishes the patches from one stored APK to another, in each format: both
+ * APKs read from the store, ARDELTA1 (whole file) built, then ARDELTA2 (file by file) when the
+ * APKs allow it. Each patch is dropped when larger than `maxShare` of the target (an ARDELTA2 also
+ * when not smaller than the pair's ARDELTA1), else stored encrypted, proven from the stored bytes
+ * with its format's applier (prove-patch.ts), and only then published by inserting its `ready`
+ * document. A crash before that insert leaves a blob no document names: the next try of the same
+ * pair and format deletes it first (by its metadata), so no half-stored patch is ever served.
  */
 import { createHash } from 'node:crypto';
 import { MongoServerError, ObjectId, type Db } from 'mongodb';
@@ -11,7 +13,14 @@ import type { ApkDoc } from '../catalog/types';
 import type { KeyRing } from '../crypto/keys';
 import type { BlobStore } from '../storage/blob-store';
 import { buildPatch } from './build-patch';
-import { DELTA_BUCKET, deltaCollections, type DeltaDoc, type DeltaStatus } from './collections';
+import { buildPatch2, type Patch2 } from './build-patch2';
+import {
+  DELTA_BUCKET,
+  deltaCollections,
+  type DeltaDoc,
+  type DeltaFormat,
+  type DeltaStatus,
+} from './collections';
 import { provePatch } from './prove-patch';
 import { openSealed, readSealed, storeSealed, type SealedBlob } from './stored-blob';
 
@@ -33,8 +42,9 @@ export interface GenerateDeltaDeps {
   readonly keys: KeyRing;
   readonly now: () => Date;
   readonly settings: DeltaSettings;
-  /** The patch maker (tests swap in a broken one to see the proof refuse it). */
+  /** The patch makers (tests swap in a broken one to see the proof refuse it). */
   readonly build?: (old: Uint8Array, target: Uint8Array) => Buffer;
+  readonly build2?: (old: Uint8Array, target: Uint8Array) => Promise<Patch2 | null>;
 }
 
 const DUPLICATE_KEY = 11000;
@@ -42,23 +52,50 @@ const DUPLICATE_KEY = 11000;
 const pairKey = (from: ApkDoc, to: ApkDoc) =>
   `${to.accountId}/${to.package}/${from.md5}/${to.sha256}`;
 
-/** Whether the pair was tried already (any status). */
-export async function deltaTried(db: Db, from: ApkDoc, to: ApkDoc): Promise<boolean> {
-  const found = await deltaCollections(db).deltas.findOne(
-    { accountId: to.accountId, package: to.package, fromMd5: from.md5, toSha256: to.sha256 },
-    { projection: { _id: 1 } },
-  );
-  return found !== null;
+const pairQuery = (from: ApkDoc, to: ApkDoc) => ({
+  accountId: to.accountId,
+  package: to.package,
+  fromMd5: from.md5,
+  toSha256: to.sha256,
+});
+
+/** The pair's document of `format`, if it was tried already (any status). */
+async function triedDoc(db: Db, from: ApkDoc, to: ApkDoc, format: DeltaFormat) {
+  return deltaCollections(db).deltas.findOne({ ...pairQuery(from, to), format });
 }
 
-/** Deletes patch blobs of this pair that no document names (left by a crashed try). */
-async function sweepLeftovers(deps: GenerateDeltaDeps, key: string): Promise<void> {
+/** Whether the pair was tried already in every format (any status). */
+export async function deltaTried(db: Db, from: ApkDoc, to: ApkDoc): Promise<boolean> {
+  const count = await deltaCollections(db).deltas.countDocuments({
+    ...pairQuery(from, to),
+    format: { $in: [1, 2] },
+  });
+  return count >= 2;
+}
+
+/** A patch blob's metadata: the pair, and the format unless 1 (as before ARDELTA2). */
+const metadataOf = (key: string, format: DeltaFormat) =>
+  format === 1 ? { pair: key } : { pair: key, format };
+
+/** Deletes patch blobs of this pair and format that no document names (left by a crashed try). */
+async function sweepLeftovers(deps: GenerateDeltaDeps, key: string, format: DeltaFormat) {
   const files = deps.db.collection<{ _id: ObjectId }>(`${DELTA_BUCKET}.files`);
-  const left = await files.find({ 'metadata.pair': key }, { projection: { _id: 1 } }).toArray();
+  const query = {
+    'metadata.pair': key,
+    'metadata.format': format === 1 ? { $exists: false } : format,
+  };
+  const left = await files.find(query, { projection: { _id: 1 } }).toArray();
   for (const file of left) await deps.deltaBlobs.delete(file._id.toHexString());
 }
 
-function docOf(from: ApkDoc, to: ApkDoc, status: DeltaStatus, fields: Partial<DeltaDoc>): DeltaDoc {
+interface Made {
+  readonly format: DeltaFormat;
+  readonly from: ApkDoc;
+  readonly to: ApkDoc;
+}
+
+function docOf(made: Made, status: DeltaStatus, fields: Partial<DeltaDoc>): DeltaDoc {
+  const { from, to } = made;
   return {
     _id: new ObjectId(),
     accountId: to.accountId,
@@ -68,6 +105,7 @@ function docOf(from: ApkDoc, to: ApkDoc, status: DeltaStatus, fields: Partial<De
     fromMd5: from.md5,
     toApkId: to._id,
     toSha256: to.sha256,
+    format: made.format,
     status,
     fullSize: to.size,
     size: 0,
@@ -93,47 +131,88 @@ async function record(deps: GenerateDeltaDeps, doc: DeltaDoc): Promise<boolean> 
   }
 }
 
-async function proveStored(deps: GenerateDeltaDeps, sealed: SealedBlob, old: Buffer, to: ApkDoc) {
+async function proveStored(deps: GenerateDeltaDeps, sealed: SealedBlob, old: Buffer, made: Made) {
   const source = await openSealed(deps.deltaBlobs, deps.keys, sealed);
   try {
-    return await provePatch(source, old, to);
+    return await provePatch(source, old, made.to, made.format);
   } finally {
     await source.close();
   }
 }
 
-/** Generates the patch `from` → `to`; what became of it. */
+/**
+ * Keeps a made patch when it is at most `limit` bytes: stored, proven, published. What became of
+ * it ('raced' when another try published the pair's format first).
+ */
+async function publish(
+  deps: GenerateDeltaDeps,
+  made: Made,
+  patch: { bytes: Buffer; generateMs: number; old: Buffer; limit: number },
+): Promise<DeltaStatus | 'raced'> {
+  const { bytes, old } = patch;
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const base = { size: bytes.length, sha256, generateMs: patch.generateMs };
+  const settle = async (status: DeltaStatus, fields: Partial<DeltaDoc>) =>
+    (await record(deps, docOf(made, status, fields))) ? status : 'raced';
+  if (bytes.length > patch.limit) return settle('too-large', base);
+  const key = pairKey(made.from, made.to);
+  const sealed = await storeSealed(deps.deltaBlobs, deps.keys, bytes, metadataOf(key, made.format));
+  const problem =
+    createHash('md5').update(old).digest('hex') !== made.from.md5
+      ? 'the stored old APK does not match its MD5'
+      : await proveStored(deps, sealed, old, made);
+  if (problem !== null) {
+    await deps.deltaBlobs.delete(sealed.blobId);
+    return settle('unproven', { ...base, problem });
+  }
+  const outcome = await settle('ready', { ...base, ...sealed });
+  if (outcome === 'raced') await deps.deltaBlobs.delete(sealed.blobId);
+  return outcome;
+}
+
+const elapsed = (started: number) => Math.round(performance.now() - started);
+
+/** ARDELTA2 for the pair, kept only when smaller than the pair's ARDELTA1 (`format1Size`). */
+async function generateFormat2(
+  deps: GenerateDeltaDeps,
+  made: Made,
+  files: { old: Buffer; target: Buffer },
+  format1Size: number,
+): Promise<DeltaStatus | 'raced'> {
+  await sweepLeftovers(deps, pairKey(made.from, made.to), 2);
+  const started = performance.now();
+  const built = await (deps.build2 ?? buildPatch2)(files.old, files.target);
+  if (built?.patch == null) {
+    const none = docOf(made, 'none', { generateMs: elapsed(started) });
+    return (await record(deps, none)) ? 'none' : 'raced';
+  }
+  const limit = Math.min(deps.settings.maxShare * made.to.size, format1Size - 1);
+  const patch = { bytes: built.patch, generateMs: elapsed(started), old: files.old, limit };
+  return publish(deps, made, patch);
+}
+
+/** Generates the patches `from` → `to` (each format not tried yet); what became of ARDELTA1. */
 export async function generateDelta(
   deps: GenerateDeltaDeps,
   from: ApkDoc,
   to: ApkDoc,
 ): Promise<DeltaStatus | 'raced'> {
-  const key = pairKey(from, to);
-  await sweepLeftovers(deps, key);
   const started = performance.now();
   const [old, target] = await Promise.all([
     readSealed(deps.apkBlobs, deps.keys, from),
     readSealed(deps.apkBlobs, deps.keys, to),
   ]);
-  const patch = (deps.build ?? buildPatch)(old, target);
-  const generateMs = Math.round(performance.now() - started);
-  const sha256 = createHash('sha256').update(patch).digest('hex');
-  const base = { size: patch.length, sha256, generateMs };
-  if (patch.length > deps.settings.maxShare * to.size) {
-    return (await record(deps, docOf(from, to, 'too-large', base))) ? 'too-large' : 'raced';
+  let outcome: DeltaStatus | 'raced' = 'raced';
+  if ((await triedDoc(deps.db, from, to, 1)) === null) {
+    await sweepLeftovers(deps, pairKey(from, to), 1);
+    const bytes = (deps.build ?? buildPatch)(old, target);
+    const limit = deps.settings.maxShare * to.size;
+    const patch = { bytes, generateMs: elapsed(started), old, limit };
+    outcome = await publish(deps, { format: 1, from, to }, patch);
   }
-  const sealed = await storeSealed(deps.deltaBlobs, deps.keys, patch, { pair: key });
-  const problem =
-    createHash('md5').update(old).digest('hex') !== from.md5
-      ? 'the stored old APK does not match its MD5'
-      : await proveStored(deps, sealed, old, to);
-  if (problem !== null) {
-    await deps.deltaBlobs.delete(sealed.blobId);
-    return (await record(deps, docOf(from, to, 'unproven', { ...base, problem })))
-      ? 'unproven'
-      : 'raced';
+  const format1 = await triedDoc(deps.db, from, to, 1);
+  if (format1 !== null && (await triedDoc(deps.db, from, to, 2)) === null) {
+    await generateFormat2(deps, { format: 2, from, to }, { old, target }, format1.size);
   }
-  if (await record(deps, docOf(from, to, 'ready', { ...base, ...sealed }))) return 'ready';
-  await deps.deltaBlobs.delete(sealed.blobId);
-  return 'raced';
+  return outcome;
 }

@@ -1,8 +1,8 @@
 /**
  * The folder boundaries are lint errors (eslint.boundaries.js): a device-client file importing the
  * server's config, a shared file importing the API, a worker importing the API, a protocol file
- * (device-client/protocol/) importing anything but its own folder are each refused; the imports
- * the layering allows pass.
+ * (device-client/protocol/) importing anything but its own folder (and pako, for the patch formats
+ * of protocol/delta/) are each refused; the imports the layering allows pass.
  */
 import path from 'node:path';
 import { Linter } from 'eslint';
@@ -38,6 +38,9 @@ test.each([
     'device-client/protocol/canonical-json.ts',
     "import stringify from 'fast-json-stable-stringify';",
   ],
+  ['device-client/protocol/canonical-json.ts', "import { Deflate } from 'pako';"],
+  ['device-client/protocol/delta/df-old.ts', "import { createInflateRaw } from 'node:zlib';"],
+  ['device-client/protocol/delta/df-old.ts', "import type { Scratch } from '../../core/ports';"],
 ])('%s may not: %s', (file, source) => {
   const errors = errorsOf(file, source);
   expect(errors).toHaveLength(1);
@@ -51,6 +54,7 @@ test.each([
   ['api/main.ts', "import { loadConfig } from '../shared/config';"],
   ['ops/cli/main.ts', "import { startApi } from '../../api/main';"],
   ['device-client/protocol/signed-notice.ts', "import { canonicalJson } from './canonical-json';"],
+  ['device-client/protocol/delta/df-old.ts', "import { Inflate } from 'pako';"],
   [
     'device-client/core/signed-events.ts',
     "import { signedBytes } from '../protocol/signed-notice';",

@@ -100,6 +100,21 @@ async function applyRecord(
   }
 }
 
+/**
+ * Applies the records that follow a header (ARDELTA1's, and ARDELTA2's over dfOld) until
+ * `newSize` bytes are written, then refuses anything left in the patch.
+ */
+export async function applyRecords(
+  patch: ByteStream,
+  old: OldFile,
+  target: ApplyTarget,
+  newSize: number,
+): Promise<void> {
+  const at: Cursor = { newPos: 0, oldPos: 0n, newSize };
+  while (at.newPos < at.newSize) await applyRecord(patch, { old, target, at });
+  if (await patch.hasMore()) throw new DeltaPatchError('trailing', 'bytes follow the last record');
+}
+
 /** Applies `inflated` (the patch's zlib stream already inflated) to `old`; returns the new size. */
 export async function applyPatch(
   inflated: AsyncIterable<Uint8Array>,
@@ -114,11 +129,8 @@ export async function applyPatch(
     if (announced > BigInt(Number.MAX_SAFE_INTEGER)) {
       throw new DeltaPatchError('overrun', 'the new size is beyond any file');
     }
-    const at: Cursor = { newPos: 0, oldPos: 0n, newSize: Number(announced) };
-    while (at.newPos < at.newSize) await applyRecord(patch, { old, target, at });
-    if (await patch.hasMore())
-      throw new DeltaPatchError('trailing', 'bytes follow the last record');
-    return at.newSize;
+    await applyRecords(patch, old, target, Number(announced));
+    return Number(announced);
   } finally {
     await patch.close();
   }

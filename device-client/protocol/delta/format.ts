@@ -18,8 +18,12 @@ export const RECORD_HEADER_BYTES = 24;
 /** The furthest `oldPos` may wander from 0 (either way) before the patch is refused. */
 export const OLD_POS_LIMIT = 2n ** 62n;
 
-/** Why a patch was refused: one word, as the shared vectors name it. */
-export type DeltaErrorCode = 'magic' | 'truncated' | 'trailing' | 'overrun' | 'seek' | 'corrupt';
+/**
+ * Why a patch was refused: one word, as the shared vectors name it. `plan` and `size` are
+ * ARDELTA2's own (format2.ts): a bad range list, and a final file of another size than announced.
+ */
+export type DeltaErrorCode =
+  'magic' | 'truncated' | 'trailing' | 'overrun' | 'seek' | 'corrupt' | 'plan' | 'size';
 
 export class DeltaPatchError extends Error {
   readonly code: DeltaErrorCode;

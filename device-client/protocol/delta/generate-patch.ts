@@ -157,6 +157,15 @@ export function generatePatch(
   emit: (chunk: Uint8Array) => void,
 ): void {
   emit(encodeHeader(target.length));
+  generateRecords(old, target, emit);
+}
+
+/** The records alone, one chunk each (ARDELTA2 frames them with its own header). */
+export function generateRecords(
+  old: Uint8Array,
+  target: Uint8Array,
+  emit: (chunk: Uint8Array) => void,
+): void {
   const sa = suffixArray(old);
   const s: ScanState = {
     scan: 0,

@@ -34,7 +34,7 @@ function repoRoot(): string {
   }
 }
 
-function manifest(pkg: string, versionCode: number): string {
+export function manifest(pkg: string, versionCode: number): string {
   return `<?xml version="1.0" encoding="utf-8"?>
 <manifest xmlns:android="http://schemas.android.com/apk/res/android"
     package="${pkg}" android:versionCode="${versionCode}" android:versionName="${versionCode}.0">
@@ -55,6 +55,54 @@ async function writeRandom(file: string, bytes: number): Promise<void> {
   await finished(out);
 }
 
+/**
+ * Packages `work`/AndroidManifest.xml and `work`/assets with aapt (assets deflated by aapt's zlib,
+ * except the extensions in `stored`), aligns and signs it v1+v2+v3 into `out`. Also used by the
+ * delta tests (test/helpers/apk/compressed-apk.ts) to build APKs whose entries are deflated.
+ */
+export async function packageAndSign(work: string, stored: readonly string[], out: string) {
+  const unsigned = path.join(work, 'unsigned.apk');
+  const aligned = path.join(work, 'aligned.apk');
+  await run('aapt', [
+    'package',
+    '-f',
+    '-M',
+    path.join(work, 'AndroidManifest.xml'),
+    '-A',
+    path.join(work, 'assets'),
+    ...stored.flatMap((ext) => ['-0', ext]),
+    '-I',
+    FRAMEWORK_RES,
+    '-F',
+    unsigned,
+  ]);
+  await run('zipalign', ['-f', '-p', '4', unsigned, aligned]);
+  await run(
+    'apksigner',
+    [
+      'sign',
+      '--ks',
+      path.join(repoRoot(), 'test/fixtures/keys/fixture.p12'),
+      '--ks-pass',
+      'pass:android',
+      '--ks-key-alias',
+      'fixture',
+      '--v1-signing-enabled',
+      'true',
+      '--v2-signing-enabled',
+      'true',
+      '--v3-signing-enabled',
+      'true',
+      '--v4-signing-enabled',
+      'false',
+      '--out',
+      out,
+      aligned,
+    ],
+    { maxBuffer: 1 << 20 },
+  );
+}
+
 /** The path of a signed APK matching `spec`, building it on first use. */
 export async function benchApk(spec: BenchApkSpec): Promise<string> {
   const pkg = spec.package ?? 'dev.apkrelay.bench';
@@ -67,48 +115,8 @@ export async function benchApk(spec: BenchApkSpec): Promise<string> {
   try {
     await writeFile(path.join(work, 'AndroidManifest.xml'), manifest(pkg, versionCode));
     await writeRandom(path.join(work, 'assets', 'payload.bin'), spec.payloadBytes);
-    const unsigned = path.join(work, 'unsigned.apk');
-    const aligned = path.join(work, 'aligned.apk');
     const signed = path.join(work, 'signed.apk');
-    await run('aapt', [
-      'package',
-      '-f',
-      '-M',
-      path.join(work, 'AndroidManifest.xml'),
-      '-A',
-      path.join(work, 'assets'),
-      '-0',
-      'bin',
-      '-I',
-      FRAMEWORK_RES,
-      '-F',
-      unsigned,
-    ]);
-    await run('zipalign', ['-f', '-p', '4', unsigned, aligned]);
-    await run(
-      'apksigner',
-      [
-        'sign',
-        '--ks',
-        path.join(repoRoot(), 'test/fixtures/keys/fixture.p12'),
-        '--ks-pass',
-        'pass:android',
-        '--ks-key-alias',
-        'fixture',
-        '--v1-signing-enabled',
-        'true',
-        '--v2-signing-enabled',
-        'true',
-        '--v3-signing-enabled',
-        'true',
-        '--v4-signing-enabled',
-        'false',
-        '--out',
-        signed,
-        aligned,
-      ],
-      { maxBuffer: 1 << 20 },
-    );
+    await packageAndSign(work, ['bin'], signed);
     await rename(signed, apk); // atomic: a cached APK is always complete
     return apk;
   } finally {

@@ -2,9 +2,11 @@
  * `GET /download/delta` over real HTTPS: a device on v1 (aapt-built, apksigner-signed) gets the
  * worker's patch to v2, applies it to its v1 and has v2 byte for byte; the headers of the
  * contract; Range; the download counted on the installation; `Delta not available.` for a pair
- * with no patch; another account never gets A's patch; malformed hashes are a 400.
+ * with no patch; another account never gets A’s patch; malformed hashes are a 400; a client that
+ * names no formats never gets an ARDELTA2.
  */
 import { createHash } from 'node:crypto';
+import { ObjectId } from 'mongodb';
 import { deltaCollections } from '../../../shared/delta/collections';
 import { inflatePatch } from '../../../device-client/node/inflater';
 import { newAccount } from '../../helpers/accounts';
@@ -115,4 +117,16 @@ test('malformed hashes: 400', async () => {
       'Download failed: from must be an MD5 and to a SHA-256 (lower-case hex).',
     );
   }
+});
+
+test('a client that does not ask for formats never gets an ARDELTA2 (404 when only that exists)', async () => {
+  const deltas = deltaCollections(stack.mongo.db).deltas;
+  const byFile = await eventually('A’s v1 → v2 ARDELTA2', () =>
+    deltas.findOne({ accountId: a.id, format: 2, status: 'ready' }),
+  );
+  const onlyByFile = { ...byFile, _id: new ObjectId(), fromMd5: 'f'.repeat(32) };
+  await deltas.insertOne(onlyByFile);
+  const reply = await get(ask(a.apiKey, { from: onlyByFile.fromMd5 }));
+  expect(reply.status).toBe(404);
+  expect(reply.body.toString()).toBe('Delta not available.');
 });

@@ -9,6 +9,12 @@ import { createHash } from 'node:crypto';
 import type { HttpRequest, OpenResponse } from '../../../../device-client/core/ports';
 import { nodeInflater } from '../../../../device-client/node/inflater';
 import { buildPatch } from '../../../../shared/delta/build-patch';
+import { generatePatch2 } from '../../../../device-client/protocol/delta/generate-patch2';
+import { scratchFiles } from '../../../../device-client/node/scratch-file';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { bufferOld } from '../../../helpers/delta';
 import { eventually } from '../../../helpers/eventually';
 import { apkBytes, Harness, sse, versionEvent } from '../../../helpers/device-client-fakes';
@@ -39,7 +45,11 @@ async function updated(
   const h = new Harness();
   prepare(h);
   h.apk = target;
-  h.extraPorts = { installedApk: { md5: oldMd5, ...bufferOld(old) }, inflater: nodeInflater };
+  h.extraPorts = {
+    installedApk: { md5: oldMd5, ...bufferOld(old) },
+    inflater: nodeInflater,
+    ...h.extraPorts,
+  };
   h.download = (req) => (req.url.includes('/download/delta') ? delta(req) : h.serve(req));
   h.client.setCurrentStrategy('CUSTOM');
   await h.online({ installedMd5: oldMd5 });
@@ -63,9 +73,60 @@ test('a patch is applied, verified and installed; the full APK is never fetched'
   expect(fetched.map((u) => u.pathname)).toEqual(['/download/delta']);
   const q = Object.fromEntries(fetched[0]!.searchParams);
   expect(q).toMatchObject({ package: 'dev.apkrelay.sample', from: oldMd5, to: v.sha256 });
+  // no scratch port: ARDELTA1 only
+  expect(q['formats']).toBe('1');
   expect(h.installs).toHaveLength(1);
   expect(patch.length).toBeLessThan(target.length / 10);
   expect(download).toEqual({ via: 'delta', bytes: patch.length, fallback: null });
+});
+
+/** ARDELTA2 from old to target (the fake APKs are no ZIPs: no ranges, dfOld is the old file). */
+function patch2(): Buffer {
+  const chunks: Uint8Array[] = [];
+  generatePatch2(old, target, { old: [], new: [] }, (c) => chunks.push(c));
+  return deflateSync(Buffer.concat(chunks));
+}
+
+describe('with a scratch port', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'apkrelay-scratch-'));
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+  const withScratch = (h: Harness) => {
+    h.extraPorts = { deltaScratch: scratchFiles(dir) };
+  };
+  const named = (bytes: Buffer, format?: string): OpenResponse => ({
+    ...body(bytes),
+    headers: format === undefined ? {} : { 'x-apkrelay-delta-format': format },
+  });
+
+  test('asks formats=2,1 and applies the ARDELTA2 the server names; the scratch file is deleted', async () => {
+    const bytes = patch2();
+    const { h, download, fetched } = await updated(() => named(bytes, '2'), withScratch);
+    expect(fetched[0]!.searchParams.get('formats')).toBe('2,1');
+    expect(h.installs).toHaveLength(1);
+    expect(download).toEqual({ via: 'delta', bytes: bytes.length, fallback: null });
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  test('no format header: the patch is ARDELTA1', async () => {
+    const { h, download } = await updated(() => named(patch), withScratch);
+    expect(h.installs).toHaveLength(1);
+    expect(download).toEqual({ via: 'delta', bytes: patch.length, fallback: null });
+  });
+
+  test('an ARDELTA1 patch named 2: refused (magic), the full APK; no scratch file left', async () => {
+    const got = await updated(() => named(patch, '2'), withScratch);
+    fellBack(got, patch.length + target.length, 'patch-failed', 'not an ARDELTA2 patch');
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  test('a format this client does not know: patch-failed, the full APK', async () => {
+    const got = await updated(() => named(patch, '3'), withScratch);
+    const why = 'patch format 3 is not one this client applies';
+    fellBack(got, target.length, 'patch-failed', why);
+  });
 });
 
 /** Installed once, after a full download that followed a failed patch. */

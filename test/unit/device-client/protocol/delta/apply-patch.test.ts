@@ -3,9 +3,7 @@
  * tests): the record rules of docs/delta-updates.md, old positions outside the file read as 0,
  * and every refusal the format names. Chunk boundaries never matter.
  */
-import { createHash } from 'node:crypto';
-import { DeltaPatchError } from '../../../../../device-client/protocol/delta/format';
-import { applyInMemory, chunked } from '../../../../helpers/delta';
+import { hexApplier, applyInMemory } from '../../../../helpers/delta';
 
 const MAGIC = '415244454c544131';
 const u64 = (n: number): string => n.toString(16).padStart(16, '0');
@@ -14,22 +12,7 @@ const s64 = (n: bigint): string => BigInt.asUintN(64, n).toString(16).padStart(1
 const rec = (diff: string, extra: string, seek: bigint): string =>
   u64(diff.length / 2) + u64(extra.length / 2) + s64(seek) + diff + extra;
 
-async function apply(oldHex: string, patchHex: string, chunk = 1 << 20): Promise<string> {
-  const patch = chunked(Buffer.from(patchHex, 'hex'), chunk);
-  const { bytes, sha256 } = await applyInMemory(patch, Buffer.from(oldHex, 'hex'));
-  expect(sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
-  return bytes.toString('hex');
-}
-
-async function refusal(oldHex: string, patchHex: string): Promise<string> {
-  try {
-    await apply(oldHex, patchHex);
-  } catch (err) {
-    expect(err).toBeInstanceOf(DeltaPatchError);
-    return (err as DeltaPatchError).code;
-  }
-  throw new Error('the patch was accepted');
-}
+const { apply, refusal } = hexApplier(applyInMemory);
 
 test('diff bytes add to the old bytes modulo 256, extra bytes are copied', async () => {
   // old 10 20 30 ; diff 01 ff 00 → 11 1f 30 ; extra aa bb
