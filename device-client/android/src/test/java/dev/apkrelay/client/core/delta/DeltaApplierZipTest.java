@@ -34,7 +34,8 @@ class DeltaApplierZipTest {
   static byte[] dex(int version) {
     StringBuilder s = new StringBuilder();
     for (int i = 0; i < 400; i++) {
-      s.append("class C").append(i).append(" { int f() { return ").append(i % 17 == 0 ? i * version : i).append("; } }\n");
+      s.append("class C").append(i).append(" { int f() { return ").append(i).append("; } } // v").append(i % 17 == 0 ? version : 0)
+          .append('\n'); // a change of the same length: the diff is mostly zeros, as between releases
     }
     return s.toString().getBytes(StandardCharsets.US_ASCII);
   }
@@ -93,9 +94,8 @@ class DeltaApplierZipTest {
     return b.toByteArray();
   }
 
-  @ParameterizedTest(name = "level {0}, strategy {1}")
-  @CsvSource({"1,0", "6,0", "9,0", "6,1", "2,2", "9,1"})
-  void aChangedDeflatedEntryIsPatchedFileByFileToTheNewZipsExactBytes(int level, int strategy) throws Exception {
+  /** The ARDELTA2 patch from {@code zip(1, ...)} to {@code zip(2, ...)}, made as the server makes it. */
+  static byte[] patch(int level, int strategy) throws IOException {
     byte[] oldZip = zip(1, level, strategy);
     byte[] newZip = zip(2, level, strategy);
     long[] oldRange = entry(oldZip, "classes.dex");
@@ -106,10 +106,18 @@ class DeltaApplierZipTest {
     byte[] diff = new byte[common];
     for (int i = 0; i < common; i++) diff[i] = (byte) (dfNew[i] - dfOld[i]);
     byte[] extra = java.util.Arrays.copyOfRange(dfNew, common, dfNew.length);
-    byte[] patch = PatchWriter.fileByFile(newZip.length,
+    return PatchWriter.fileByFile(newZip.length,
         new long[][] {{oldRange[0], oldRange[1], dex(1).length}},
         new long[][] {{newRange[0], dex(2).length, level, strategy, 8, 15}}, dfNew.length)
         .record(diff, extra, 0).patch();
+  }
+
+  @ParameterizedTest(name = "level {0}, strategy {1}")
+  @CsvSource({"1,0", "6,0", "9,0", "6,1", "2,2", "9,1"})
+  void aChangedDeflatedEntryIsPatchedFileByFileToTheNewZipsExactBytes(int level, int strategy) throws Exception {
+    byte[] oldZip = zip(1, level, strategy);
+    byte[] newZip = zip(2, level, strategy);
+    byte[] patch = patch(level, strategy);
 
     File scratch = dir.resolve("df-old").toFile();
     ByteArrayOutputStream out = new ByteArrayOutputStream();
