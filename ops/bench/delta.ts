@@ -16,6 +16,7 @@ import { promisify } from 'node:util';
 import { applyPatch } from '../../device-client/protocol/delta/apply-patch';
 import { inflatePatch } from '../../device-client/node/inflater';
 import { buildPatch } from '../../shared/delta/build-patch';
+import { jvmApplyFigures } from './lib/jvm-apply';
 import { lastVersions, npmApk, NPM_APPS, type NpmApp } from './lib/npm-apks';
 import { runBench, whole, type Bench, type BenchContext } from './lib/runner';
 
@@ -32,6 +33,7 @@ interface PairResult {
   readonly generateMs: number;
   readonly peakRssMiB: number;
   readonly applyMs: number;
+  readonly jvm: { readonly format: 1 | 2; oldFile: string; patchFile: string; newSha256: string };
 }
 
 /** In the child: generate one patch, write it, print its time. */
@@ -83,6 +85,7 @@ async function pair(app: NpmApp, from: string, to: string, files: [string, strin
     generateMs: (JSON.parse(timing!) as { ms: number }).ms,
     peakRssMiB: Number(maxRss) / 1024,
     applyMs: await applyMs(files[0], out, newSha),
+    jvm: { format: 1 as const, oldFile: files[0], patchFile: out, newSha256: newSha },
   };
 }
 
@@ -146,13 +149,18 @@ export const deltaBench: Bench<{
       peakRssMiBMax: Math.max(...results.map((r) => r.peakRssMiB)),
       applyMsMax: Math.max(...results.map((r) => r.applyMs)),
     };
+    const jvm = await jvmApplyFigures(results.map((r) => r.jvm));
     const text = [
       `${summary.pairs} pairs of ${summary.apps} apps; every patch applied back to the new APK's SHA-256`,
       `patch share of the full APK: median ${pct(summary.shareMedian)}, p90 ${pct(summary.shareP90)}`,
       `generation: median ${summary.generateMsMedian.toFixed(0)} ms, max ${summary.generateMsMax.toFixed(0)} ms; peak RSS of a generation up to ${summary.peakRssMiBMax.toFixed(0)} MiB`,
       `apply (Node, streaming): max ${summary.applyMsMax.toFixed(0)} ms`,
+      ...jvm.text,
     ].join('\n');
-    return { json: { node: process.version, summary, pairs: results }, text };
+    return {
+      json: { node: process.version, summary, jvmApply: jvm.formats, pairs: results },
+      text,
+    };
   },
 };
 
