@@ -151,8 +151,12 @@ public final class Engine {
       return null;
     }
     DiskSpace space = config.diskSpace != null ? config.diskSpace : () -> Long.MAX_VALUE;
-    // ARDELTA2 is asked for only once the bundled deflater is wired (Recompressors, at merge).
-    Recompressor bundled = Recompressors.available() ? Recompressors.bundled() : null;
+    Recompressor bundled = null; // ARDELTA1 only until the bundled deflater is wired (at merge)
+    try {
+      bundled = Recompressors.bundled();
+    } catch (UnsupportedOperationException notYet) {
+      // not wired yet: ARDELTA1 only
+    }
     return new DeltaFetch(transport, storage, space, path, config.installedMd5, config.apiKey, config.deviceId, clock,
         bundled);
   }

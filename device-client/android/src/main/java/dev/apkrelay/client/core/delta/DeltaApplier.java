@@ -48,11 +48,7 @@ public final class DeltaApplier {
    */
   public static Applied apply(InputStream patch, OldFile old, OutputStream out, long expectedSize)
       throws IOException {
-    return inflated(patch, in -> {
-      HashingOutput hashed = new HashingOutput(out, newSize(in, MAGIC, expectedSize));
-      new Records(in, old, hashed).all(hashed.limit());
-      return hashed.applied();
-    });
+    return run(patch, old, out, expectedSize, null, null);
   }
 
   /**
@@ -63,30 +59,29 @@ public final class DeltaApplier {
   public static Applied applyFileByFile(InputStream patch, OldFile old, OutputStream out, long expectedSize,
       File dfOld, Recompressor recompressor) throws IOException {
     try {
-      return inflated(patch, in -> {
-        HashingOutput hashed = new HashingOutput(out, newSize(in, MAGIC2, expectedSize));
-        FileByFilePlan plan = FileByFilePlan.read(in, old.size());
-        DeltaFriendlyOld.build(old, plan, dfOld);
-        try (OldFile friendly = OldFile.open(dfOld)) {
-          Recompressing dfNew = new Recompressing(plan, recompressor, hashed);
-          new Records(in, friendly, dfNew).all(plan.dfNewSize);
-        }
-        return hashed.applied();
-      });
+      return run(patch, old, out, expectedSize, dfOld, recompressor);
     } finally {
       if (dfOld.exists() && !dfOld.delete()) throw new IOException("could not delete " + dfOld);
     }
   }
 
-  private interface Body {
-    Applied run(InputStream inflated) throws IOException;
-  }
-
-  /** Runs {@code body} over the inflated patch; then nothing may follow the zlib stream. */
-  private static Applied inflated(InputStream patch, Body body) throws IOException {
+  /** Applies the inflated patch (ARDELTA2 when {@code dfOld} is given); then nothing may follow the zlib stream. */
+  private static Applied run(InputStream patch, OldFile old, OutputStream out, long expectedSize, File dfOld,
+      Recompressor recompressor) throws IOException {
     Inflater inflater = new Inflater();
     try {
-      Applied applied = body.run(new InflaterInputStream(patch, inflater, Records.CHUNK));
+      InputStream in = new InflaterInputStream(patch, inflater, Records.CHUNK);
+      HashingOutput hashed = new HashingOutput(out, newSize(in, dfOld == null ? MAGIC : MAGIC2, expectedSize));
+      if (dfOld == null) {
+        new Records(in, old, hashed).all(hashed.limit());
+      } else {
+        FileByFilePlan plan = FileByFilePlan.read(in, old.size());
+        DeltaFriendlyOld.build(old, plan, dfOld);
+        try (OldFile friendly = OldFile.open(dfOld)) {
+          new Records(in, friendly, new Recompressing(plan, recompressor, hashed)).all(plan.dfNewSize);
+        }
+      }
+      Applied applied = hashed.applied();
       if (inflater.getRemaining() > 0 || patch.read() != -1) {
         throw new DeltaException(Reason.TRAILING, "bytes follow the zlib stream");
       }

@@ -35,7 +35,7 @@ public final class ApplyBench {
   }
 
   static String one(int format, File old, File patch, String sha256) throws IOException {
-    Recompressor recompressor = Recompressors.available() ? Recompressors.bundled() : new JdkRecompressor();
+    Recompressor recompressor = JdkRecompressor.orBundled();
     File out = File.createTempFile("apply-bench", ".apk");
     File dfOld = File.createTempFile("apply-bench", ".dfold");
     System.gc();

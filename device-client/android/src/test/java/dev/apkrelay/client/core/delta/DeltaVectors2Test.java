@@ -50,7 +50,7 @@ class DeltaVectors2Test {
   @Test
   @SuppressWarnings("unchecked")
   void everyVectorAppliesToItsBytesAndHashesOrIsRefused() throws IOException {
-    Recompressor recompressor = Recompressors.available() ? Recompressors.bundled() : new JdkRecompressor();
+    Recompressor recompressor = JdkRecompressor.orBundled();
     File dfOld = dir.resolve("df-old").toFile();
     int good = 0;
     int bad = 0;

@@ -11,6 +11,15 @@ import java.util.zip.Deflater;
  * library's own pure-Java deflater replaces it at merge; the bench uses it until then.
  */
 public final class JdkRecompressor implements Recompressor {
+  /** The library's bundled deflater once it is wired, else this one. */
+  public static Recompressor orBundled() {
+    try {
+      return Recompressors.bundled();
+    } catch (UnsupportedOperationException notYet) {
+      return new JdkRecompressor();
+    }
+  }
+
   @Override
   public OutputStream open(OutputStream sink, int level, int strategy, int memLevel, int windowBits) throws IOException {
     if (strategy > 2 || memLevel != 8 || windowBits != 15) {
