@@ -19,6 +19,7 @@ import { applyPatch2 } from '../../device-client/protocol/delta/apply-patch2';
 import { inflatePatch } from '../../device-client/node/inflater';
 import { buildPatch } from '../../shared/delta/build-patch';
 import { buildPatch2 } from '../../shared/delta/build-patch2';
+import { jvmApplyFigures, type JvmApplyInput } from './lib/jvm-apply';
 import { lastVersions, npmApk, NPM_APPS, type NpmApp } from './lib/npm-apks';
 import { runBench, whole, type Bench, type BenchContext } from './lib/runner';
 
@@ -46,6 +47,8 @@ interface PairResult {
   /** Changed deflated entries of the new APK, and how many pako reproduced. */
   readonly changedEntries: number;
   readonly reproducedEntries: number;
+  /** The pair's patches, for the JVM applier (ops/bench/lib/jvm-apply.ts). */
+  readonly jvm: readonly JvmApplyInput[];
 }
 
 interface ChildTiming {
@@ -138,6 +141,19 @@ async function pair(app: NpmApp, from: string, to: string, files: [string, strin
       : null,
     changedEntries: two.timing.changed ?? 0,
     reproducedEntries: two.timing.reproduced ?? 0,
+    jvm: [
+      { format: 1 as const, oldFile: files[0], patchFile: `${out}.ardelta`, newSha256: newSha },
+      ...(two.timing.made
+        ? [
+            {
+              format: 2 as const,
+              oldFile: files[0],
+              patchFile: `${out}.ardelta2`,
+              newSha256: newSha,
+            },
+          ]
+        : []),
+    ],
   };
 }
 
@@ -260,14 +276,19 @@ export const deltaBench: Bench<{
       ...figures(results),
       ardelta2: v2Summary(results),
     };
+    const jvm = await jvmApplyFigures(results.flatMap((r) => r.jvm));
     const text = [
       `${summary.pairs} pairs of ${summary.apps} apps; every patch applied back to the new APK's SHA-256`,
       `patch share of the full APK: median ${pct(summary.shareMedian)}, p90 ${pct(summary.shareP90)}`,
       `generation: median ${summary.generateMsMedian.toFixed(0)} ms, max ${summary.generateMsMax.toFixed(0)} ms; peak RSS of a generation up to ${summary.peakRssMiBMax.toFixed(0)} MiB`,
       `apply (Node, streaming): max ${summary.applyMsMax.toFixed(0)} ms`,
       ...v2Text(summary.pairs, summary.ardelta2),
+      ...jvm.text,
     ].join('\n');
-    return { json: { node: process.version, summary, pairs: results }, text };
+    return {
+      json: { node: process.version, summary, jvmApply: jvm.formats, pairs: results },
+      text,
+    };
   },
 };
 

@@ -2,6 +2,8 @@ package dev.apkrelay.client.core;
 
 import dev.apkrelay.client.core.crypto.PushKey;
 import dev.apkrelay.client.core.delta.DeltaFetch;
+import dev.apkrelay.client.core.delta.Recompressor;
+import dev.apkrelay.client.core.delta.Recompressors;
 import dev.apkrelay.client.core.download.Downloader;
 import dev.apkrelay.client.core.json.Json;
 import dev.apkrelay.client.core.ports.Clock;
@@ -149,7 +151,14 @@ public final class Engine {
       return null;
     }
     DiskSpace space = config.diskSpace != null ? config.diskSpace : () -> Long.MAX_VALUE;
-    return new DeltaFetch(transport, storage, space, path, config.installedMd5, config.apiKey, config.deviceId);
+    Recompressor bundled = null; // ARDELTA1 only until the bundled deflater is wired (at merge)
+    try {
+      bundled = Recompressors.bundled();
+    } catch (UnsupportedOperationException notYet) {
+      // not wired yet: ARDELTA1 only
+    }
+    return new DeltaFetch(transport, storage, space, path, config.installedMd5, config.apiKey, config.deviceId, clock,
+        bundled);
   }
 
   public void stop() {

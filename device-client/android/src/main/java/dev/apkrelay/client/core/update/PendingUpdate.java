@@ -298,6 +298,7 @@ public final class PendingUpdate {
     if (old != null) {
       storage.removeFile(fileName(old));
       storage.removeFile(DeltaFetch.patchName(old));
+      storage.removeFile(DeltaFetch.dfOldName(old));
     }
   }
 

@@ -68,6 +68,7 @@ class UpdateDriverDeltaTest {
   static final Clock CLOCK = new Clock() {
     @Override public long now() { return 1_764_000_000_000L; }
     @Override public double random() { return 0; }
+    @Override public void sleep(long ms) {} // waits for a patch being made pass at once (DeltaFetchNotReadyTest counts them)
   };
 
   @TempDir Path dir;
@@ -158,7 +159,7 @@ class UpdateDriverDeltaTest {
       @Override public void withdraw(boolean gaveUp) {}
       @Override public void install(VersionEvent e, String location) {}
     }, executor, downloads, new Downloader(transport, storage), "key 1", "dev-1");
-    if (withDelta) driver.delta(new DeltaFetch(transport, storage, () -> usable, oldPath, oldMd5, "key 1", "dev-1"));
+    if (withDelta) driver.delta(new DeltaFetch(transport, storage, () -> usable, oldPath, oldMd5, "key 1", "dev-1", CLOCK, null));
     driver.start(new PendingUpdate(storage, (level, m) -> {}, oldMd5, 3, CLOCK));
     return downloadAndInstall();
   }
@@ -229,6 +230,15 @@ class UpdateDriverDeltaTest {
     byte[] garbage = ascii("this is not a zlib stream");
     routes.put("/download/delta", req -> patchReply(garbage));
     assertFallback(update(true), "patch-failed", garbage.length + NEW.length);
+  }
+
+  @Test
+  void aPatchNeverReadyFallsBackAsNoPatchAndCountsEveryNotReadyAnswer() throws Exception {
+    byte[] notReady = ascii("Delta not ready yet.");
+    routes.put("/download/delta", req -> reply(503, notReady, "content-type", "text/plain", "retry-after", "30"));
+    // Four waits of 30 s make the contract's 120 s: five answers, then the full download.
+    assertFallback(update(true), "no-patch", 5 * notReady.length + NEW.length);
+    assertEquals(6, requests.size());
   }
 
   @Test
