@@ -7,7 +7,7 @@
 import type { ApiMemory } from './api-memory';
 import { grid, mib, MiB, type Measurement } from './ingest-report';
 
-/** At most this much RSS kept per upload, after the first, counts as a plateau. */
+/** At most this much RSS kept by one upload, once past the first ones, counts as a plateau. */
 export const PLATEAU_BYTES_PER_UPLOAD = 4 * MiB;
 
 const parts = (m: ApiMemory) => [
@@ -32,8 +32,10 @@ export function memoryTable(rows: readonly Measurement[]): string {
 }
 
 /**
- * Per APK size uploaded three times or more: the API's RSS just before each upload, and the RSS
- * kept per upload from the second upload on (the first one also loads code and warms caches).
+ * Per APK size uploaded three times or more: the API's RSS just before each upload, and what the
+ * last of those steps kept (RSS before the last upload minus before the one before it). The first
+ * uploads raise RSS to the allocator's high-water mark; memory that grows with every upload still
+ * shows in the last step, a plateau does not.
  */
 export function memoryTrend(rows: readonly Measurement[]): string {
   const bySize = new Map<number, number[]>();
@@ -49,10 +51,10 @@ export function memoryTrend(rows: readonly Measurement[]): string {
       lines.push(`${shown} (--repeat 3 or more tells growth from a plateau)`);
       continue;
     }
-    const perUpload = (before[before.length - 1]! - before[1]!) / (before.length - 2);
-    const verdict = perUpload <= PLATEAU_BYTES_PER_UPLOAD ? 'plateaus' : 'GROWS per upload';
+    const kept = before[before.length - 1]! - before[before.length - 2]!;
+    const verdict = kept <= PLATEAU_BYTES_PER_UPLOAD ? 'plateaus' : 'GROWS per upload';
     lines.push(
-      `${shown}; kept per upload after the first: ${mib(perUpload)} MiB ` +
+      `${shown}; kept by the upload before the last: ${mib(kept)} MiB ` +
         `(plateau: at most ${PLATEAU_BYTES_PER_UPLOAD / MiB} MiB): ${verdict}`,
     );
   }

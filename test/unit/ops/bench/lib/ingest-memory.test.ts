@@ -26,14 +26,14 @@ function upload(payloadMiB: number, beforeMiB: number, afterMiB: number): Measur
 
 test.each([
   [
-    'RSS kept from the second upload on, 211 -> 231 over two uploads, grows',
+    'RSS that still rises by 10 MiB at the last upload grows',
     [152, 211, 221, 231],
-    '152.0, 211.0, 221.0, 231.0 MiB; kept per upload after the first: 10.0 MiB (plateau: at most 4 MiB): GROWS per upload',
+    '152.0, 211.0, 221.0, 231.0 MiB; kept by the upload before the last: 10.0 MiB (plateau: at most 4 MiB): GROWS per upload',
   ],
   [
-    'a first upload that raises RSS once, then nothing more, plateaus',
-    [152, 190, 193, 192],
-    '152.0, 190.0, 193.0, 192.0 MiB; kept per upload after the first: 1.0 MiB (plateau: at most 4 MiB): plateaus',
+    'first uploads that raise RSS to a high-water mark, then nothing more, plateau',
+    [152, 197, 216, 217],
+    '152.0, 197.0, 216.0, 217.0 MiB; kept by the upload before the last: 1.0 MiB (plateau: at most 4 MiB): plateaus',
   ],
 ])('%s', (_name, before: number[], expected: string) => {
   const rows = before.map((b) => upload(100, b, b + 50));
