@@ -73,7 +73,9 @@ export function decryptSegment(
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, segmentNonce(prefix, index, last));
     decipher.setAuthTag(ciphertext.subarray(ciphertext.length - TAG_SIZE));
-    return Buffer.concat([decipher.update(body), decipher.final()]);
+    const plain = decipher.update(body);
+    const rest = decipher.final(); // empty for GCM: no copy of every segment to join it
+    return rest.length === 0 ? plain : Buffer.concat([plain, rest]);
   } catch {
     throw new SegmentAuthError(index);
   }
