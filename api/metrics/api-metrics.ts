@@ -86,6 +86,14 @@ export function createApiMetrics(sources: MetricsSources): ApiMetrics {
       this.set(sources.uploadsReceiving());
     },
   });
+  new Gauge({
+    name: 'apkrelay_nodejs_array_buffers_bytes',
+    help: 'Memory of the ArrayBuffers and Buffers of this API process (process.memoryUsage().arrayBuffers, part of external memory).',
+    registers: [registry],
+    collect() {
+      this.set(process.memoryUsage().arrayBuffers);
+    },
+  });
   const legacyPushRefused = new Counter({
     name: 'apkrelay_legacy_push_refused_total',
     help: 'Connections the PushLink listener of this API process refused, by bound: total (LEGACY_PUSH_MAX_CONNECTIONS) or address (LEGACY_PUSH_MAX_PENDING_PER_ADDRESS).',

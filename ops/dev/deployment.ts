@@ -58,7 +58,8 @@ const STOP_GRACE_MS = 15_000;
 /** Variables a Node process and the service binaries need; everything else is explicit. */
 /**
  * From the caller's environment; DOWNLOAD_CACHE_MB=0 measures downloads without the cache,
- * DOWNLOAD_MEMORY_MB=0 without the memory of decrypted APKs.
+ * DOWNLOAD_MEMORY_MB=0 without the memory of decrypted APKs; MALLOC_ARENA_MAX and GLIBC_TUNABLES
+ * measure glibc's allocator settings (bench:ingest's API memory).
  */
 const INHERITED = [
   'PATH',
@@ -68,6 +69,8 @@ const INHERITED = [
   'DOWNLOAD_CACHE_MB',
   'DOWNLOAD_MEMORY_MB',
   'EMBEDDED_MONGO_BACKEND',
+  'MALLOC_ARENA_MAX',
+  'GLIBC_TUNABLES',
 ];
 
 function cliMain(): string {

@@ -73,7 +73,9 @@ export function decryptSegment(
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, segmentNonce(prefix, index, last));
     decipher.setAuthTag(ciphertext.subarray(ciphertext.length - TAG_SIZE));
-    return Buffer.concat([decipher.update(body), decipher.final()]);
+    const plain = decipher.update(body);
+    const rest = decipher.final(); // empty for GCM: no copy of every segment to join it
+    return rest.length === 0 ? plain : Buffer.concat([plain, rest]);
   } catch {
     throw new SegmentAuthError(index);
   }
@@ -110,7 +112,13 @@ export function segmentsForRange(
   return { first, last, cipherStart: first * CIPHER_SEGMENT_SIZE, cipherEnd };
 }
 
-/** Streaming encryption: plaintext in, ciphertext segments out. */
+/**
+ * Streaming encryption: plaintext in, ciphertext out (each segment's bytes, then its tag). A
+ * segment is encrypted piece by piece as its plaintext came in, without joining the pieces into a
+ * segment first or the output into one buffer: those copies were twice the APK's size in
+ * short-lived buffers, which V8 frees only at its next full GC (an upload's API memory,
+ * docs/benchmarks.md#upload-ingest).
+ */
 export class SegmentEncryptor extends Transform {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -128,9 +136,7 @@ export class SegmentEncryptor extends Transform {
       this.pending.push(chunk);
       this.pendingBytes += chunk.length;
       // A segment is surely not the last one when more bytes follow it.
-      while (this.pendingBytes > SEGMENT_SIZE) {
-        this.push(encryptSegment(this.key, this.prefix, this.index++, false, this.nextSegment()));
-      }
+      while (this.pendingBytes > SEGMENT_SIZE) this.encryptNext(false);
       done();
     } catch (err) {
       done(err as Error);
@@ -139,20 +145,30 @@ export class SegmentEncryptor extends Transform {
 
   override _flush(done: TransformCallback): void {
     try {
-      this.push(encryptSegment(this.key, this.prefix, this.index++, true, this.nextSegment()));
+      this.encryptNext(true);
       done();
     } catch (err) {
       done(err as Error);
     }
   }
 
-  /** Up to one segment of pending plaintext. */
-  private nextSegment(): Buffer {
-    const all = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
-    const n = Math.min(SEGMENT_SIZE, all.length);
-    this.pending = n < all.length ? [all.subarray(n)] : [];
-    this.pendingBytes = all.length - n;
-    return all.subarray(0, n);
+  /** Encrypts up to one segment of pending plaintext, as the same bytes as encryptSegment. */
+  private encryptNext(last: boolean): void {
+    const nonce = segmentNonce(this.prefix, this.index++, last);
+    const cipher = createCipheriv('aes-256-gcm', this.key, nonce);
+    let left = Math.min(SEGMENT_SIZE, this.pendingBytes);
+    this.pendingBytes -= left;
+    while (left > 0) {
+      const piece = this.pending[0]!;
+      const n = Math.min(left, piece.length);
+      if (n > 0) this.push(cipher.update(piece.subarray(0, n)));
+      if (n === piece.length) this.pending.shift();
+      else this.pending[0] = piece.subarray(n);
+      left -= n;
+    }
+    const rest = cipher.final(); // empty for GCM, pushed should it ever not be
+    if (rest.length > 0) this.push(rest);
+    this.push(cipher.getAuthTag());
   }
 }
 

@@ -5,13 +5,13 @@
  * plaintext byte range maps to whole chunks and reads only those; each file keeps the chunk size
  * it was written with (blobs stored before at one segment per chunk still read).
  */
-import { GridFSBucket, ObjectId, type Db } from 'mongodb';
+import { GridFSBucket, ObjectId, type Binary, type Db } from 'mongodb';
 import { isObjectIdShaped, isUploadId } from '../upload-id';
 import type { Readable } from 'node:stream';
 import { CIPHER_SEGMENT_SIZE } from '../crypto/segmented-aead';
 import { writeGridFsFile } from './gridfs-write';
 import { diskFullAsOutage } from './disk-full';
-import { coerceError } from '../errors';
+import { AppError, coerceError } from '../errors';
 
 export interface BlobStore {
   /**
@@ -21,6 +21,11 @@ export interface BlobStore {
   put(id: string, ciphertext: Readable, metadata: Record<string, unknown>): Promise<number>;
   /** Ciphertext bytes `start..end` (end exclusive). */
   openRange(id: string, start: number, end: number): Readable;
+  /**
+   * The whole blob, chunk by chunk in order, a few chunks per reply from the server: for one
+   * sequential copy (the ingest worker's). A missing chunk fails with BLOB_INCOMPLETE.
+   */
+  readAll?(id: string): AsyncIterable<Buffer>;
   size(id: string): Promise<number | null>;
   delete(id: string): Promise<void>;
   /** Ids of blobs uploaded before `before` (for orphan sweeps). */
@@ -42,6 +47,12 @@ export const BLOB_CHUNK_SEGMENTS = 16;
 export const BLOB_CHUNK_SIZE = BLOB_CHUNK_SEGMENTS * CIPHER_SEGMENT_SIZE;
 /** Chunks per insertMany: 4 MiB of them. */
 const WRITE_BATCH_BYTES = 4 * BLOB_CHUNK_SIZE;
+/**
+ * Chunks per reply when reading a whole blob. The driver's download stream leaves the batch to
+ * the server, and the embedded store answered a 100 MiB blob's chunks in one reply, which the
+ * ingest worker held (twice over) while copying it (docs/benchmarks.md#upload-ingest).
+ */
+const READ_BATCH_CHUNKS = 4;
 
 /**
  * A blob's GridFS file id: an ObjectId for ids of that shape (older uploads, screenshots), else
@@ -102,6 +113,21 @@ export function gridFsBlobStore(db: Db, bucketName = APK_BUCKET): BlobStore {
     },
     openRange(id, start, end) {
       return bucket.openDownloadStream(fileId(id), { start, end });
+    },
+    async *readAll(id) {
+      const chunks = target.chunks.find(
+        { files_id: fileId(id) },
+        { sort: { n: 1 }, batchSize: READ_BATCH_CHUNKS },
+      );
+      let n = 0;
+      for await (const doc of chunks) {
+        if (doc.n !== n) {
+          throw new AppError('BLOB_INCOMPLETE', { message: `blob ${id}: chunk ${n} is missing` });
+        }
+        n++;
+        const data = (doc.data as Binary).buffer;
+        yield Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      }
     },
     async size(id) {
       const doc = await files.findOne({ _id: fileId(id) });

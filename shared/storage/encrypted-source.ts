@@ -7,6 +7,7 @@
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { RandomAccessSource } from '../apk/random-access';
 import {
@@ -170,7 +171,10 @@ export function watchedCiphertext(reader: CiphertextReader): CiphertextReader & 
  * every query (blob-cache.ts): many ranged reads of a large blob cost time quadratic in its size.
  */
 export async function localCiphertextCopy(
-  blobs: { openRange(id: string, start: number, end: number): NodeJS.ReadableStream },
+  blobs: {
+    openRange(id: string, start: number, end: number): NodeJS.ReadableStream;
+    readAll?(id: string): AsyncIterable<Buffer>;
+  },
   id: string,
   size: number,
   tmpDir: string,
@@ -179,7 +183,9 @@ export async function localCiphertextCopy(
   const file = path.join(dir, `${id}.seg`);
   const cleanup = () => rm(dir, { recursive: true, force: true });
   try {
-    await pipeline(blobs.openRange(id, 0, size), createWriteStream(file, { mode: 0o600 }));
+    // A few chunks at a time where the store can (blob-store.ts readAll), else its range stream.
+    const source = blobs.readAll ? Readable.from(blobs.readAll(id)) : blobs.openRange(id, 0, size);
+    await pipeline(source, createWriteStream(file, { mode: 0o600 }));
     const written = (await stat(file)).size;
     if (written !== size) {
       throw new AppError('BLOB_INCOMPLETE', {

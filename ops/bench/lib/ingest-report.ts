@@ -1,4 +1,5 @@
 /** What bench:ingest measures per APK size, and how it prints it. */
+import type { ApiMemory } from './api-memory';
 import { times } from './runner';
 import type { StoreFloor } from './store-floor';
 
@@ -24,16 +25,18 @@ export interface Measurement {
   readonly rssSamples: number;
   /** CPU seconds used during the upload, per process (api, workers, mongo, redis). */
   readonly cpuSeconds: Readonly<Record<string, number>>;
+  /** The API's memory parts from its /metrics, just before the upload and after its verdict. */
+  readonly memory: { readonly before: ApiMemory; readonly after: ApiMemory };
 }
 
-function grid(header: readonly string[], body: ReadonlyArray<readonly string[]>): string {
+export function grid(header: readonly string[], body: ReadonlyArray<readonly string[]>): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]) =>
     cells.map((c, i) => c.padStart(widths[i] ?? 0)).join('  ');
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
 }
 
-const mib = (bytes: number) => (bytes / MiB).toFixed(1);
+export const mib = (bytes: number) => (bytes / MiB).toFixed(1);
 
 export function mainTable(rows: readonly Measurement[]): string {
   return grid(
@@ -77,6 +80,7 @@ export function breakdownTable(rows: readonly Measurement[]): string {
       'body sent s',
       'verdict wait s',
       ...names.map((n) => `CPU ${n} s`),
+      'workers RSS base',
       'workers RSS peak',
     ],
     rows.map((m) => [
@@ -84,6 +88,7 @@ export function breakdownTable(rows: readonly Measurement[]): string {
       m.sentSeconds.toFixed(2),
       (m.seconds - m.sentSeconds).toFixed(2),
       ...names.map((n) => (m.cpuSeconds[n] ?? 0).toFixed(1)),
+      `${mib(m.workers.baselineRss)} MiB`,
       `${mib(m.workers.peakRss)} MiB`,
     ]),
   );

@@ -2,6 +2,10 @@
  * A whole-stream hash computed on a worker thread, so a slow digest (MD5) runs in parallel with
  * the digests computed on the main thread during the single streaming pass. At most a few
  * chunks are in flight (bounded memory); `close()` always ends the worker.
+ * The chunks' buffers go back and forth: the thread hands each one back once hashed and the next
+ * chunk is copied into it. A fresh buffer per chunk was the file's size in garbage on the thread,
+ * which its V8 collects only after about 64 MiB of it (the ingest worker's memory,
+ * docs/benchmarks.md#upload-ingest).
  */
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
@@ -32,7 +36,7 @@ const { createHash } = require('node:crypto');
 const hash = createHash(workerData.algorithm);
 parentPort.on('message', (chunk) => {
   if (chunk === null) parentPort.postMessage(hash.digest('hex'));
-  else { hash.update(chunk); parentPort.postMessage(true); }
+  else { hash.update(chunk); parentPort.postMessage(chunk, [chunk.buffer]); }
 });
 `;
 const MAX_IN_FLIGHT = 4;
@@ -40,6 +44,9 @@ const MAX_IN_FLIGHT = 4;
 export class OffThreadHash implements StreamHash {
   private readonly worker: Worker;
   private inFlight = 0;
+  /** Buffers the thread handed back, to copy the next chunks into. */
+  private readonly spare: ArrayBuffer[] = [];
+  private made = 0;
   private wake: (() => void) | null = null;
   private result: string | null = null;
   private failure: Error | null = null;
@@ -49,7 +56,10 @@ export class OffThreadHash implements StreamHash {
     this.worker.unref();
     this.worker.on('message', (m: unknown) => {
       if (typeof m === 'string') this.result = m;
-      else this.inFlight--;
+      else {
+        if (m instanceof Uint8Array) this.spare.push(m.buffer as ArrayBuffer);
+        this.inFlight--;
+      }
       this.wake?.();
     });
     this.worker.on('error', (err: Error) => {
@@ -72,8 +82,19 @@ export class OffThreadHash implements StreamHash {
     this.inFlight++;
     // Copy into a buffer of its own and transfer it: posting a view would clone its whole
     // backing ArrayBuffer (e.g. an entire in-memory APK).
-    const copy = new Uint8Array(chunk);
-    this.worker.postMessage(copy, [copy.buffer]);
+    let buffer = this.spare.pop();
+    if (buffer === undefined || buffer.byteLength < chunk.length) {
+      buffer = new ArrayBuffer(chunk.length);
+      this.made++;
+    }
+    const copy = new Uint8Array(buffer, 0, chunk.length);
+    copy.set(chunk);
+    this.worker.postMessage(copy, [buffer]);
+  }
+
+  /** How many chunk buffers this hash allocated: at most the chunks in flight, not one a chunk. */
+  get buffersMade(): number {
+    return this.made;
   }
 
   async digest(): Promise<string> {

@@ -158,6 +158,8 @@ test('/metrics: 401 without or with a wrong token; every series with the right o
   expect(value('apkrelay_download_bytes_total')).toBe(large.length);
   expect(value('apkrelay_push_streams_open{channel="sse"}')).toBe(0);
   expect(value('apkrelay_push_streams_open{channel="pushlink"}')).toBe(0);
+  // The API's Buffers and ArrayBuffers (TLS and the download above use them).
+  expect(value('apkrelay_nodejs_array_buffers_bytes')).toBeGreaterThan(0);
   expect(value('apkrelay_uploads_receiving')).toBe(0); // the uploads above are all in
   expect(value('apkrelay_exception_reports_total{verdict="REGISTERED"}')).toBe(1);
   expect(value('apkrelay_exception_reports_total{verdict="EXCEPTION_API_KEY_INVALID"}')).toBe(1);

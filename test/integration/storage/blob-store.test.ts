@@ -124,3 +124,28 @@ test('a source that fails midway leaves no files doc: the blob does not exist', 
   await expect(store.put(id, Readable.from(failing()), {})).rejects.toThrow('connection cut');
   expect(await store.size(id)).toBeNull();
 });
+
+test('a whole blob read for a copy comes in order, at most 4 chunks per reply', async () => {
+  const id = new ObjectId().toHexString();
+  const data = randomBytes(10 * CHUNK + 5); // 11 chunks
+  const store = gridFsBlobStore(db());
+  await store.put(id, pieces(data), { uploadId: id });
+  chunkDocsRead.length = 0;
+  const parts: Buffer[] = [];
+  for await (const part of store.readAll!(id)) parts.push(part);
+  expect(Buffer.concat(parts).equals(data)).toBe(true);
+  expect(chunkDocsRead).toEqual([4, 4, 3]);
+});
+
+test('a whole blob with a chunk missing fails instead of reading short', async () => {
+  const id = new ObjectId().toHexString();
+  const store = gridFsBlobStore(db());
+  await store.put(id, pieces(randomBytes(3 * CHUNK)), { uploadId: id });
+  await db()
+    .collection('apks.chunks')
+    .deleteOne({ files_id: new ObjectId(id), n: 1 });
+  const read = async () => {
+    for await (const part of store.readAll!(id)) void part;
+  };
+  await expect(read()).rejects.toMatchObject({ code: 'BLOB_INCOMPLETE' });
+});
