@@ -13,8 +13,8 @@ import java.io.OutputStream;
  * <p>The output does not depend on how the input is cut into writes: the input is gathered into
  * one fixed buffer and handed to the compressor in the same pieces whatever the writes were (at
  * level 0, multiples of 65,535 bytes, which reproduces zlib's one-shot stored blocks). Memory: the
- * window, hash chains and pending buffer as zlib sizes them (about 260 KB at memLevel 8 and
- * windowBits 15, 390 KB at memLevel 9) plus a 64 KB input buffer.
+ * window, hash chains and pending buffer as zlib sizes them (256 KB at memLevel 8 and
+ * windowBits 15, 384 KB at memLevel 9) plus a 64 KB input buffer.
  *
  * <p>Ported from pako 2.1.0 and zlib 1.2.13 (Zlib licence; see {@code DeflateState}).
  */
@@ -24,6 +24,7 @@ public final class RawDeflaterStream extends OutputStream {
 
   private final DeflateState state;
   private final byte[] buf = new byte[CHUNK];
+  private final byte[] one = new byte[1];
   private int filled;
   private boolean closed;
 
@@ -51,7 +52,8 @@ public final class RawDeflaterStream extends OutputStream {
 
   @Override
   public void write(int b) throws IOException {
-    write(new byte[] {(byte) b}, 0, 1);
+    one[0] = (byte) b;
+    write(one, 0, 1);
   }
 
   @Override

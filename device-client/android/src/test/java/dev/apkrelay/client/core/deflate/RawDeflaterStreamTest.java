@@ -45,25 +45,8 @@ class RawDeflaterStreamTest {
     return out;
   }
 
-  /** zlib 1.2.13 through the JDK, one call: all input, FINISH, an output buffer that fits all. */
   static byte[] jdk(byte[] input, int level, int strategy) {
-    Deflater d = new Deflater(level, true);
-    try {
-      d.setStrategy(strategy);
-      d.setInput(input);
-      d.finish();
-      byte[] out = new byte[input.length + input.length / 8 + 1024];
-      // The JDK's first call after setStrategy only applies the parameters (deflateParams, no
-      // output on a fresh stream); the next one compresses everything at once.
-      int n = 0;
-      for (int calls = 0; calls < 2 && !d.finished(); calls++) {
-        n += d.deflate(out, n, out.length - n);
-      }
-      assertEquals(true, d.finished(), "the JDK compressed all in one call");
-      return Arrays.copyOf(out, n);
-    } finally {
-      d.end();
-    }
+    return DeflateIdentity.jdk(input, level, strategy);
   }
 
   /** RawDeflaterStream fed in pieces of the given sizes, in turn, starting at piece {@code k}. */

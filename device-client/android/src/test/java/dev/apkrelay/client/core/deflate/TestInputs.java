@@ -1,6 +1,8 @@
 package dev.apkrelay.client.core.deflate;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Deterministic test inputs for the deflater, generated from a seed by a 31-bit LCG that
@@ -15,6 +17,13 @@ final class TestInputs {
     "the ", "apk ", "update ", "device ", "fleet ", "delta ", "patch ", "android ", "zlib ",
     "deflate ", "window ", "match ", "\n", "class ", "void ", "return ", "int ", "0x1f ", "{ ", "} "
   };
+
+  private static final String[] MIXED = {"text", "runs", "random", "zeros"};
+
+  /** Takes one piece of a streamed input. */
+  interface Pieces {
+    void take(byte[] piece, int len) throws IOException;
+  }
 
   private int x;
 
@@ -32,6 +41,18 @@ final class TestInputs {
     byte[] out = new byte[size];
     g.fill(kind, out, 0, size);
     return out;
+  }
+
+  /** The "mixed" input in its 64 KB stretches, for sizes a small heap cannot hold at once. */
+  static void mixedPieces(int seed, int size, Pieces sink) throws IOException {
+    TestInputs g = new TestInputs(seed);
+    byte[] piece = new byte[65536];
+    for (int i = 0, k = 0; i < size; i += 65536, k++) {
+      int n = Math.min(65536, size - i);
+      Arrays.fill(piece, (byte) 0);
+      g.fill(MIXED[k % 4], piece, 0, n);
+      sink.take(piece, n);
+    }
   }
 
   private void fill(String kind, byte[] out, int from, int to) {
@@ -65,9 +86,8 @@ final class TestInputs {
         }
         break;
       case "mixed":
-        String[] kinds = {"text", "runs", "random", "zeros"};
         for (int i = from, k = 0; i < to; i += 65536, k++) {
-          fill(kinds[k % 4], out, i, Math.min(to, i + 65536));
+          fill(MIXED[k % 4], out, i, Math.min(to, i + 65536));
         }
         break;
       default:
