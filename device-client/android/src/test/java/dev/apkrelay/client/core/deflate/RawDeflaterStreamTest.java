@@ -36,6 +36,13 @@ class RawDeflaterStreamTest {
     list.add(new Object[] {"runs 200000", TestInputs.make("runs", 3, 200_000)});
     list.add(new Object[] {"random 65535 x2", twice(TestInputs.make("random", 4, 65_535))});
     list.add(new Object[] {"mixed 3 MB", TestInputs.make("mixed", 5, 3 << 20)});
+    // zlib's lazy levels drop a 3-byte match more than 4096 bytes back (TOO_FAR): plant some
+    // exactly 4096 back (kept) and 4097 back (dropped) in bytes that otherwise barely match.
+    byte[] planted = TestInputs.make("random", 7, 100_000);
+    for (int p = 0; p + 4097 + 3 < planted.length; p += 5000) {
+      System.arraycopy(planted, p, planted, p + 4096 + (p / 5000) % 2, 3);
+    }
+    list.add(new Object[] {"random, 3-byte repeats 4096 and 4097 back", planted});
     return list;
   }
 
