@@ -30,7 +30,7 @@ export interface JvmApplyResult {
   readonly ms: number;
   readonly peakHeapBytes: number;
   readonly maxHeapBytes: number;
-  /** ARDELTA2's deflater: `bundled` (the library's) or `jdk` (until it is wired); `none` for ARDELTA1. */
+  /** ARDELTA2's deflater: `bundled` (the library's own); `none` for ARDELTA1. */
   readonly recompressor: string;
   readonly sha256Matches: boolean;
 }

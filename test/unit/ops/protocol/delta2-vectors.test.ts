@@ -57,10 +57,11 @@ test('the vectors cover the cases of the contract', () => {
 });
 
 test('the generated patches go file by file: the changed deflated entries are ranges', () => {
-  // one changed dex; five changed entries of five settings; a changed dex, a new and an empty entry
+  // one changed dex; five changed entries of five settings, four of them file by file (fixed codes
+  // are never chosen: pako and zlib 1.2.13 can differ there); a changed dex, a new and an empty entry
   expect(rangeCounts(named.get('changed, unchanged and stored entries')!)).toEqual([1, 1]);
   expect(rangeCounts(named.get('levels 1 and 9, filtered, huffman-only, rle and fixed')!)).toEqual([
-    5, 5,
+    4, 4,
   ]);
   expect(rangeCounts(named.get('a new entry and an empty one')!)).toEqual([1, 3]);
 });

@@ -30,15 +30,17 @@ test('python3 is zlib 1.2.13, the reference', () => {
   expect(version.toString().trim()).toBe('1.2.13');
 });
 
-test('the order is the contract: memLevel 8 then 9; strategy 0-4; level 6, 9, 1-5, 7, 8', () => {
-  expect(DIVINATION_ORDER).toHaveLength(90);
+test('the order is the contract: memLevel 8 then 9; strategy 0-3; level 6, 9, 1-5, 7, 8', () => {
+  expect(DIVINATION_ORDER).toHaveLength(72);
   expect(DIVINATION_ORDER.slice(0, 10)).toEqual(
     [6, 9, 1, 2, 3, 4, 5, 7, 8]
       .map((level) => ({ level, strategy: 0, memLevel: 8, windowBits: 15 }))
       .concat([{ level: 6, strategy: 1, memLevel: 8, windowBits: 15 }]),
   );
-  expect(DIVINATION_ORDER[45]).toEqual({ level: 6, strategy: 0, memLevel: 9, windowBits: 15 });
+  expect(DIVINATION_ORDER[36]).toEqual({ level: 6, strategy: 0, memLevel: 9, windowBits: 15 });
   expect(DIVINATION_ORDER.some((p) => p.level === 0)).toBe(false);
+  // Fixed codes: pako 2.1.0 and zlib 1.2.13 can differ there (docs/delta-updates.md).
+  expect(DIVINATION_ORDER.some((p) => p.strategy === 4)).toBe(false);
 });
 
 // [what zlib made, level, strategy, memLevel, the first setting that zlib reproduces it with]
@@ -48,7 +50,6 @@ test.each([
   ['level 9 filtered', 9, 1, 8, { level: 9, strategy: 1 }],
   ['huffman-only (any level is level 6)', 6, 2, 8, { level: 6, strategy: 2 }],
   ['rle at level 4 (rle ignores the level)', 4, 3, 8, { level: 6, strategy: 3 }],
-  ['fixed codes', 6, 4, 8, { level: 6, strategy: 4 }],
   ['memLevel 9 at level 6 (the same bytes as memLevel 8 here)', 6, 0, 9, { level: 6, strategy: 0 }],
 ] as const)('%s: found', (_name, level, strategy, memLevel, first) => {
   const compressed = zlib1213(TEXT, level, strategy, memLevel);
@@ -84,6 +85,10 @@ test('an empty entry (zlib writes 03 00) is found', () => {
     memLevel: 8,
     windowBits: 15,
   });
+});
+
+test('fixed codes (strategy 4) are never tried: the entry stays compressed', () => {
+  expect(divine(TEXT, zlib1213(TEXT, 6, 4, 8))).toBeNull();
 });
 
 test("Node's zlib (Chromium's fork) at level 6 makes other bytes: not reproducible", () => {

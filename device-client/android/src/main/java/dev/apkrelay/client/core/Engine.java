@@ -2,7 +2,6 @@ package dev.apkrelay.client.core;
 
 import dev.apkrelay.client.core.crypto.PushKey;
 import dev.apkrelay.client.core.delta.DeltaFetch;
-import dev.apkrelay.client.core.delta.Recompressor;
 import dev.apkrelay.client.core.delta.Recompressors;
 import dev.apkrelay.client.core.download.Downloader;
 import dev.apkrelay.client.core.json.Json;
@@ -151,14 +150,8 @@ public final class Engine {
       return null;
     }
     DiskSpace space = config.diskSpace != null ? config.diskSpace : () -> Long.MAX_VALUE;
-    Recompressor bundled = null; // ARDELTA1 only until the bundled deflater is wired (at merge)
-    try {
-      bundled = Recompressors.bundled();
-    } catch (UnsupportedOperationException notYet) {
-      // not wired yet: ARDELTA1 only
-    }
     return new DeltaFetch(transport, storage, space, path, config.installedMd5, config.apiKey, config.deviceId, clock,
-        bundled);
+        Recompressors.bundled());
   }
 
   public void stop() {

@@ -35,7 +35,7 @@ public final class ApplyBench {
   }
 
   static String one(int format, File old, File patch, String sha256) throws IOException {
-    Recompressor recompressor = JdkRecompressor.orBundled();
+    Recompressor recompressor = Recompressors.bundled();
     File out = File.createTempFile("apply-bench", ".apk");
     File dfOld = File.createTempFile("apply-bench", ".dfold");
     System.gc();
@@ -58,7 +58,7 @@ public final class ApplyBench {
     }
     return "{\"patch\":\"" + patch.getName().replace("\"", "") + "\",\"format\":" + format + ",\"newBytes\":" + a.size
         + ",\"ms\":" + ms + ",\"peakHeapBytes\":" + peak + ",\"maxHeapBytes\":" + Runtime.getRuntime().maxMemory()
-        + ",\"recompressor\":\"" + (format == 2 ? recompressor instanceof JdkRecompressor ? "jdk" : "bundled" : "none")
+        + ",\"recompressor\":\"" + (format == 2 ? "bundled" : "none")
         + "\",\"sha256Matches\":" + a.sha256.equals(sha256) + "}";
   }
 }

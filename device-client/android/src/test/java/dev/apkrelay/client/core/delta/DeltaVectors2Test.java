@@ -18,7 +18,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,9 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The delta contract's shared ARDELTA2 vectors (device-client/protocol/vectors/delta2-vectors.json,
  * written by the TS side's generator from pako-deflated ZIPs): every good vector applied here
  * gives exactly its new bytes, MD5 and SHA-256; every bad one is refused for the word it names.
- * Recompressed by the library's bundled deflater once it is wired, else by the JDK's zlib 1.2.13.
- * Until the file lands it is skipped, saying so; with -Dapkrelay.requireDelta2Vectors=true
- * (what the build sets once it is merged) its absence fails.
+ * Recompressed by the library's bundled deflater, as on a device.
  */
 class DeltaVectors2Test {
   static final Path FILE = Paths.get("../protocol/vectors/delta2-vectors.json");
@@ -38,9 +35,7 @@ class DeltaVectors2Test {
   @SuppressWarnings("unchecked")
   static List<Object> vectors() throws IOException {
     if (!Files.isRegularFile(FILE)) {
-      String why = FILE + " is missing: the TS side writes it (npm run protocol:vectors at the repository's root)";
-      if (Boolean.getBoolean("apkrelay.requireDelta2Vectors")) fail(why);
-      Assumptions.assumeTrue(false, why + "; skipped until then (-Dapkrelay.requireDelta2Vectors=true requires it)");
+      fail(FILE + " is missing: the TS side writes it (npm run protocol:vectors at the repository's root)");
     }
     Map<String, Object> file = Json.parseObject(new String(Files.readAllBytes(FILE), StandardCharsets.UTF_8));
     assertEquals("ARDELTA2", file.get("format"));
@@ -50,7 +45,7 @@ class DeltaVectors2Test {
   @Test
   @SuppressWarnings("unchecked")
   void everyVectorAppliesToItsBytesAndHashesOrIsRefused() throws IOException {
-    Recompressor recompressor = JdkRecompressor.orBundled();
+    Recompressor recompressor = Recompressors.bundled();
     File dfOld = dir.resolve("df-old").toFile();
     int good = 0;
     int bad = 0;

@@ -8,18 +8,10 @@ import java.util.zip.Deflater;
  * Test-only {@link Recompressor} over the JDK's Deflater (Debian's zlib 1.2.13 here, the library
  * the delta contract names): raw deflate at the given level and strategy 0-2. The JDK has no
  * memLevel or windowBits setting (always 8 and 15) nor strategies 3-4: those are refused. The
- * library's own pure-Java deflater replaces it at merge; the bench uses it until then.
+ * library's own deflater is compared with it (RawDeflaterStreamTest); the applier's tests use it
+ * as an independent zlib 1.2.13.
  */
 public final class JdkRecompressor implements Recompressor {
-  /** The library's bundled deflater once it is wired, else this one. */
-  public static Recompressor orBundled() {
-    try {
-      return Recompressors.bundled();
-    } catch (UnsupportedOperationException notYet) {
-      return new JdkRecompressor();
-    }
-  }
-
   @Override
   public OutputStream open(OutputStream sink, int level, int strategy, int memLevel, int windowBits) throws IOException {
     if (strategy > 2 || memLevel != 8 || windowBits != 15) {
