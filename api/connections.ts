@@ -2,10 +2,11 @@
  * What the API process connects to before it builds anything: MongoDB (with the key ring and its
  * pinned keys), the producer Redis and its queues, and the waiting Redis of upload verdicts.
  */
-import { QueueEvents, RedisConnection } from 'bullmq';
+import { QueueEvents, type RedisConnection } from 'bullmq';
 import { createKeyRing, type KeyRing } from '../shared/crypto/keys';
 import { loadPinnedKeys } from '../shared/crypto/pinned-keys';
 import { apkIngestQueue } from '../shared/queues/apk-ingest';
+import { listenedConnection } from '../shared/queues/listened-connection';
 import { createProducers, withDeadline } from '../shared/queues/producers';
 import type { ConnectOptions } from '../shared/storage/connect-options';
 import { connectMongo } from '../shared/storage/mongo';
@@ -42,19 +43,22 @@ export async function connect(options: ConnectOptions): Promise<Connections> {
   });
   const redis = createProducerRedis(options.redisUrl, 'apkrelay:api');
   redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis (api) connection error'));
-  const producers = createProducers(redis, options.queuePrefix);
+  const producers = createProducers(redis, options.queuePrefix, (err) =>
+    log.warn({ err: err.message }, 'queue (api) error'),
+  );
   // QueueEvents blocks on a stream read, so it gets its own (waiting) connection.
   const eventsRedis = createWorkerRedis(options.redisUrl, 'apkrelay:api-events');
   eventsRedis.on('error', (err: Error) =>
     log.warn({ err: err.message }, 'redis (api events) connection error'),
   );
   const drops: Array<() => void> = [];
+  const onEventsError = (err: Error) => log.warn({ err: err.message }, 'queue events error');
   const ingestEvents = new QueueEvents(
     apkIngestQueue.name,
     { connection: eventsRedis, prefix: bullPrefix(eventsRedis, options.queuePrefix) },
-    droppable(drops),
+    droppable(drops, listenedConnection(onEventsError)),
   );
-  ingestEvents.on('error', (err) => log.warn({ err: err.message }, 'queue events error'));
+  ingestEvents.on('error', onEventsError);
   const closeIngestEvents = async (deadlineMs: number) => {
     const closed = await withDeadline(ingestEvents.close(), deadlineMs, 'closing queue events')
       .then(() => true)
@@ -64,9 +68,9 @@ export async function connect(options: ConnectOptions): Promise<Connections> {
   return { mongo, keys, redis, eventsRedis, producers, ingestEvents, closeIngestEvents };
 }
 
-/** BullMQ's connection class (its extension point), each instance's forced close put in `drops`. */
-function droppable(drops: Array<() => void>): typeof RedisConnection {
-  return class extends RedisConnection {
+/** BullMQ's connection class `base` (its extension point), each instance's forced close in `drops`. */
+function droppable(drops: Array<() => void>, base: typeof RedisConnection): typeof RedisConnection {
+  return class extends base {
     constructor(...args: ConstructorParameters<typeof RedisConnection>) {
       super(...args);
       // At once, ready or not: ioredis never reconnects a connection closed by disconnect().

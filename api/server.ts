@@ -38,6 +38,14 @@ export const TLS12_CIPHERS = [
   'ECDHE-RSA-CHACHA20-POLY1305',
 ].join(':');
 
+/**
+ * How long an idle keep-alive connection stays open. A proxy in front must drop its idle
+ * connections to the API sooner (ops/deploy's nginx upstreams: `keepalive_timeout`), or it may
+ * send a request on one the API is closing that very moment: the request fails (nginx answers 502
+ * to a POST; a GET, retried on the other process, fails as well when that one's is stale too).
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
 export const TLS13_CIPHERS =
   'TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256';
 
@@ -58,7 +66,7 @@ export async function listen(
     headersTimeout: timeouts.headersMs,
     requestTimeout: timeouts.requestMs,
     connectionsCheckingInterval: Math.max(50, Math.min(1_000, timeouts.headersMs / 4)),
-    keepAliveTimeout: 5_000,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
   };
   const server: Server = options.tls
     ? createHttpsServer(

@@ -2,7 +2,6 @@
  * The worker process: MongoDB, waiting Redis connections, the processors of every queue, and one
  * shutdown path (close workers, letting active jobs finish; then Redis and Mongo).
  */
-import { Queue } from 'bullmq';
 import { createKeyRing } from '../shared/crypto/keys';
 import { loadPinnedKeys } from '../shared/crypto/pinned-keys';
 import { redisNoticeSink } from '../shared/notices/notice-sink';
@@ -10,6 +9,7 @@ import { requestingDeltas } from '../shared/delta/requests';
 import { deltaGenerateQueue } from '../shared/queues/delta-generate';
 import { queueDeliverySink } from '../shared/queues/delivery-sink';
 import { webhookDeliveryQueue } from '../shared/queues/webhook-delivery';
+import { listenedQueue } from '../shared/queues/listened-connection';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
 import { ensureIndexes } from '../shared/indexes';
 import type { ConnectOptions } from '../shared/storage/connect-options';
@@ -73,14 +73,13 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
     'apkrelay:worker-notices',
     PROCESSOR_REDIS_COMMAND_MS,
   );
-  const deliveryQueue = new Queue(webhookDeliveryQueue.name, {
-    connection: redis,
-    prefix: bullPrefix(redis, options.queuePrefix),
-  });
-  const deltaQueue = new Queue(deltaGenerateQueue.name, {
-    connection: redis,
-    prefix: bullPrefix(redis, options.queuePrefix),
-  });
+  redis.on('error', (err: Error) =>
+    options.log.warn({ err: err.message }, 'redis (worker processors) connection error'),
+  );
+  const onError = (err: Error) => options.log.warn({ err: err.message }, 'queue (workers) error');
+  const at = { connection: redis, prefix: bullPrefix(redis, options.queuePrefix) };
+  const deliveryQueue = listenedQueue(webhookDeliveryQueue.name, at, onError);
+  const deltaQueue = listenedQueue(deltaGenerateQueue.name, at, onError);
   const closeAll = async () => {
     await deltaQueue.close();
     await deliveryQueue.close();

@@ -4,10 +4,11 @@
  * Every attempt runs under its queue's budget (a slot is never held forever), and the stuck-worker
  * watchdog (watchdog.ts) reports jobs active past it.
  */
-import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Logger } from '../shared/log';
 import { QUEUES } from '../shared/queues';
 import type { QueueDefinition } from '../shared/queues/definition';
+import { listenedConnection, listenedQueue } from '../shared/queues/listened-connection';
 import { HOUSEKEEPING_SCHEDULE, housekeepingQueue } from '../shared/queues/housekeeping';
 import { ADOPTION_SCHEDULE, adoptionSampleQueue } from '../shared/queues/adoption-sample';
 import { BACKUP_SCHEDULER_ID, backupQueue } from '../shared/queues/backup';
@@ -61,6 +62,10 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     throw new Error(`refusing to start: no processor for queue(s) ${missing.join(', ')}`);
   }
   const connection: Redis = createWorkerRedis(options.redisUrl);
+  const onError = (err: Error) => options.log.warn({ err: err.message }, 'queue (workers) error');
+  connection.on('error', (err: Error) =>
+    options.log.warn({ err: err.message }, 'redis (workers) connection error'),
+  );
   const workers = QUEUES.map((definition) =>
     buildWorker(
       definition as QueueDefinition<unknown, unknown>,
@@ -71,7 +76,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   );
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   if (options.schedulers ?? true) {
-    const every = { connection, prefix: bullPrefix(connection, options.prefix) };
+    const every = { connection, prefix: bullPrefix(connection, options.prefix), onError };
     await upsertEvery(every, housekeepingQueue, HOUSEKEEPING_SCHEDULE, 'purge-staging');
     await upsertEvery(every, adoptionSampleQueue, ADOPTION_SCHEDULE, 'sample-adoption');
     if (options.rolloutEveryMs) {
@@ -84,10 +89,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     }
     if (options.backupSchedule) {
       // Upserted under one id by every worker: one job per period, however many workers run.
-      const backups = new Queue(backupQueue.name, {
-        connection,
-        prefix: bullPrefix(connection, options.prefix),
-      });
+      const backups = listenedQueue(backupQueue.name, every, onError);
       await backups.upsertJobScheduler(
         BACKUP_SCHEDULER_ID,
         { pattern: options.backupSchedule.pattern, tz: options.backupSchedule.tz },
@@ -130,12 +132,16 @@ const WORKER_CLOSE_GRACE_MS = 10_000;
 
 /** Installs a scheduler running `schedule.payload` every `schedule.every` ms (upserted by id). */
 async function upsertEvery<P>(
-  at: { readonly connection: Redis; readonly prefix: string },
+  at: {
+    readonly connection: Redis;
+    readonly prefix: string;
+    readonly onError: (err: Error) => void;
+  },
   definition: QueueDefinition<P, unknown>,
   schedule: { readonly id: string; readonly every: number; readonly payload: P },
   name: string,
 ): Promise<void> {
-  const queue = new Queue(definition.name, at);
+  const queue = listenedQueue(definition.name, at, at.onError);
   try {
     await queue.upsertJobScheduler(
       schedule.id,
@@ -153,6 +159,8 @@ function buildWorker(
   connection: Redis,
   options: WorkerRuntimeOptions,
 ): Worker {
+  const onError = (err: Error) =>
+    options.log.error({ queue: definition.name, err: err.message }, 'worker error');
   const worker = new Worker(
     definition.name,
     async (job: Job, token?: string, signal?: AbortSignal) => {
@@ -197,6 +205,7 @@ function buildWorker(
       autorun: true,
       name: `apkrelay-${process.pid}`,
     },
+    listenedConnection(onError),
   );
   worker.on('failed', (job, err) =>
     options.log.warn({ queue: definition.name, jobId: job?.id, err: err.message }, 'job failed'),
@@ -210,8 +219,6 @@ function buildWorker(
       );
     });
   }
-  worker.on('error', (err) =>
-    options.log.error({ queue: definition.name, err: err.message }, 'worker error'),
-  );
+  worker.on('error', onError);
   return worker;
 }

@@ -6,11 +6,11 @@
  * overdue and adds a line to the job's own log, which the queue board shows. `/metrics` counts
  * the same jobs (`apkrelay_jobs_overdue`, api/metrics/api-metrics.ts) with the same rule.
  */
-import { Queue } from 'bullmq';
 import type { Logger } from '../shared/log';
 import { QUEUES } from '../shared/queues';
 import { overdueJobs } from '../shared/queues/budget';
 import type { QueueDefinition } from '../shared/queues/definition';
+import { listenedQueue } from '../shared/queues/listened-connection';
 import type { Redis } from '../shared/storage/redis';
 import { repeat } from './every';
 
@@ -34,10 +34,9 @@ export interface Watchdog {
 export function startWatchdog(options: WatchdogOptions): Watchdog {
   const now = options.now ?? Date.now;
   const budgetOf = options.budgetOf ?? ((q) => q.budgetMs);
-  const queues = QUEUES.map(
-    (q) =>
-      [q, new Queue(q.name, { connection: options.connection, prefix: options.prefix })] as const,
-  );
+  const onError = (err: Error) => options.log.warn({ err: err.message }, 'watchdog queue error');
+  const at = { connection: options.connection, prefix: options.prefix };
+  const queues = QUEUES.map((q) => [q, listenedQueue(q.name, at, onError)] as const);
   const reported = new Set<string>();
   const check = async (): Promise<string[]> => {
     const logged: string[] = [];

@@ -11,6 +11,7 @@ import { AppError } from '../errors';
 import { bullPrefix, RedisUnavailableError, type Redis } from '../storage/redis';
 import { confirmReplicated, REPLICA_WAIT_MS } from '../storage/redis-replicas';
 import { QUEUES, type QueueName } from './index';
+import { listenedConnection } from './listened-connection';
 
 const CALL_DEADLINE_MS = 5_000;
 
@@ -25,8 +26,10 @@ class FailFastQueue extends Queue {
     name: string,
     options: QueueOptions,
     private readonly redis: Redis,
+    onError: (err: Error) => void,
   ) {
-    super(name, options);
+    super(name, options, listenedConnection(onError));
+    this.on('error', onError);
   }
 
   private ready(what: string): void {
@@ -80,12 +83,19 @@ export interface Producers {
   close(): Promise<void>;
 }
 
-export function createProducers(connection: Redis, prefix: string): Producers {
+/**
+ * `onError` hears every queue's errors, those of a connection BullMQ closed included: a queue
+ * closed while Redis refuses still hears of its last failed connection attempt
+ * (listened-connection.ts).
+ */
+export function createProducers(
+  connection: Redis,
+  prefix: string,
+  onError: (err: Error) => void,
+): Producers {
+  const options = { connection, prefix: bullPrefix(connection, prefix) };
   const queues = new Map<string, Queue>(
-    QUEUES.map((q) => [
-      q.name,
-      new FailFastQueue(q.name, { connection, prefix: bullPrefix(connection, prefix) }, connection),
-    ]),
+    QUEUES.map((q) => [q.name, new FailFastQueue(q.name, options, connection, onError)]),
   );
   return {
     get(name) {

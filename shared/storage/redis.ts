@@ -99,6 +99,16 @@ class OutageClassifyingCluster extends Cluster {
   }
 }
 
+/**
+ * How long ioredis's disconnect() waits for a socket it ended to close before destroying it:
+ * 0, destroyed at once. Its default (2 s) is a ref'd timer cleared only by the socket's `close`,
+ * and a connection closed between reconnect attempts has a socket that closed already (ioredis
+ * issue 1247): the timer then held the process 2 s after shutdown while Redis was down (issue 33,
+ * jest workers that "failed to exit gracefully"). A disconnect drops pending replies anyway;
+ * closeRedis quits gracefully first when the connection is up.
+ */
+const DISCONNECT_TIMEOUT_MS = 0;
+
 /** The nodes and node options of a cluster URL, with the profile's per-node options. */
 function clusterOf(url: string, nodeOptions: RedisOptions): [ClusterNode[], ClusterOptions] {
   const target = parseClusterUrl(url);
@@ -106,6 +116,7 @@ function clusterOf(url: string, nodeOptions: RedisOptions): [ClusterNode[], Clus
     target.nodes.map((n) => ({ host: n.host, port: n.port })),
     {
       redisOptions: {
+        disconnectTimeout: DISCONNECT_TIMEOUT_MS,
         ...nodeOptions,
         ...(target.username ? { username: target.username } : {}),
         ...(target.password ? { password: target.password } : {}),
@@ -142,6 +153,7 @@ export function createProducerRedis(url: string, name = 'apkrelay:producer'): Re
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 5_000,
+    disconnectTimeout: DISCONNECT_TIMEOUT_MS,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   } satisfies RedisOptions);
 }
@@ -179,6 +191,7 @@ export function createWorkerRedis(
     maxRetriesPerRequest: null,
     ...timeout,
     enableReadyCheck: true,
+    disconnectTimeout: DISCONNECT_TIMEOUT_MS,
     retryStrategy: (attempt) => Math.min(attempt * 200, 5_000),
   } satisfies RedisOptions);
 }

@@ -20,6 +20,7 @@ import {
   type RunningNginx,
 } from '../helpers/nginx';
 import { startLineServer, type LineServer } from '../helpers/line-server';
+import { holdPort } from '../helpers/held-port';
 
 let dir: string;
 let nginx: RunningNginx;
@@ -30,7 +31,8 @@ const tls = selfSignedCertificate(Object.values(SERVER_NAMES), new Date());
 beforeAll(async () => {
   await ensureNginx();
   dir = await mkdtemp(path.join(os.tmpdir(), 'apkrelay-nginx-'));
-  listen = { https: await freePort(), legacy: await freePort() };
+  const held = [await holdPort(), await holdPort()] as const;
+  listen = { https: held[0].port, legacy: held[1].port };
   backends = [await startLineServer('a'), await startLineServer('b')];
   const nowhere = { admin: await freePort(), web: await freePort(), push: await freePort() };
   const vars = deployVars(
@@ -40,7 +42,7 @@ beforeAll(async () => {
     [nowhere, nowhere],
     [backends[0]!.port, backends[1]!.port],
   );
-  nginx = await startNginx(dir, vars, [listen.legacy]);
+  nginx = await startNginx(dir, vars, held);
 });
 
 afterAll(async () => {

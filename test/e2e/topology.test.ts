@@ -26,6 +26,7 @@ import {
   startNginx,
   type RunningNginx,
 } from '../helpers/nginx';
+import { holdPort } from '../helpers/held-port';
 import { startStack, type TestStack } from '../helpers/stack';
 import { spawnApiRole, spawnWorkerRole, workersOf, type RoleProcess } from '../helpers/topology';
 import { fixture } from '../helpers/uploads';
@@ -67,7 +68,9 @@ beforeAll(async () => {
   await ensureNginx();
   stack = await startStack({ workers: false });
   dir = await mkdtemp(path.join(os.tmpdir(), 'apkrelay-nginx-'));
-  port = await freePort();
+  // Held until nginx binds it: the processes below take tens of seconds on a loaded machine.
+  const https = await holdPort();
+  port = https.port;
   const tls = selfSignedCertificate(Object.values(NAMES), new Date());
   ca = tls.cert;
   apiEnv = {
@@ -87,12 +90,19 @@ beforeAll(async () => {
     apis.push(await spawnApiRole(stack, { ...apiEnv, LEGACY_PUSH_PORT: String(legacy) }));
   }
   workers.push(spawnWorkerRole(stack), spawnWorkerRole(stack));
-  legacyListen = await freePort();
+  const legacy = await holdPort();
+  legacyListen = legacy.port;
   const listen = { https: port, legacy: legacyListen };
   const [a, b] = apis.map((api) => api.ports!);
   const vars = deployVars(dir, listen, tls, [a!, b!], [legacyPorts[0]!, legacyPorts[1]!]);
-  nginx = await startNginx(dir, vars, [port, legacyListen]);
+  nginx = await startNginx(dir, vars, [https, legacy]);
   await eventually('/readyz through nginx (a worker per queue)', async () => {
+    // A process that died at start never becomes ready: say so now, not after the deadline.
+    const dead = [...apis, ...workers].find(
+      (r) => r.child.exitCode !== null || r.child.signalCode !== null,
+    );
+    if (dead)
+      throw new Error(`a role process exited before /readyz: ${dead.child.spawnargs.join(' ')}`);
     return (await call('admin', '/readyz').catch(() => undefined))?.status === 200;
   });
   await eventually('both worker processes to take ingest jobs', async () => {

@@ -10,6 +10,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { connect, type LookupFunction } from 'node:net';
 import path from 'node:path';
 import { eventually } from './eventually';
+import type { HeldPort } from './held-port';
 import { execFile } from './processes';
 import { track } from './resources';
 
@@ -146,15 +147,23 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
+/** Whether nginx `child` has written its pid file, which it does once its ports are bound. */
+async function nginxBound(dir: string, child: ChildProcess): Promise<boolean> {
+  const pid = await readFile(path.join(dir, 'nginx.pid'), 'utf8').catch(() => '');
+  return pid.trim() === String(child.pid);
+}
+
 /**
- * Starts nginx with the rendered ops/deploy templates in `dir`, waiting until `ports` accept
- * connections. `vars` are the templates' variables (ops/deploy/example.env names them).
+ * Starts nginx with the rendered ops/deploy templates in `dir`, waiting until it has bound its
+ * ports and they accept connections. `vars` are the templates' variables (ops/deploy/example.env
+ * names them); `ports` its listening ports, each held (held-port.ts) until nginx is started.
  */
 export async function startNginx(
   dir: string,
   vars: Record<string, string>,
-  ports: readonly number[],
+  held: readonly HeldPort[],
 ): Promise<RunningNginx> {
+  const ports = held.map((h) => h.port);
   await mkdir(path.join(dir, 'tmp'), { recursive: true });
   await writeFile(
     path.join(dir, 'apkrelay.conf'),
@@ -168,6 +177,7 @@ export async function startNginx(
   await writeFile(conf, mainConfig(dir));
   const args = ['-p', dir, '-e', path.join(dir, 'error.log'), '-c', conf];
   await execFile(NGINX, [...args, '-t']);
+  await Promise.all(held.map((h) => h.release()));
   const child: ChildProcess = spawn(NGINX, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -185,6 +195,9 @@ export async function startNginx(
           const log = await readFile(path.join(dir, 'error.log'), 'utf8').catch(() => '');
           throw new Error(`nginx exited (${child.exitCode}): ${stderr}${log}`);
         }
+        // nginx writes its pid file once every port is bound: a port another process took makes
+        // it exit instead ("still could not bind()"), while that process's listener answers.
+        if (!(await nginxBound(dir, child))) return false;
         return (await Promise.all(ports.map(listening))).every(Boolean);
       },
       { timeoutMs: 20_000, intervalMs: 50 },

@@ -34,6 +34,9 @@ export function connectSse(
   const waiters: Array<() => void> = [];
   let req: ClientRequest | undefined;
   let ended = false;
+  // Why a stream ended before an awaited event: its HTTP status and the start of a refusal's
+  // body, or the request's error (issue 33: "ended before its status" said neither).
+  let why = 'no reply';
   let onClosed: (at: number) => void = () => undefined;
   const closed = new Promise<number>((resolve) => (onClosed = resolve));
   const client: SseClient = {
@@ -51,10 +54,12 @@ export function connectSse(
       if (options.lastEventId) headers['last-event-id'] = options.lastEventId;
       req = request(url, { ca: options.ca, headers, agent: false, ...options.net }, (res) => {
         resolve(res.statusCode ?? 0);
+        why = `HTTP ${res.statusCode ?? 0}`;
         res.setEncoding('utf8');
         let buffer = '';
         let event = { event: '', data: [] as string[], id: undefined as string | undefined };
         res.on('data', (chunk: string) => {
+          if (res.statusCode !== 200 && why.length < 200) why += ` ${chunk.slice(0, 200)}`;
           buffer += chunk;
           let nl: number;
           while ((nl = buffer.search(/\r\n|\r|\n/)) >= 0) {
@@ -90,6 +95,7 @@ export function connectSse(
         });
       });
       req.on('error', (err) => {
+        why = `${why}, then ${err.message}`;
         ended = true;
         onClosed(Date.now());
         waiters.splice(0).forEach((w) => w());
@@ -102,7 +108,7 @@ export function connectSse(
       for (;;) {
         const found = events.slice(from).find((e) => e.event === name);
         if (found) return found;
-        if (ended) throw new Error(`the stream ended before a "${name}" event`);
+        if (ended) throw new Error(`the stream ended before a "${name}" event (${why})`);
         const left = deadline - Date.now();
         if (left <= 0)
           throw new Error(

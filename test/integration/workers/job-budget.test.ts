@@ -121,7 +121,9 @@ test('a job active past its budget is logged once, noted in its log and counted 
       budgetOf: (q) => (q.name === 'housekeeping' ? 60_000 : q.budgetMs),
       now: () => processedOn + 61_000,
     });
-    const producers = createProducers(redis, prefix);
+    const producers = createProducers(redis, prefix, (err) =>
+      log.warn({ err: err.message }, 'queue error'),
+    );
     try {
       expect(await watchdog.check()).toEqual([`housekeeping/${job.id}`]);
       expect(await watchdog.check()).toEqual([]); // once per job
