@@ -2,6 +2,7 @@
  * The worker process: MongoDB, waiting Redis connections, the processors of every queue, and one
  * shutdown path (close workers, letting active jobs finish; then Redis and Mongo).
  */
+import type { Queue } from 'bullmq';
 import { createKeyRing } from '../shared/crypto/keys';
 import { loadPinnedKeys } from '../shared/crypto/pinned-keys';
 import { redisNoticeSink } from '../shared/notices/notice-sink';
