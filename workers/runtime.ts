@@ -183,6 +183,7 @@ function buildWorker(
             await job.moveToDelayed(Date.now() + delayMs, token);
             throw new DelayedError();
           },
+          progress: (data) => job.updateProgress(data),
         }),
       );
     },
