@@ -2,15 +2,18 @@
  * One attempt at an update as a delta patch (docs/delta-updates.md): the patch from the
  * installed APK's MD5 to the notice's SHA-256 is fetched from `/download/delta` (same origin as
  * the notice's `url`), inflated and applied as it arrives into the update's file, then checked
- * against the signed notice (size, MD5, SHA-256). Any failure deletes the file and says why in
- * the contract's words, so the caller falls back to the full APK and reports it.
+ * against the signed notice (size, MD5, SHA-256). A patch still being made (`503` with
+ * Retry-After) is asked for again after min(Retry-After, 30 s), for at most 120 s of waiting in
+ * all. Any failure deletes the file and says why in the contract's words, so the caller falls back
+ * to the full APK and reports it.
  */
 import { applyPatch } from '../protocol/delta/apply-patch';
 import { DeltaPatchError } from '../protocol/delta/format';
 import type { VersionEvent } from '../protocol/signed-notice';
+import { retryAfterMs } from './backoff';
 import { verifyFile, type DownloadDeps } from './download';
 import { coerceError } from './errors';
-import type { Inflater, InstalledApk } from './ports';
+import type { Clock, Inflater, InstalledApk, OpenResponse } from './ports';
 
 export type FallbackReason = 'no-patch' | 'patch-failed' | 'no-space' | 'mismatch' | 'network';
 
@@ -26,10 +29,16 @@ export type DeltaResult =
 export interface DeltaDeps extends DownloadDeps {
   readonly installed: InstalledApk;
   readonly inflater: Inflater;
+  readonly clock: Clock;
 }
 
 /** The contract's longest fallback message. */
 const MAX_MESSAGE = 300;
+/** The patch formats this client applies, best first (the `formats` parameter). */
+export const DELTA_FORMATS = '1';
+/** "Not ready yet": the longest wait between two asks, and the most waiting for one update. */
+export const NOT_READY_WAIT_MS = 30_000;
+export const NOT_READY_BUDGET_MS = 120_000;
 
 export function deltaUrl(event: VersionEvent, apiKey: string, deviceId: string, from: string) {
   const url = new URL(event.url);
@@ -41,6 +50,7 @@ export function deltaUrl(event: VersionEvent, apiKey: string, deviceId: string, 
   url.searchParams.set('deviceId', deviceId);
   url.searchParams.set('from', from);
   url.searchParams.set('to', event.sha256);
+  url.searchParams.set('formats', DELTA_FORMATS);
   return url.toString();
 }
 
@@ -54,6 +64,33 @@ async function* counted(body: AsyncIterable<Uint8Array>, seen: { bytes: number }
   for await (const chunk of body) {
     seen.bytes += chunk.byteLength;
     yield chunk;
+  }
+}
+
+type Asked = { readonly res: OpenResponse } | { readonly reason: FallbackReason; message: string };
+
+/**
+ * Asks for the patch until it is not `503` with Retry-After: waits min(Retry-After, 30 s), at
+ * least a second, and gives up (`no-patch`) once 120 s of waiting have passed.
+ */
+async function askReady(deps: DeltaDeps, url: string): Promise<Asked> {
+  for (let waitedMs = 0; ;) {
+    let res;
+    try {
+      res = await deps.transport.open({ method: 'GET', url, headers: {} });
+    } catch (err) {
+      return { reason: 'network', message: coerceError(err).message };
+    }
+    if (res.status !== 503) return { res };
+    res.close();
+    const after = retryAfterMs(res.headers['retry-after'], deps.clock.now());
+    if (after === null) return { reason: 'network', message: 'HTTP 503' };
+    if (waitedMs >= NOT_READY_BUDGET_MS) {
+      return { reason: 'no-patch', message: `not ready after ${waitedMs / 1000} s` };
+    }
+    const waitMs = Math.max(1_000, Math.min(after, NOT_READY_WAIT_MS));
+    await new Promise<void>((resolve) => deps.clock.setTimeout(resolve, waitMs));
+    waitedMs += waitMs;
   }
 }
 
@@ -72,12 +109,9 @@ export async function deltaOnce(
   });
   await deps.storage.removeFile(file);
   const url = deltaUrl(event, credentials.apiKey, credentials.deviceId, deps.installed.md5);
-  let res;
-  try {
-    res = await deps.transport.open({ method: 'GET', url, headers: {} });
-  } catch (err) {
-    return fallback('network', coerceError(err).message);
-  }
+  const asked = await askReady(deps, url);
+  if (!('res' in asked)) return fallback(asked.reason, asked.message);
+  const { res } = asked;
   try {
     if (res.status === 404) return fallback('no-patch', 'HTTP 404');
     if (res.status !== 200) return fallback('network', `HTTP ${res.status}`);
