@@ -144,23 +144,24 @@ function notReady(retryAfter?: string): OpenResponse {
   };
 }
 
-/** The instants (ms after the first) at which the patch was asked for. */
-function askedAt(asked: number[]) {
-  return asked.map((t) => t - asked[0]!);
+/**
+ * An update whose patch requests `answer(n)` answers (n: 1 for the first ask), the fake clock
+ * moving `tickMs` at a time; with the instants (ms after the first) the patch was asked at.
+ */
+async function askedOverTime(answer: (n: number) => OpenResponse, tickMs: number) {
+  const asked: number[] = [];
+  let h!: Harness;
+  const ask = () => {
+    asked.push(h.clock.now());
+    return answer(asked.length);
+  };
+  const got = await updated(ask, (x) => (h = x), tickMs);
+  return { ...got, askedAt: asked.map((t) => t - asked[0]!) };
 }
 
 test('not ready yet: asks again after Retry-After, then applies the patch', async () => {
-  const asked: number[] = [];
-  let h!: Harness;
-  const got = await updated(
-    () => {
-      asked.push(h.clock.now());
-      return asked.length <= 2 ? notReady('7') : body(patch);
-    },
-    (x) => (h = x),
-    1_000,
-  );
-  expect(askedAt(asked)).toEqual([0, 7_000, 14_000]);
+  const got = await askedOverTime((n) => (n <= 2 ? notReady('7') : body(patch)), 1_000);
+  expect(got.askedAt).toEqual([0, 7_000, 14_000]);
   expect(got.fetched.map((u) => u.pathname)).toEqual([
     '/download/delta',
     '/download/delta',
@@ -171,17 +172,8 @@ test('not ready yet: asks again after Retry-After, then applies the patch', asyn
 });
 
 test('not ready for 120 s: waits at most 30 s a time, then the full APK as no-patch', async () => {
-  const asked: number[] = [];
-  let h!: Harness;
-  const got = await updated(
-    () => {
-      asked.push(h.clock.now());
-      return notReady('60');
-    },
-    (x) => (h = x),
-    5_000,
-  );
-  expect(askedAt(asked)).toEqual([0, 30_000, 60_000, 90_000, 120_000]);
+  const got = await askedOverTime(() => notReady('60'), 5_000);
+  expect(got.askedAt).toEqual([0, 30_000, 60_000, 90_000, 120_000]);
   expect(got.fetched.map((u) => u.pathname).at(-1)).toBe('/download');
   fellBack(got, target.length, 'no-patch', 'not ready after 120 s');
 });
