@@ -152,6 +152,14 @@ test('queued: 503 with Retry-After; another account never sees it; then the patc
   expect(reply.headers['x-apkrelay-delta-from']).toBe(md5(v1));
   const doc = await deltaCollections(stack.mongo.db).deltas.findOne({ accountId: a.id });
   expect(doc?.status).toBe('ready');
+  // The job listed the pair it would make before making it (what the endpoint reads while it runs).
+  const queue = new Queue(deltaGenerateQueue.name, {
+    connection: redis,
+    prefix: bullPrefix(redis, stack.prefix),
+  });
+  const job = await queue.getJob(`delta-${doc!.appId.toHexString()}-2`);
+  await queue.close();
+  expect(job?.progress).toEqual({ deltaPairs: [`${md5(v1)}/${sha256(v2)}`] });
   expect(reply.headers['etag']).toBe(`"${sha256(reply.body)}"`);
   await expectNotAvailable(b.apiKey);
 });
