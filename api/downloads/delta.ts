@@ -73,13 +73,15 @@ export async function deltaDownload(deps: ApiDeps, req: Request, res: Response):
     wrappedKey: patch.wrappedKey,
     noncePrefix: patch.noncePrefix,
   };
-  // Patches live in their own bucket (no local cache: they are small and short-lived).
+  // Patches live in their own bucket (no local cache: they are small and short-lived), and never
+  // in the memory of decrypted APKs (it reads the APKs' bucket).
   const blobs = gridFsBlobStore(deps.db, DELTA_BUCKET);
+  const { memory: _apksOnly, ...sendDeps } = deps;
   await sendApk(
     req,
     res,
     blob,
-    { ...deps, blobs },
+    { ...sendDeps, blobs },
     {
       contentType: DELTA_CONTENT_TYPE,
       filename: `${app.package}.ardelta`,

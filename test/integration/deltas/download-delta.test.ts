@@ -29,7 +29,9 @@ const sha256 = (x: Buffer) => createHash('sha256').update(x).digest('hex');
 const PKG = 'dev.apkrelay.sample';
 
 beforeAll(async () => {
-  stack = await startStack();
+  // With the memory of decrypted APKs on, as deployed (DOWNLOAD_MEMORY_MB defaults to 512): a
+  // patch must never be looked up there (its blob is in the `deltas` bucket, not the APKs').
+  stack = await startStack({ downloadMemoryBytes: 64 * 1024 * 1024 });
   [v1, v2] = [await fixture('version-1.apk'), await fixture('version-2.apk')];
   [a, b] = [await newAccount(stack), await newAccount(stack)];
   for (const account of [a, b]) {
