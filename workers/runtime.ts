@@ -49,7 +49,7 @@ function budgetOf(options: WorkerRuntimeOptions, definition: { name: string; bud
 }
 
 /** JOB_LOCK_MS, but never shorter than the queue's own floor (a job that blocks its worker). */
-function lockOf(options: WorkerRuntimeOptions, definition: { lockMs?: number }) {
+export function lockOf(options: { readonly lockMs?: number }, definition: { lockMs?: number }) {
   return Math.max(options.lockMs ?? 30_000, definition.lockMs ?? 0);
 }
 
