@@ -20,9 +20,11 @@ import type { OpenResponse, Transport } from '../../device-client/core/ports';
 import { noErrorCapture } from '../../device-client/node/adapters';
 import { createNodeClient } from '../../device-client/node/index';
 import { nodeTransport } from '../../device-client/node/transport';
-import { createBenchAccount, startDeployment, type Deployment } from '../dev/deployment';
+import { startDeployment, type Deployment } from '../dev/deployment';
+import { createAccount, setPlan } from './lib/fanout-setup';
 import { npmApk, NPM_APPS } from './lib/npm-apks';
 import { ratio, runBench, whole, type Bench, type BenchContext } from './lib/runner';
+import { agentFor } from './lib/transport';
 import { uploadCurrent } from './lib/upload-current';
 
 const CACHE = path.resolve('.data/bench-delta');
@@ -141,7 +143,12 @@ async function fleetRun(
   devices: number,
   { say }: BenchContext,
 ): Promise<RunResult> {
-  const apiKey = await createBenchAccount(d);
+  // An account's plan seats 5 installations by default; past them a device is disabled.
+  const email = `bench-delta-fleet-${via}-${Date.now()}@example.com`;
+  const agent = agentFor(d.adminUrl, { keepAlive: true, maxSockets: 2 });
+  const apiKey = await createAccount(d, agent, email);
+  agent.destroy();
+  await setPlan(d, email, devices);
   await uploadCurrent(d, apiKey, files[0]);
   const seen = { bytes: 0 };
   say(`${via}: ${devices} devices on ${FROM} coming online ...`);
