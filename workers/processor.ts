@@ -15,6 +15,8 @@ export interface JobContext {
    * is busy); the processor returns what this throws.
    */
   defer(delayMs: number): Promise<never>;
+  /** Stores what the job is doing as its progress (readers see it while the job lives). */
+  progress(data: object): Promise<void>;
 }
 
 /** A processor is a plain function; the BullMQ Worker around it is a thin shell. */

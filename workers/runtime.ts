@@ -32,7 +32,7 @@ export interface WorkerRuntimeOptions {
   readonly processors: Readonly<Record<string, Processor<never, unknown> | undefined>>;
   /** Install the periodic job schedulers (idempotent: BullMQ upserts them by id). */
   readonly schedulers?: boolean;
-  /** Lock on active jobs; a crashed worker's jobs are retried after it expires. */
+  /** Lock on active jobs (JOB_LOCK_MS; a queue's `lockMs` is its floor); a crashed worker's jobs are retried after it expires. */
   readonly lockMs?: number;
   /** The backup schedule (BACKUP_CRON in BACKUP_TZ); installed with the other schedulers. */
   readonly backupSchedule?: { readonly pattern: string; readonly tz: string };
@@ -47,6 +47,11 @@ export interface WorkerRuntimeOptions {
 /** A queue's job budget: the runtime's override or the queue's own. */
 function budgetOf(options: WorkerRuntimeOptions, definition: { name: string; budgetMs: number }) {
   return options.budgetsMs?.[definition.name] ?? definition.budgetMs;
+}
+
+/** JOB_LOCK_MS, but never shorter than the queue's own floor (a job that blocks its worker). */
+export function lockOf(options: { readonly lockMs?: number }, definition: { lockMs?: number }) {
+  return Math.max(options.lockMs ?? 30_000, definition.lockMs ?? 0);
 }
 
 export function missingProcessors(
@@ -191,6 +196,7 @@ function buildWorker(
             await job.moveToDelayed(Date.now() + delayMs, token);
             throw new DelayedError();
           },
+          progress: (data) => job.updateProgress(data),
         }),
       );
     },
@@ -198,8 +204,8 @@ function buildWorker(
       connection,
       prefix: bullPrefix(connection, options.prefix),
       concurrency: definition.concurrency,
-      lockDuration: options.lockMs ?? 30_000,
-      stalledInterval: options.lockMs ?? 30_000,
+      lockDuration: lockOf(options, definition),
+      stalledInterval: lockOf(options, definition),
       // A job whose worker crashed is retried; one that kills its worker repeatedly fails.
       maxStalledCount: 2,
       autorun: true,

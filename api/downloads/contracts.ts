@@ -140,6 +140,10 @@ const deltaBinary = (description: string) => ({
     ETag: { schema: { type: 'string' }, description: 'The SHA-256 of the patch bytes, quoted.' },
     'X-Apkrelay-Delta-From': { schema: { type: 'string' }, description: 'The `from` MD5.' },
     'X-Apkrelay-Delta-To': { schema: { type: 'string' }, description: 'The `to` SHA-256.' },
+    'X-Apkrelay-Delta-Format': {
+      schema: { type: 'string' },
+      description: 'The patch format served: `1` (ARDELTA1) or `2` (ARDELTA2).',
+    },
     'Accept-Ranges': { schema: { type: 'string' } },
   },
   content: { 'application/vnd.apkrelay.delta': { schema: { type: 'string', format: 'binary' } } },
@@ -147,22 +151,32 @@ const deltaBinary = (description: string) => ({
 
 export const deltaDownloadContract = contract({
   summary:
-    'A proven ARDELTA1 patch from the installed APK to a target APK (docs/delta-updates.md; on the admin, web and push hosts).',
+    'A proven patch from the installed APK to a target APK, of a format the client accepts (docs/delta-updates.md; on the admin, web and push hosts).',
   parameters: [
     ...deviceDownload(
       'Records the download of the target APK against this installation; a disabled one gets no patch.',
     ),
     query('from', true, 'MD5 of the installed APK (32 lower-case hex digits).'),
     query('to', true, 'SHA-256 of the target APK (64 lower-case hex digits).'),
+    query(
+      'formats',
+      false,
+      'Patch formats the client applies, comma-separated (`2,1`); absent: `1`. The smallest ready patch of one is served.',
+    ),
     { name: 'Range', in: 'header', required: false, schema: { type: 'string' } },
   ],
   responses: {
     '200': deltaBinary('The whole patch; an empty body when Range starts at its size.'),
     '206': deltaBinary('The requested range, with Content-Range.'),
-    '400': text('`from` or `to` is missing or not a hash.'),
+    '400': text(
+      '`from` or `to` is missing or not a hash, or `formats` is malformed or names no known format.',
+    ),
     ...downloadRefusals,
     '404': text('Unknown package, or `Delta not available.` (then download the full APK).'),
     '416': text('Several ranges, or a start beyond the size.'),
+    '503': text(
+      '`Delta not ready yet.` with Retry-After (1 to 60 s): the patch is being made; ask again then.',
+    ),
   },
 });
 

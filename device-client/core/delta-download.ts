@@ -2,17 +2,19 @@
  * One attempt at an update as a delta patch (docs/delta-updates.md): the patch from the
  * installed APK's MD5 to the notice's SHA-256 is fetched from `/download/delta` (same origin as
  * the notice's `url`), inflated and applied as it arrives into the update's file (ARDELTA1 or,
- * when the server names it, ARDELTA2), then checked
- * against the signed notice (size, MD5, SHA-256). Any failure deletes the file and says why in
- * the contract's words, so the caller falls back to the full APK and reports it.
+ * when the server names it, ARDELTA2), then checked against the signed notice (size, MD5,
+ * SHA-256). A patch still being made (`503` with Retry-After) is asked for again after
+ * min(Retry-After, 30 s), for at most 120 s of waiting in all. Any failure deletes the file and
+ * says why in the contract's words, so the caller falls back to the full APK and reports it.
  */
 import { applyPatch, type ApplyTarget } from '../protocol/delta/apply-patch';
 import { applyPatch2 } from '../protocol/delta/apply-patch2';
 import { DeltaPatchError } from '../protocol/delta/format';
 import type { VersionEvent } from '../protocol/signed-notice';
+import { retryAfterMs } from './backoff';
 import { verifyFile, type DownloadDeps } from './download';
 import { coerceError } from './errors';
-import type { DeltaScratch, Inflater, InstalledApk } from './ports';
+import type { Clock, DeltaScratch, Inflater, InstalledApk, OpenResponse } from './ports';
 
 export type FallbackReason = 'no-patch' | 'patch-failed' | 'no-space' | 'mismatch' | 'network';
 
@@ -28,11 +30,15 @@ export type DeltaResult =
 export interface DeltaDeps extends DownloadDeps {
   readonly installed: InstalledApk;
   readonly inflater: Inflater;
+  readonly clock: Clock;
   readonly deltaScratch?: () => DeltaScratch;
 }
 
 /** The contract's longest fallback message. */
 const MAX_MESSAGE = 300;
+/** "Not ready yet": the longest wait between two asks, and the most waiting for one update. */
+export const NOT_READY_WAIT_MS = 30_000;
+export const NOT_READY_BUDGET_MS = 120_000;
 
 /** The patch formats this client applies, best first: ARDELTA2 needs a scratch file. */
 const formatsOf = (deps: DeltaDeps) => (deps.deltaScratch ? '2,1' : '1');
@@ -95,6 +101,33 @@ async function* counted(body: AsyncIterable<Uint8Array>, seen: { bytes: number }
   }
 }
 
+type Asked = { readonly res: OpenResponse } | { readonly reason: FallbackReason; message: string };
+
+/**
+ * Asks for the patch until it is not `503` with Retry-After: waits min(Retry-After, 30 s), at
+ * least a second, and gives up (`no-patch`) once 120 s of waiting have passed.
+ */
+async function askReady(deps: DeltaDeps, url: string): Promise<Asked> {
+  for (let waitedMs = 0; ;) {
+    let res;
+    try {
+      res = await deps.transport.open({ method: 'GET', url, headers: {} });
+    } catch (err) {
+      return { reason: 'network', message: coerceError(err).message };
+    }
+    if (res.status !== 503) return { res };
+    res.close();
+    const after = retryAfterMs(res.headers['retry-after'], deps.clock.now());
+    if (after === null) return { reason: 'network', message: 'HTTP 503' };
+    if (waitedMs >= NOT_READY_BUDGET_MS) {
+      return { reason: 'no-patch', message: `not ready after ${waitedMs / 1000} s` };
+    }
+    const waitMs = Math.max(1_000, Math.min(after, NOT_READY_WAIT_MS));
+    await new Promise<void>((resolve) => deps.clock.setTimeout(resolve, waitMs));
+    waitedMs += waitMs;
+  }
+}
+
 export async function deltaOnce(
   deps: DeltaDeps,
   event: VersionEvent,
@@ -111,12 +144,9 @@ export async function deltaOnce(
   await deps.storage.removeFile(file);
   const { apiKey, deviceId } = credentials;
   const url = deltaUrl(event, apiKey, deviceId, deps.installed.md5, formatsOf(deps));
-  let res;
-  try {
-    res = await deps.transport.open({ method: 'GET', url, headers: {} });
-  } catch (err) {
-    return fallback('network', coerceError(err).message);
-  }
+  const asked = await askReady(deps, url);
+  if (!('res' in asked)) return fallback(asked.reason, asked.message);
+  const { res } = asked;
   try {
     if (res.status === 404) return fallback('no-patch', 'HTTP 404');
     if (res.status !== 200) return fallback('network', `HTTP ${res.status}`);

@@ -25,7 +25,6 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { APK_CONTENT_TYPE } from '../../api/downloads/send-apk';
-import { uploadFile } from '../cli/upload/upload-file';
 import { cpuSnapshot } from './lib/cpu-time';
 import { createBenchAccount, startDeployment, type Deployment } from '../dev/deployment';
 import { percentile, runLoad, type LoadOptions, type LoadResult } from './lib/download-load';
@@ -40,6 +39,7 @@ import {
   type Flags,
 } from './lib/runner';
 import { benchApk } from './lib/signed-apk';
+import { uploadCurrent } from './lib/upload-current';
 
 const MiB = 1024 * 1024;
 const MB = 1e6;
@@ -187,17 +187,7 @@ async function serveBoth(
   const { dataDir, webPort } = await apiSettings(deployment);
   const apiKey = await createBenchAccount(deployment);
   say('uploading the APK ...');
-  const upload = await uploadFile(apk, {
-    baseUrl: deployment.adminUrl,
-    apiKey,
-    tls: { ca: deployment.ca },
-    current: true,
-    async: false,
-    pollTimeoutMs: 600_000,
-    retries: 3,
-    maxRetryAfterMs: 10_000,
-  });
-  if (!upload.ok) throw new Error(`upload refused: ${upload.message}`);
+  await uploadCurrent(deployment, apiKey, apk);
   const query = `/download?package=${PACKAGE}&api_key=${encodeURIComponent(apiKey)}`;
   const nginx = await startNginx(nginxBinary, {
     file: apk,

@@ -1,9 +1,11 @@
 /**
  * Asks for an app's patches whenever its targets change: wraps the notice sink, since every
  * change of what devices should run (an APK made current by the API or by ingest, a rollout
- * started, advanced or halted) sends a version notice. The job is added once the notice is out;
- * a failed add does not fail the change (patches only save bytes: devices then download the full
- * APK), it is reported to `onError`.
+ * started, advanced or halted) sends a version notice. The job is added just before the notice
+ * goes out, so a device that asks for its patch at once finds the job and is told "not ready
+ * yet" (shared/delta/pending.ts) rather than "not available"; a failed add does not fail the
+ * change (patches only save bytes: devices then download the full APK), it is reported to
+ * `onError`.
  */
 import type { NoticeSink } from '../notices/notice-sink';
 import { deltaGenerateQueue, type DeltaGeneratePayload } from '../queues/delta-generate';
@@ -19,7 +21,6 @@ export function requestingDeltas(
 ): NoticeSink {
   return {
     async publish(notice) {
-      await sink.publish(notice);
       const payload = {
         accountId: notice.accountId,
         appId: notice.appId,
@@ -29,6 +30,7 @@ export function requestingDeltas(
       await queue
         .add('generate', payload, { ...deltaGenerateQueue.jobOptions, jobId })
         .catch(onError);
+      await sink.publish(notice);
     },
   };
 }

@@ -21,6 +21,12 @@ export interface QueueDefinition<Payload, Result, Name extends string = string> 
    * overdue (logged, counted in `apkrelay_jobs_overdue`, noted in its log on the board).
    */
   readonly budgetMs: number;
+  /**
+   * The shortest lock a worker holds on this queue's jobs (JOB_LOCK_MS when longer): a job whose
+   * processor blocks the event loop longer than the lock (a patch generation) cannot renew it, so
+   * it would look crashed while it runs. A crashed worker's job is taken back only after it.
+   */
+  readonly lockMs?: number;
   /** Type-level carrier of the result; never read. */
   readonly __result?: Result;
 }

@@ -32,6 +32,10 @@ export const deltaGenerateQueue = defineQueue<
   concurrency: 1,
   // Whole-job budget (workers/runtime.ts): up to DELTA_MAX_SOURCES patches for two targets.
   budgetMs: 30 * MINUTE_MS,
+  // One generation is synchronous work (suffix array, records): 105 s for an 18 MB APK on the
+  // 2-core VM (docs/benchmarks.md). The lock must outlive it, or the job looks crashed meanwhile
+  // (another worker would run it again; /download/delta would stop answering "not ready yet").
+  lockMs: 5 * MINUTE_MS,
   parse(data) {
     const p = asRecord(data, 'delta-generate');
     if (typeof p.accountId !== 'string' || typeof p.appId !== 'string') {

@@ -10,5 +10,6 @@ export function jobContext(attempt = 1, maxAttempts = 1): JobContext {
     log: createLogger('silent'),
     signal: new AbortController().signal,
     defer: () => Promise.reject(new Error('this test does not expect a job to be put back')),
+    progress: () => Promise.resolve(),
   };
 }

@@ -2,7 +2,9 @@
  * Processor of `delta-generate`: makes the missing patches of one app (shared/delta/
  * generate-for-app.ts). Idempotent: a pair tried before is skipped, a published patch is one
  * document inserted last, and a crashed try's blob is swept by the next try of its pair. A
- * worker that is closing stops between pairs; the retry finishes the rest.
+ * worker that is closing stops between pairs; the retry finishes the rest. The pairs it will
+ * try are stored as the job's progress first, so `/download/delta` answers them "not ready yet"
+ * while the job lives (shared/delta/pending.ts).
  */
 import type { DeltaGeneratePayload, DeltaGenerateResult } from '../../shared/queues/delta-generate';
 import { generateForApp } from '../../shared/delta/generate-for-app';
@@ -18,6 +20,7 @@ export function deltaGenerateProcessor(
       payload.accountId,
       payload.appId,
       () => ctx.signal.aborted,
+      (pairs) => ctx.progress({ deltaPairs: pairs }),
     );
     ctx.log.info({ appId: payload.appId, ...counts }, 'delta patches generated');
     return counts;

@@ -1,9 +1,10 @@
 /**
  * Delta updates end to end (docs/delta-updates.md): real Node device clients on v1 (aapt-built,
- * apksigner-signed, its file readable), the real stack. Uploading v2 makes the worker prove and
- * store the v1 → v2 patch; a device started then fetches it from /download/delta, applies it, verifies it
- * against the signed notice and installs the exact v2 bytes; its heartbeat reports the update as
- * a delta and the funnel counts it. A device whose installed file is not v1 gets a patch that does
+ * apksigner-signed, its file readable), the real stack, the devices online when v2 is uploaded.
+ * The notice reaches them before the worker has made the v1 → v2 patch: they are told "not ready
+ * yet" and ask again, then fetch it from /download/delta, apply it, verify it against the signed
+ * notice and install the exact v2 bytes; the heartbeat reports the update as a delta and the
+ * funnel counts it. A device whose installed file is not v1 gets a patch that does
  * not give v2: it falls back to the full APK and reports the mismatch.
  */
 import { createHash } from 'node:crypto';
@@ -16,7 +17,6 @@ import { createNodeClient } from '../../../device-client/node/index';
 import { nodeTransport } from '../../../device-client/node/transport';
 import { deltaCollections } from '../../../shared/delta/collections';
 import { newAccount } from '../../helpers/accounts';
-import { registerDevices } from '../../helpers/devices';
 import { eventually, eventuallyValue } from '../../helpers/eventually';
 import { ownerApi } from '../../helpers/owner-api';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -78,19 +78,16 @@ test('v1 → v2 comes as a proven patch; a device whose file is not v1 falls bac
   const { apiKey, id } = await newAccount(stack);
   const [v1, v2] = [await fixture('version-1.apk'), await fixture('version-2.apk')];
   await uploadFixture(stack, apiKey, 'version-1.apk');
-  // Registered on v1 before v2 comes, so the worker makes the patch from v1; the clients start
-  // once it is ready (a client online when v2 is announced asks at once, before the worker has
-  // made the patch, and gets the full APK: docs/delta-updates.md, "Known limits").
-  const target = { baseUrl: stack.urls.web, ca: stack.ca, apiKey, package: SAMPLE };
-  await registerDevices(target, ['till-delta', 'till-odd'], md5(v1));
-  await uploadFixture(stack, apiKey, 'version-2.apk');
-  await eventually('the v1 → v2 patch', () =>
-    deltaCollections(stack.mongo.db).deltas.findOne({ accountId: id, status: 'ready' }),
-  );
+  // Online on v1 before v2 comes, so the worker makes the patch from v1, and the notice of v2
+  // reaches them at once, before the patch exists.
   const good = await device(apiKey, 'till-delta', v1, md5(v1));
   // Claims v1 but its file is v3: the patch gives other bytes.
   const odd = await device(apiKey, 'till-odd', await fixture('version-3.apk'), md5(v1));
   try {
+    await uploadFixture(stack, apiKey, 'version-2.apk');
+    await eventually('the v1 → v2 patch', () =>
+      deltaCollections(stack.mongo.db).deltas.findOne({ accountId: id, status: 'ready' }),
+    );
     for (const d of [good, odd]) {
       await until('the update downloaded', () => d.client.hasPendingUpdate(), 30_000);
       await expect(d.client.applyUpdate()).resolves.toBe(true);

@@ -41,6 +41,7 @@ function body(bytes: Buffer): OpenResponse {
 async function updated(
   delta: (req: HttpRequest) => OpenResponse | Promise<OpenResponse>,
   prepare: (h: Harness) => void = () => undefined,
+  tickMs = 0,
 ) {
   const h = new Harness();
   prepare(h);
@@ -56,9 +57,11 @@ async function updated(
   const v = versionEvent(h.apk, 'apk-2');
   h.stream.write(sse('version', v, '1-0'));
   // zlib works on libuv's threads: wait for the verified file, not for a number of turns.
-  await eventually('the update downloaded', () =>
-    h.of('downloaded').some((e) => e.verified === true),
-  );
+  // With `tickMs`, the fake clock moves on while waiting (a client told to ask again later).
+  await eventually('the update downloaded', async () => {
+    if (tickMs > 0) await h.clock.advance(tickMs);
+    return h.of('downloaded').some((e) => e.verified === true);
+  });
   await h.client.applyUpdate();
   await h.clock.advance(BEAT_MS);
   const beats = h.requests.filter((r) => r.url.endsWith('/heartbeat'));
@@ -72,9 +75,13 @@ test('a patch is applied, verified and installed; the full APK is never fetched'
   const { h, v, download, fetched } = await updated(() => body(patch));
   expect(fetched.map((u) => u.pathname)).toEqual(['/download/delta']);
   const q = Object.fromEntries(fetched[0]!.searchParams);
-  expect(q).toMatchObject({ package: 'dev.apkrelay.sample', from: oldMd5, to: v.sha256 });
-  // no scratch port: ARDELTA1 only
-  expect(q['formats']).toBe('1');
+  expect(q).toMatchObject({
+    package: 'dev.apkrelay.sample',
+    from: oldMd5,
+    to: v.sha256,
+    // no scratch port: ARDELTA1 only
+    formats: '1',
+  });
   expect(h.installs).toHaveLength(1);
   expect(patch.length).toBeLessThan(target.length / 10);
   expect(download).toEqual({ via: 'delta', bytes: patch.length, fallback: null });
@@ -186,4 +193,53 @@ test('no space for the new file: the full APK (once space is back), reported as 
     },
   );
   fellBack(got, patch.length + target.length, 'no-space', 'ENOSPC: no space left');
+});
+
+/** `503 Delta not ready yet.`, with a Retry-After when given. */
+function notReady(retryAfter?: string): OpenResponse {
+  return {
+    ...body(Buffer.from('Delta not ready yet.')),
+    status: 503,
+    headers: retryAfter === undefined ? {} : { 'retry-after': retryAfter },
+  };
+}
+
+/**
+ * An update whose patch requests `answer(n)` answers (n: 1 for the first ask), the fake clock
+ * moving `tickMs` at a time; with the instants (ms after the first) the patch was asked at.
+ */
+async function askedOverTime(answer: (n: number) => OpenResponse, tickMs: number) {
+  const asked: number[] = [];
+  let h!: Harness;
+  const ask = () => {
+    asked.push(h.clock.now());
+    return answer(asked.length);
+  };
+  const got = await updated(ask, (x) => (h = x), tickMs);
+  return { ...got, askedAt: asked.map((t) => t - asked[0]!) };
+}
+
+test('not ready yet: asks again after Retry-After, then applies the patch', async () => {
+  const got = await askedOverTime((n) => (n <= 2 ? notReady('7') : body(patch)), 1_000);
+  expect(got.askedAt).toEqual([0, 7_000, 14_000]);
+  expect(got.fetched.map((u) => u.pathname)).toEqual([
+    '/download/delta',
+    '/download/delta',
+    '/download/delta',
+  ]);
+  expect(got.h.installs).toHaveLength(1);
+  expect(got.download).toEqual({ via: 'delta', bytes: patch.length, fallback: null });
+});
+
+test('not ready for 120 s: waits at most 30 s a time, then the full APK as no-patch', async () => {
+  const got = await askedOverTime(() => notReady('60'), 5_000);
+  expect(got.askedAt).toEqual([0, 30_000, 60_000, 90_000, 120_000]);
+  expect(got.fetched.map((u) => u.pathname).at(-1)).toBe('/download');
+  fellBack(got, target.length, 'no-patch', 'not ready after 120 s');
+});
+
+test('a 503 without Retry-After is a network fallback, at once', async () => {
+  const got = await updated(() => notReady());
+  expect(got.fetched.map((u) => u.pathname)).toEqual(['/download/delta', '/download']);
+  fellBack(got, target.length, 'network', 'HTTP 503');
 });
