@@ -1,8 +1,7 @@
 /**
  * Makes, proves and publishes the patches from one stored APK to another, in each format: both
- * APKs read from the store, ARDELTA1 (whole file) built, then ARDELTA2 (file by file) when the
- * APKs allow it. Each patch is dropped when larger than `maxShare` of the target (an ARDELTA2 also
- * when not smaller than the pair's ARDELTA1), else stored encrypted, proven from the stored bytes
+ * APKs read from the store, ARDELTA2 (file by file) built when the APKs allow it, then ARDELTA1
+ * (whole file). Each patch is dropped when larger than `maxShare` of the target, else stored encrypted, proven from the stored bytes
  * with its format's applier (prove-patch.ts), and only then published by inserting its `ready`
  * document. A crash before that insert leaves a blob no document names: the next try of the same
  * pair and format deletes it first (by its metadata), so no half-stored patch is ever served.
@@ -172,12 +171,11 @@ async function publish(
 
 const elapsed = (started: number) => Math.round(performance.now() - started);
 
-/** ARDELTA2 for the pair, kept only when smaller than the pair's ARDELTA1 (`format1Size`). */
+/** ARDELTA2 for the pair (`none` when no entry can go file by file). */
 async function generateFormat2(
   deps: GenerateDeltaDeps,
   made: Made,
   files: { old: Buffer; target: Buffer },
-  format1Size: number,
 ): Promise<DeltaStatus | 'raced'> {
   await sweepLeftovers(deps, pairKey(made.from, made.to), 2);
   const started = performance.now();
@@ -186,33 +184,35 @@ async function generateFormat2(
     const none = docOf(made, 'none', { generateMs: elapsed(started) });
     return (await record(deps, none)) ? 'none' : 'raced';
   }
-  const limit = Math.min(deps.settings.maxShare * made.to.size, format1Size - 1);
+  const limit = deps.settings.maxShare * made.to.size;
   const patch = { bytes: built.patch, generateMs: elapsed(started), old: files.old, limit };
   return publish(deps, made, patch);
 }
 
-/** Generates the patches `from` → `to` (each format not tried yet); what became of ARDELTA1. */
+/**
+ * Generates the patches `from` → `to` (each format not tried yet); what became of ARDELTA1.
+ * ARDELTA2 first: it is usually several times smaller and quicker to make, and the devices that
+ * apply it (every current client) are told "not ready yet" until it is decided, so they get it
+ * rather than a larger ARDELTA1 made before it. Each is kept within DELTA_MAX_SHARE; the endpoint
+ * serves the smallest the client accepts.
+ */
 export async function generateDelta(
   deps: GenerateDeltaDeps,
   from: ApkDoc,
   to: ApkDoc,
 ): Promise<DeltaStatus | 'raced'> {
-  const started = performance.now();
   const [old, target] = await Promise.all([
     readSealed(deps.apkBlobs, deps.keys, from),
     readSealed(deps.apkBlobs, deps.keys, to),
   ]);
-  let outcome: DeltaStatus | 'raced' = 'raced';
-  if ((await triedDoc(deps.db, from, to, 1)) === null) {
-    await sweepLeftovers(deps, pairKey(from, to), 1);
-    const bytes = (deps.build ?? buildPatch)(old, target);
-    const limit = deps.settings.maxShare * to.size;
-    const patch = { bytes, generateMs: elapsed(started), old, limit };
-    outcome = await publish(deps, { format: 1, from, to }, patch);
+  if ((await triedDoc(deps.db, from, to, 2)) === null) {
+    await generateFormat2(deps, { format: 2, from, to }, { old, target });
   }
-  const format1 = await triedDoc(deps.db, from, to, 1);
-  if (format1 !== null && (await triedDoc(deps.db, from, to, 2)) === null) {
-    await generateFormat2(deps, { format: 2, from, to }, { old, target }, format1.size);
-  }
-  return outcome;
+  if ((await triedDoc(deps.db, from, to, 1)) !== null) return 'raced';
+  await sweepLeftovers(deps, pairKey(from, to), 1);
+  const started = performance.now();
+  const bytes = (deps.build ?? buildPatch)(old, target);
+  const limit = deps.settings.maxShare * to.size;
+  const patch = { bytes, generateMs: elapsed(started), old, limit };
+  return publish(deps, { format: 1, from, to }, patch);
 }

@@ -45,7 +45,7 @@ export function choosePatch<D extends PatchChoice>(
 
 /**
  * Whether a pair may still get a patch the client accepts: none of its accepted formats is ready
- * and one of them has no outcome yet (the generation writes ARDELTA1's, then ARDELTA2's). The
+ * and one of them has no outcome yet (the generation decides ARDELTA2, then ARDELTA1). The
  * endpoint then asks the live job (delta-pending.ts) before saying "not ready yet".
  */
 export function awaitsFormat(docs: readonly PatchChoice[], accepted: readonly number[]): boolean {
