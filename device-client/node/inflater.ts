@@ -17,9 +17,15 @@ export async function* inflatePatch(patch: AsyncIterable<Uint8Array>): AsyncGene
       for await (const chunk of patch) {
         if (inflate.write(chunk)) continue;
         // Drained, or closed by the reader (a refusal, a corrupt stream): go on either way.
-        await new Promise((resolve) => {
-          inflate.once('drain', resolve);
-          inflate.once('close', resolve);
+        await new Promise<void>((resolve) => {
+          // Each wait removes both of its listeners, whichever fires: one per wait would pile up.
+          const done = () => {
+            inflate.off('drain', done);
+            inflate.off('close', done);
+            resolve();
+          };
+          inflate.once('drain', done);
+          inflate.once('close', done);
         });
       }
       inflate.end();
