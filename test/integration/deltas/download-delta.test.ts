@@ -41,9 +41,13 @@ beforeAll(async () => {
     await registerDevices(target, ['till-1'], md5(v1));
   }
   await uploadFixture(stack, a.apiKey, 'version-2.apk');
-  await eventually('A’s v1 → v2 patch', () =>
-    deltaCollections(stack.mongo.db).deltas.findOne({ accountId: a.id, status: 'ready' }),
-  );
+  // Both formats: ARDELTA2 is made first, and a client asking for ARDELTA1 alone is told "not
+  // ready yet" until its own patch is.
+  for (const format of [2, 1] as const) {
+    await eventually(`A’s v1 → v2 patch, format ${format}`, () =>
+      deltaCollections(stack.mongo.db).deltas.findOne({ accountId: a.id, status: 'ready', format }),
+    );
+  }
 });
 afterAll(() => stack.close());
 

@@ -150,7 +150,7 @@ test('queued: 503 with Retry-After; another account never sees it; then the patc
     return r.status === 200 ? r : null;
   });
   expect(reply.headers['x-apkrelay-delta-from']).toBe(md5(v1));
-  const doc = await deltaCollections(stack.mongo.db).deltas.findOne({ accountId: a.id });
+  const doc = await deltaCollections(stack.mongo.db).deltas.findOne({ accountId: a.id, format: 1 });
   expect(doc?.status).toBe('ready');
   // The job listed the pair it would make before making it (what the endpoint reads while it runs).
   const queue = new Queue(deltaGenerateQueue.name, {
