@@ -298,9 +298,11 @@ test('installation over plan, exception spike and a failed backup, each once', a
   expect(data('installation.over_plan')).toEqual([
     expect.objectContaining({ deviceId: 'd3', planInstallations: 2, count: 1 }),
   ]);
-  expect(data('exception.spike')).toEqual([
-    expect.objectContaining({ package: SAMPLE, reports: 3, previousHour: 0 }),
-  ]);
+  // The count when the spike was seen: the 3rd report's, or the 4th's when the worker (16 jobs at
+  // once) counted both before either looked.
+  const spikes = data('exception.spike') as Array<{ reports: number }>;
+  expect(spikes).toEqual([expect.objectContaining({ package: SAMPLE, previousHour: 0 })]);
+  expect([3, 4]).toContain(spikes[0]!.reports);
   expect(data('backup.failed')).toEqual([
     expect.objectContaining({ error: 'this worker has no backup settings' }),
   ]);
