@@ -7,13 +7,7 @@
 import type { Request, Response } from 'express';
 import type { Account } from '../../shared/accounts/types';
 import { ObjectId } from 'mongodb';
-import {
-  apkById,
-  apksOf,
-  currentApkOf,
-  findApp,
-  versionCodeOf,
-} from '../../shared/catalog/queries';
+import { apksOf, findApp, versionCodeOf } from '../../shared/catalog/queries';
 import { isAhead } from '../../shared/devices/decide';
 import { loadTargets, refOf, targetApk } from '../../shared/rollouts/targets';
 import { presentApk } from '../../shared/catalog/present';
@@ -52,12 +46,14 @@ export const DOWNLOAD_TEXT = {
 
 /**
  * The account of the `api_key` parameter (the account key or a device key of `pkg`), or null once a
- * 401, 403 or 429 reply is sent.
+ * 401, 403 or 429 reply is sent. Looked up through the device routes' 5 s cache
+ * (shared/devices/lookups.ts): a fleet's downloads present the same key.
  */
 export async function downloadAccount(deps: ApiDeps, req: Request, res: Response, pkg: string) {
   let account: Account | null;
+  const auth = { ...deps, accounts: deps.deviceLookups.accounts };
   try {
-    account = await apiKeyAccount(deps, req, res, param(req, 'api_key'), {
+    account = await apiKeyAccount(auth, req, res, param(req, 'api_key'), {
       need: { scope: 'device', package: pkg },
     });
   } catch (err) {
@@ -112,12 +108,13 @@ export async function noteDownload(
 /**
  * The APK a download serves: the device's target (inside a rollout, the rollout's APK: the same
  * selection as the push hub's, shared/rollouts/targets.ts), or the current APK without a device id.
+ * The app and its rollout are read fresh (a deploy or a halt holds for the next download); the
+ * APK documents they name come from the device lookups' cache, as they never change.
  */
 async function apkFor(deps: ApiDeps, app: AppDoc, deviceId: string | undefined) {
-  if (!deviceId) return currentApkOf(deps.db, app);
-  const loaded = await loadTargets(deps.db, app, (id) =>
-    apkById(deps.db, app.accountId, new ObjectId(id)),
-  );
+  const apk = (id: ObjectId) => deps.deviceLookups.apk(app.accountId, id);
+  if (!deviceId) return app.currentApkId ? apk(app.currentApkId) : null;
+  const loaded = await loadTargets(deps.db, app, (id) => apk(new ObjectId(id)));
   const card = await installationCard(
     deps,
     app,

@@ -9,9 +9,11 @@
  *   npm run bench:download [-- --clients 32] [-- --rounds 4] [-- --size 50] [-- --json]
  *
  * `--mode offload` measures apkrelay behind nginx instead, as ops/deploy ships it with
- * DOWNLOAD_OFFLOAD=nginx (docs/downloads.md, "nginx offload"): the API authorises each download and
- * nginx sends the bytes from the API's offload directory (on /dev/shm, a tmpfs), against the same
- * nginx serving the file directly.
+ * DOWNLOAD_OFFLOAD=nginx (docs/downloads.md, "nginx offload"): nginx terminates TLS (its own
+ * self-signed certificate) and proxies `/download` in plain HTTP over kept-alive connections to the
+ * API running with TLS=off and TRUST_PROXY=loopback; the API authorises each download and nginx
+ * sends the bytes from the API's offload directory (on /dev/shm, a tmpfs), against the same nginx
+ * serving the file directly.
  *
  * Every client first downloads once (warm-up, not measured), then `rounds` times back to back.
  * The API and workers run as their own processes on embedded services for a temporary DATA_DIR
@@ -20,11 +22,12 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { APK_CONTENT_TYPE } from '../../api/downloads/send-apk';
+import { selfSignedCertificate } from '../../shared/crypto/tls';
 import { cpuSnapshot } from './lib/cpu-time';
 import { createBenchAccount, startDeployment, type Deployment } from '../dev/deployment';
 import { percentile, runLoad, type LoadOptions, type LoadResult } from './lib/download-load';
@@ -189,15 +192,21 @@ async function serveBoth(
   say('uploading the APK ...');
   await uploadCurrent(deployment, apiKey, apk);
   const query = `/download?package=${PACKAGE}&api_key=${encodeURIComponent(apiKey)}`;
+  // Behind nginx the API speaks plain HTTP (TLS=off) and has no certificate: nginx gets its own.
+  const tls = offloadDir
+    ? await nginxCertificate(onExit)
+    : {
+        certFile: path.join(dataDir, 'tls', 'self-signed.crt'),
+        keyFile: path.join(dataDir, 'tls', 'self-signed.key'),
+        ca: deployment.ca,
+      };
   const nginx = await startNginx(nginxBinary, {
     file: apk,
     urlPath: offloadDir ? '/direct' : '/download',
-    certFile: path.join(dataDir, 'tls', 'self-signed.crt'),
-    keyFile: path.join(dataDir, 'tls', 'self-signed.key'),
+    certFile: tls.certFile,
+    keyFile: tls.keyFile,
     contentType: APK_CONTENT_TYPE,
-    ...(offloadDir
-      ? { offload: { upstream: `https://127.0.0.1:${webPort}`, dir: offloadDir } }
-      : {}),
+    ...(offloadDir ? { offload: { upstream: `127.0.0.1:${webPort}`, dir: offloadDir } } : {}),
   });
   onExit(() => nginx.stop());
   const relayPids = async () => {
@@ -214,6 +223,7 @@ async function serveBoth(
   };
   if (!offloadDir) {
     return {
+      ca: tls.ca,
       relay: { url: new URL(`https://127.0.0.1:${webPort}${query}`), pids: relayPids },
       nginx: { url: new URL(`${nginx.origin}${query}`), pids: nginxPids },
     };
@@ -221,12 +231,29 @@ async function serveBoth(
   // Behind nginx, apkrelay's cost is the API's, its stores' and nginx's together.
   const bothPids = async () => ({ ...(await relayPids()), ...(await nginxPids()) });
   return {
+    ca: tls.ca,
     relay: { url: new URL(`${nginx.origin}${query}`), pids: bothPids },
     nginx: {
       url: new URL(`${nginx.origin}/direct${query.slice('/download'.length)}`),
       pids: nginxPids,
     },
   };
+}
+
+/**
+ * nginx's TLS material behind which the API runs with TLS=off: a self-signed certificate for
+ * loopback, in a directory of its own removed at exit.
+ */
+async function nginxCertificate(onExit: BenchContext['onExit']) {
+  const dir = await mkdtemp(path.join(tmpdir(), 'apkrelay-bench-tls-'));
+  await chmod(dir, 0o755); // nginx's master reads it; the key stays 0600 to its owner
+  onExit(() => rm(dir, { recursive: true, force: true }));
+  const { cert, key } = selfSignedCertificate([], new Date());
+  const certFile = path.join(dir, 'nginx.crt');
+  const keyFile = path.join(dir, 'nginx.key');
+  await writeFile(certFile, cert);
+  await writeFile(keyFile, key, { mode: 0o600 });
+  return { certFile, keyFile, ca: cert };
 }
 
 /** The API's offload directory for `--mode offload`: on /dev/shm (tmpfs), readable by nginx. */
@@ -266,8 +293,17 @@ export const downloadBench: Bench<typeof FLAGS> = {
     say('starting services, API and workers (separate processes) ...');
     const deployment = await startDeployment({
       maxApkBytes: Math.max(64 * MiB, 2 * expectedBytes),
+      // Behind nginx as ops/deploy/systemd/apkrelay.env runs it: plain HTTP, client addresses
+      // from nginx's X-Forwarded-For.
       ...(offloadDir
-        ? { env: { DOWNLOAD_OFFLOAD: 'nginx', DOWNLOAD_OFFLOAD_DIR: offloadDir } }
+        ? {
+            tls: false,
+            env: {
+              DOWNLOAD_OFFLOAD: 'nginx',
+              DOWNLOAD_OFFLOAD_DIR: offloadDir,
+              TRUST_PROXY: 'loopback',
+            },
+          }
         : {}),
     });
     onExit(() => deployment.stop());
@@ -278,8 +314,7 @@ export const downloadBench: Bench<typeof FLAGS> = {
       expectedBytes,
       expectedSha256,
     };
-    const { ca } = deployment;
-    const { relay: r, nginx: n } = targets;
+    const { ca, relay: r, nginx: n } = targets;
     const name = offloadDir ? 'apkrelay (nginx offload)' : 'apkrelay (web host)';
     const relay = await measureTarget(name, r.url, ca, r.pids, options, say);
     const reference = await measureTarget('nginx (sendfile)', n.url, ca, n.pids, options, say);

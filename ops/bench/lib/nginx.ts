@@ -26,8 +26,9 @@ export interface NginxOptions {
   readonly contentType: string;
   /**
    * Also apkrelay behind this nginx with DOWNLOAD_OFFLOAD=nginx, as ops/deploy/nginx configures
-   * it: `/download` proxied to `upstream` (the API's web host), and the internal locations over
-   * the API's offload directory `dir`.
+   * it: `/download` proxied in plain HTTP over kept-alive connections to `upstream` (`host:port`
+   * of the API's web host, running with TLS=off), and the internal locations over the API's
+   * offload directory `dir`.
    */
   readonly offload?: { readonly upstream: string; readonly dir: string };
 }
@@ -74,6 +75,19 @@ export async function ensureNginx(): Promise<string> {
   return installed;
 }
 
+/**
+ * The deploy config's upstream for the web host (ops/deploy/nginx/apkrelay.conf.in, one API
+ * process here): plain HTTP, idle connections kept and dropped after 3 s, under the API's 5 s.
+ */
+function offloadUpstream(o: NonNullable<NginxOptions['offload']>): string {
+  return `
+  upstream apkrelay_web {
+    server ${o.upstream} max_fails=0;
+    keepalive 16;
+    keepalive_timeout 3s;
+  }`;
+}
+
 /** The deploy config's download locations (ops/deploy/nginx/apkrelay.conf.in), for the bench. */
 function offloadLocations(o: NonNullable<NginxOptions['offload']>, contentType: string): string {
   const internal = (location: string, extra: string) => `
@@ -88,9 +102,12 @@ function offloadLocations(o: NonNullable<NginxOptions['offload']>, contentType: 
     }`;
   return `
     location = /download {
-      proxy_pass ${o.upstream};
+      proxy_pass http://apkrelay_web;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
+      proxy_set_header Host $host;
+      proxy_set_header X-Forwarded-For $remote_addr;
+      proxy_set_header X-Forwarded-Proto $scheme;
       proxy_max_temp_file_size 0;
     }${internal('/_apkrelay/apk/', '')}${internal('/_apkrelay/apk-whole/', '\n      max_ranges 0;')}`;
 }
@@ -111,7 +128,7 @@ http {
   proxy_temp_path ${p('proxy')};
   fastcgi_temp_path ${p('fastcgi')};
   uwsgi_temp_path ${p('uwsgi')};
-  scgi_temp_path ${p('scgi')};
+  scgi_temp_path ${p('scgi')};${o.offload ? offloadUpstream(o.offload) : ''}
   server {
     listen 127.0.0.1:${port} ssl;
     ssl_certificate ${o.certFile};
