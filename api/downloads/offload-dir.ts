@@ -9,12 +9,16 @@
  * - Concurrent first requests in one process share one write; API processes sharing the directory
  *   may each write it once (rename makes the last one win, with the same bytes).
  * - After each new file, files of APKs that are no longer served (neither an app's current APK
- *   nor a rollout's) are removed, and partial files left by a crash after an hour. nginx keeps
- *   sending a removed file to the clients that already opened it.
+ *   nor a rollout's) are removed once no process has handed them out for a minute, and partial
+ *   files left by a crash after an hour. nginx keeps sending a removed file to the clients that
+ *   already opened it. The minute closes a race: a download authorised while its APK was still
+ *   current gets its `X-Accel-Redirect` after another request made a newer APK current and wrote
+ *   its file; without it that file could be gone before nginx opens it (a 404). Handing a file out
+ *   sets its modification time (at most every 15 s), which every API process's prune reads.
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { chmod, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ApkDoc } from '../../shared/catalog/types';
@@ -42,6 +46,10 @@ export interface OffloadDirOptions {
 
 const PART_SUFFIX = '.part';
 const STALE_PART_MS = 60 * 60_000;
+/** How long after its last hand-out an unserved APK's file is kept (see the top). */
+const HANDED_GRACE_MS = 60_000;
+/** A hand-out refreshes the file's modification time when it is older than this. */
+const TOUCH_AFTER_MS = 15_000;
 const fileName = (blobId: string) => `${blobId}.apk`;
 
 export function offloadDir(o: OffloadDirOptions): OffloadDir {
@@ -80,14 +88,28 @@ export function offloadDir(o: OffloadDirOptions): OffloadDir {
         continue;
       }
       const blobId = name.endsWith('.apk') ? name.slice(0, -'.apk'.length) : '';
-      if (blobId === keep || !isUploadId(blobId)) continue;
-      if (!(await o.isServed(blobId))) await rm(file, { force: true });
+      if (blobId === keep || !isUploadId(blobId) || (await o.isServed(blobId))) continue;
+      const s = await stat(file).catch(() => null);
+      if (s && Date.now() - s.mtimeMs >= HANDED_GRACE_MS) await rm(file, { force: true });
     }
   }
 
+  /** Whether the complete file is there, its modification time refreshed as a hand-out. */
+  async function handOut(apk: ApkDoc): Promise<boolean> {
+    const file = path.join(o.dir, fileName(apk.blobId));
+    const present = await stat(file).catch(() => null);
+    if (present?.size !== apk.size) return false;
+    if (Date.now() - present.mtimeMs < TOUCH_AFTER_MS) return true;
+    const now = new Date();
+    // Gone since the stat (pruned by another process): written again below.
+    return utimes(file, now, now).then(
+      () => true,
+      () => false,
+    );
+  }
+
   async function ensure(apk: ApkDoc): Promise<void> {
-    const present = await stat(path.join(o.dir, fileName(apk.blobId))).catch(() => null);
-    if (present?.size === apk.size) return;
+    if (await handOut(apk)) return;
     await write(apk);
     await prune(apk.blobId).catch((err: Error) =>
       o.log.warn({ err: err.message }, 'download offload: pruning failed'),

@@ -2,10 +2,10 @@
  * The nginx offload directory over the real GridFS blob store and real files: the plaintext
  * appears only complete and authenticated, readable by nginx whatever the umask, concurrent first
  * requests share one write, a tampered stored segment leaves no file, and files of APKs no longer
- * served are removed when another is written.
+ * served are removed when another is written, once nobody was handed them for a minute.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ObjectId } from 'mongodb';
@@ -67,21 +67,59 @@ test('a tampered stored segment leaves no file at all', async () => {
   expect(await readdir(dir)).toEqual([]);
 });
 
-test('writing a file removes those of APKs no longer served, keeps the served ones', async () => {
-  const [old, kept, next] = await Promise.all([1, 2, 3].map(() => storedApk(randomBytes(1_000))));
-  const served = new Set([kept!.blobId, next!.blobId]);
-  const offload = offloadDir({
+/** Sets `name`'s modification time `ms` in the past: nobody handed it out since. */
+async function age(name: string, ms: number): Promise<void> {
+  const then = new Date(Date.now() - ms);
+  await utimes(path.join(dir, name), then, then);
+}
+
+function offloadServing(served: ReadonlySet<string>) {
+  return offloadDir({
     dir,
     blobs: gridFsBlobStore(db.mongo.db),
     keys,
     log,
     isServed: (blobId) => Promise.resolve(served.has(blobId)),
   });
+}
+
+test('writing a file removes those of APKs no longer served and not handed out for a minute', async () => {
+  const [old, kept, next] = await Promise.all([1, 2, 3].map(() => storedApk(randomBytes(1_000))));
+  const offload = offloadServing(new Set([kept!.blobId, next!.blobId]));
   await offload.fileFor(old!);
   await offload.fileFor(kept!);
+  await age(`${old!.blobId}.apk`, 61_000);
+  await age(`${kept!.blobId}.apk`, 61_000); // served: kept however old
   await writeFile(path.join(dir, 'notes.txt'), 'not ours'); // not an APK file: left alone
   await offload.fileFor(next!);
   expect((await readdir(dir)).sort()).toEqual(
     [`${kept!.blobId}.apk`, `${next!.blobId}.apk`, 'notes.txt'].sort(),
   );
+});
+
+test('a file handed out in the last minute outlives its APK being current: nginx still opens it', async () => {
+  // The race: a download authorised while `old` was current gets its X-Accel-Redirect; meanwhile
+  // `next` became current and its first download wrote its file and pruned.
+  const [old, next, later] = await Promise.all([1, 2, 3].map(() => storedApk(randomBytes(1_000))));
+  const served = new Set([old!.blobId]);
+  const offload = offloadServing(served);
+  await offload.fileFor(old!);
+  await age(`${old!.blobId}.apk`, 50_000); // handed out 50 s ago, not since
+  served.clear();
+  served.add(next!.blobId);
+  await offload.fileFor(next!);
+  expect((await readdir(dir)).sort()).toEqual([`${next!.blobId}.apk`, `${old!.blobId}.apk`].sort());
+  // A hand-out of an older file refreshes it: 2 minutes old, then handed out, then a prune.
+  served.add(old!.blobId);
+  await age(`${old!.blobId}.apk`, 120_000);
+  await offload.fileFor(old!);
+  served.delete(old!.blobId);
+  served.add(later!.blobId);
+  await offload.fileFor(later!);
+  expect(await readdir(dir)).toContain(`${old!.blobId}.apk`);
+  // Nobody handed it out for a minute since: the next prune removes it.
+  await age(`${old!.blobId}.apk`, 60_000);
+  await rm(path.join(dir, `${later!.blobId}.apk`));
+  await offload.fileFor(later!);
+  expect(await readdir(dir)).not.toContain(`${old!.blobId}.apk`);
 });
