@@ -7,7 +7,7 @@
  */
 import { GridFSBucket, ObjectId, type Binary, type Db } from 'mongodb';
 import { isObjectIdShaped, isUploadId } from '../upload-id';
-import type { Readable } from 'node:stream';
+import { Transform, pipeline, type Readable, type TransformCallback } from 'node:stream';
 import { CIPHER_SEGMENT_SIZE } from '../crypto/segmented-aead';
 import { writeGridFsFile } from './gridfs-write';
 import { diskFullAsOutage } from './disk-full';
@@ -19,7 +19,10 @@ export interface BlobStore {
    * disk rejects with DEPENDENCY_UNAVAILABLE (it passes once space is freed).
    */
   put(id: string, ciphertext: Readable, metadata: Record<string, unknown>): Promise<number>;
-  /** Ciphertext bytes `start..end` (end exclusive). */
+  /**
+   * Ciphertext bytes `start..end` (end exclusive); a stream that would end short (a chunk
+   * missing) fails with BLOB_INCOMPLETE instead.
+   */
   openRange(id: string, start: number, end: number): Readable;
   /**
    * The whole blob, chunk by chunk in order, a few chunks per reply from the server: for one
@@ -63,6 +66,30 @@ function fileId(id: string): ObjectId {
   if (!isUploadId(id)) throw new Error('not a blob id (an upload id or a 24 hex string)');
   // GridFS takes any value as a file id (the driver's types say ObjectId only).
   return id as unknown as ObjectId;
+}
+
+/**
+ * Passes a ranged read through and fails it with BLOB_INCOMPLETE when it ends short: the driver's
+ * ranged download stream simply ends when the file's last chunk is missing (a middle one it
+ * reports), and a download would then send fewer bytes than its Content-Length.
+ */
+class ExactLength extends Transform {
+  private seen = 0;
+  constructor(
+    private readonly expected: number,
+    private readonly what: string,
+  ) {
+    super();
+  }
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.seen += chunk.length;
+    done(null, chunk);
+  }
+  override _flush(done: TransformCallback): void {
+    if (this.seen === this.expected) return done();
+    const message = `${this.what} ended after ${this.seen} of ${this.expected} bytes (a chunk is missing)`;
+    done(new AppError('BLOB_INCOMPLETE', { message }));
+  }
 }
 
 export function gridFsBlobStore(db: Db, bucketName = APK_BUCKET): BlobStore {
@@ -112,7 +139,9 @@ export function gridFsBlobStore(db: Db, bucketName = APK_BUCKET): BlobStore {
       }
     },
     openRange(id, start, end) {
-      return bucket.openDownloadStream(fileId(id), { start, end });
+      const exact = new ExactLength(end - start, `blob ${id}, bytes ${start}-${end}`);
+      // pipeline hands the download's own errors on to `exact` (a reader sees one stream).
+      return pipeline(bucket.openDownloadStream(fileId(id), { start, end }), exact, () => {});
     },
     async *readAll(id) {
       const chunks = target.chunks.find(

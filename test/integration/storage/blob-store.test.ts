@@ -149,3 +149,31 @@ test('a whole blob with a chunk missing fails instead of reading short', async (
   };
   await expect(read()).rejects.toMatchObject({ code: 'BLOB_INCOMPLETE' });
 });
+
+// The driver reports a missing middle chunk itself; a missing last chunk just ended its stream.
+test.each([
+  ['the last chunk', 2, [CHUNK + 10, 2 * CHUNK + 500], { code: 'BLOB_INCOMPLETE' }],
+  [
+    'the last chunk, the range up to the blob end',
+    2,
+    [0, 3 * CHUNK - 7],
+    { code: 'BLOB_INCOMPLETE' },
+  ],
+  [
+    'a middle chunk',
+    1,
+    [CHUNK - 10, CHUNK + 10],
+    { message: expect.stringMatching(/chunk/i) as unknown },
+  ],
+] as const)(
+  'a ranged read over a missing chunk (%s) fails instead of reading short',
+  async (_what, missing, [start, end], failure) => {
+    const id = new ObjectId().toHexString();
+    const store = gridFsBlobStore(db());
+    await store.put(id, pieces(randomBytes(3 * CHUNK - 7)), { uploadId: id });
+    await db()
+      .collection('apks.chunks')
+      .deleteOne({ files_id: new ObjectId(id), n: missing });
+    await expect(bytes(store.openRange(id, start, end))).rejects.toMatchObject(failure);
+  },
+);
