@@ -8,7 +8,15 @@
 // those files: how a timing-sensitive file is run twenty times without the whole suite.
 'use strict';
 const { spawnSync } = require('node:child_process');
-const { closeSync, existsSync, mkdirSync, openSync, readFileSync } = require('node:fs');
+const {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+} = require('node:fs');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
@@ -21,6 +29,16 @@ if (paths.some((a) => a.startsWith('-'))) {
   process.exit(2);
 }
 const outDir = path.join(root, '.data', 'flake-runs');
+const exitReports = path.join(root, '.data', 'worker-exit');
+
+/** The worker-exit reports written since `since` (ms). */
+function workerExitReports(since) {
+  if (!existsSync(exitReports)) return [];
+  return readdirSync(exitReports)
+    .map((name) => path.join(exitReports, name))
+    .filter((file) => statSync(file).mtimeMs >= since)
+    .map((file) => path.relative(root, file));
+}
 mkdirSync(outDir, { recursive: true });
 
 const jestBin = require.resolve('jest/bin/jest');
@@ -63,6 +81,8 @@ for (let run = 1; run <= runs; run++) {
       (failed.length ? `; failed: ${failed.join('; ')}` : '') +
       (leaked ? '; jest: a worker did not exit (see the .log)' : ''),
   );
+  // What kept each such worker alive (test/helpers/worker-exit-report.js).
+  for (const report of workerExitReports(began)) console.log(`  worker report: ${report}`);
 }
 console.log(`\n${runs} runs; tests that failed at least once: ${failures.size}`);
 for (const [name, count] of failures) console.log(`  ${count}/${runs}  ${name}`);
