@@ -9,7 +9,7 @@
  * directory (docs/downloads.md, "nginx offload").
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../ops/services/child';
@@ -226,8 +226,12 @@ test('DOWNLOAD_OFFLOAD=nginx: nginx sends /download with the API headers; ranges
   const head = await call('web', download, { method: 'HEAD' });
   expect([head.status, head.headers['content-length']]).toEqual([200, String(v.length)]);
 
-  // A new current APK: its file is written at its first download, the old one's removed.
+  // A new current APK: its file is written at its first download, and the old one's removed, as
+  // nobody was handed it in the last minute (its time set back: offload-dir.ts says why).
   const v2 = await upload(apiKey, 'version-2.apk', true);
+  const oldFile = path.join(offload, `${apk!.blobId as string}.apk`);
+  const minuteAgo = new Date(Date.now() - 61_000);
+  await utimes(oldFile, minuteAgo, minuteAgo);
   expect(md5((await call('web', download)).body)).toBe(md5(v2));
   const apk2 = await stack.mongo.db.collection('apks').findOne({ accountId: id, md5: md5(v2) });
   const files = await readdir(offload);
