@@ -119,3 +119,14 @@ export function vectorTests(vectors: DeltaVector[], apply: (v: DeltaVector) => P
     },
   );
 }
+
+/** `count` words in a fixed pseudo-random order (an LCG): compressible text, like code. */
+export function words(count: number): Buffer {
+  const names = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india'];
+  const out: string[] = [];
+  for (let i = 0, x = 7; i < count; i++) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff;
+    out.push(names[x % 9]! + (i % 50 === 0 ? `\n${i} ` : ' '));
+  }
+  return Buffer.from(out.join(''));
+}

@@ -30,7 +30,7 @@ import { storedApk } from '../../helpers/stored-apk';
 import { openSealed, streamSealed } from '../../../shared/delta/stored-blob';
 import { ensureDeltaIndexes } from '../../../shared/delta/collections';
 import { inflatePatch } from '../../../device-client/node/inflater';
-import { applyInMemory2 } from '../../helpers/delta';
+import { applyInMemory2, words } from '../../helpers/delta';
 import type { ApkDoc } from '../../../shared/catalog/types';
 
 let stack: TestStack;
@@ -139,17 +139,6 @@ test('a blob left by a crashed try is swept before the pair is generated again',
     .toArray();
   expect(files.map((f) => String(f._id))).toEqual([doc?.blobId]);
 });
-
-/** ~770 KB of words in a fixed pseudo-random order (an LCG): compressible, like code. */
-function words(count: number): Buffer {
-  const names = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india'];
-  const out: string[] = [];
-  for (let i = 0, x = 7; i < count; i++) {
-    x = (x * 1103515245 + 12345) & 0x7fffffff;
-    out.push(names[x % 9]! + (i % 50 === 0 ? `\n${i} ` : ' '));
-  }
-  return Buffer.from(out.join(''));
-}
 
 async function asStored(apk: Buffer, appId: ObjectId): Promise<ApkDoc> {
   const keys = (await deps()).keys;
