@@ -130,3 +130,13 @@ export function words(count: number): Buffer {
   }
   return Buffer.from(out.join(''));
 }
+
+/** `n` incompressible bytes of an LCG: a suffix array has all of them to sort. */
+export function noise(n: number, seed: number): Buffer {
+  const out = Buffer.alloc(n);
+  for (let i = 0, x = seed; i < n; i++) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff;
+    out[i] = x >>> 16;
+  }
+  return out;
+}

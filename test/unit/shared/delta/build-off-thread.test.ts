@@ -17,17 +17,7 @@ import {
 } from '../../../../shared/delta/build-off-thread';
 import { compressedApk } from '../../../helpers/apk/compressed-apk';
 import { eventually } from '../../../helpers/eventually';
-import { words } from '../../../helpers/delta';
-
-/** `n` bytes of an LCG: incompressible, so the suffix array has the whole old file to sort. */
-function noise(n: number, seed: number): Buffer {
-  const out = Buffer.alloc(n);
-  for (let i = 0, x = seed; i < n; i++) {
-    x = (x * 1103515245 + 12345) & 0x7fffffff;
-    out[i] = x >>> 16;
-  }
-  return out;
-}
+import { noise, words } from '../../../helpers/delta';
 
 let old: Buffer;
 let target: Buffer;
