@@ -5,11 +5,18 @@
  * v1; while the generation thread makes the ARDELTA1 (its ARDELTA2 decided, its own document not
  * yet written), an exception report sent by the device is taken, queued and stored by the same
  * process's `exception-ingest` worker, and the thread is still running when it is. The patch is
- * then published as usual.
+ * then published as usual. A generation whose signal is aborted while its thread runs (the job's
+ * budget spent, the worker closing) rejects with the signal's reason, leaves no thread, and
+ * publishes nothing of the pair: no document, no blob; the next try makes both formats.
  */
 import { createHash } from 'node:crypto';
 import { generationThreads } from '../../../shared/delta/build-off-thread';
-import { deltaCollections } from '../../../shared/delta/collections';
+import { catalogCollections } from '../../../shared/catalog/collections';
+import { loadPinnedKeys } from '../../../shared/crypto/pinned-keys';
+import { createKeyRing } from '../../../shared/crypto/keys';
+import { DELTA_BUCKET, deltaCollections } from '../../../shared/delta/collections';
+import { DEFAULT_DELTA_SETTINGS, generateDelta } from '../../../shared/delta/generate-delta';
+import { gridFsBlobStore } from '../../../shared/storage/blob-store';
 import { newAccount } from '../../helpers/accounts';
 import { compressedApk } from '../../helpers/apk/compressed-apk';
 import { noise, words } from '../../helpers/delta';
@@ -27,6 +34,9 @@ const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 let stack: TestStack;
+let account: { apiKey: string; id: string };
+let v1: Buffer;
+let v2: Buffer;
 beforeAll(async () => {
   stack = await startStack();
 });
@@ -46,15 +56,16 @@ async function upload(apiKey: string, apk: Buffer): Promise<void> {
 }
 
 test('an exception report is stored while the generation thread makes the patch', async () => {
-  const { apiKey, id: accountId } = await newAccount(stack);
+  account = await newAccount(stack);
+  const { apiKey, id: accountId } = account;
   const bulk = noise(6 << 20, 3);
   const changed = Buffer.concat([
     bulk.subarray(0, 3 << 20),
     noise(8192, 9),
     bulk.subarray(3 << 20),
   ]);
-  const v1 = await compressedApk(PKG, 1, { 'bulk.bin': bulk, 'data.txt': words(20_000) });
-  const v2 = await compressedApk(PKG, 2, { 'bulk.bin': changed, 'data.txt': words(21_000) });
+  v1 = await compressedApk(PKG, 1, { 'bulk.bin': bulk, 'data.txt': words(20_000) });
+  v2 = await compressedApk(PKG, 2, { 'bulk.bin': changed, 'data.txt': words(21_000) });
   await upload(apiKey, v1);
   const device = { baseUrl: stack.urls.web, ca: stack.ca, apiKey, package: PKG };
   await registerDevices(device, ['till-1'], md5(v1));
@@ -87,4 +98,37 @@ test('an exception report is stored while the generation thread makes the patch'
   );
   expect(whole.status).toBe('ready');
   expect(generationThreads()).toBe(0);
+});
+
+test('a generation aborted while its thread runs rejects and publishes nothing', async () => {
+  const apks = catalogCollections(stack.mongo.db).apks;
+  const [from, to] = [await apks.findOne({ md5: md5(v2) }), await apks.findOne({ md5: md5(v1) })];
+  if (!from || !to) throw new Error('the first test stores v1 and v2');
+  const deps = {
+    db: stack.mongo.db,
+    apkBlobs: gridFsBlobStore(stack.mongo.db),
+    deltaBlobs: gridFsBlobStore(stack.mongo.db, DELTA_BUCKET),
+    keys: await loadPinnedKeys(stack.mongo.db, createKeyRing(stack.masterKey, [])),
+    now: () => new Date(),
+    settings: DEFAULT_DELTA_SETTINGS,
+  };
+  const abort = new AbortController();
+  const reason = new Error('delta-generate job 7: no result within 1800000 ms');
+  const outcome = generateDelta(deps, from, to, abort.signal).then(
+    (status) => status,
+    (err: unknown) => err,
+  );
+  await eventually('the generation thread', () => generationThreads() === 1, { intervalMs: 5 });
+  abort.abort(reason);
+  expect(await outcome).toBe(reason);
+  expect(generationThreads()).toBe(0);
+  const pair = { accountId: account.id, fromMd5: from.md5, toSha256: to.sha256 };
+  const deltas = deltaCollections(stack.mongo.db).deltas;
+  expect(await deltas.countDocuments(pair)).toBe(0);
+  const blobs = stack.mongo.db.collection(`${DELTA_BUCKET}.files`);
+  const key = `${account.id}/${PKG}/${from.md5}/${to.sha256}`;
+  expect(await blobs.countDocuments({ 'metadata.pair': key })).toBe(0);
+  // The retry makes the pair as if nothing had happened.
+  expect(await generateDelta(deps, from, to)).toBe('ready');
+  expect(await deltas.countDocuments(pair)).toBe(2);
 });
