@@ -12,14 +12,12 @@
 import { createHash } from 'node:crypto';
 import { generationThreads } from '../../../shared/delta/build-off-thread';
 import { catalogCollections } from '../../../shared/catalog/collections';
-import { loadPinnedKeys } from '../../../shared/crypto/pinned-keys';
-import { createKeyRing } from '../../../shared/crypto/keys';
 import { DELTA_BUCKET, deltaCollections } from '../../../shared/delta/collections';
-import { DEFAULT_DELTA_SETTINGS, generateDelta } from '../../../shared/delta/generate-delta';
-import { gridFsBlobStore } from '../../../shared/storage/blob-store';
+import { generateDelta } from '../../../shared/delta/generate-delta';
 import { newAccount } from '../../helpers/accounts';
 import { compressedApk } from '../../helpers/apk/compressed-apk';
 import { noise, words } from '../../helpers/delta';
+import { generateDeltaDeps } from '../../helpers/delta-deps';
 import { registerDevices } from '../../helpers/devices';
 import { eventually } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
@@ -104,14 +102,7 @@ test('a generation aborted while its thread runs rejects and publishes nothing',
   const apks = catalogCollections(stack.mongo.db).apks;
   const [from, to] = [await apks.findOne({ md5: md5(v2) }), await apks.findOne({ md5: md5(v1) })];
   if (!from || !to) throw new Error('the first test stores v1 and v2');
-  const deps = {
-    db: stack.mongo.db,
-    apkBlobs: gridFsBlobStore(stack.mongo.db),
-    deltaBlobs: gridFsBlobStore(stack.mongo.db, DELTA_BUCKET),
-    keys: await loadPinnedKeys(stack.mongo.db, createKeyRing(stack.masterKey, [])),
-    now: () => new Date(),
-    settings: DEFAULT_DELTA_SETTINGS,
-  };
+  const deps = await generateDeltaDeps(stack);
   const abort = new AbortController();
   const reason = new Error('delta-generate job 7: no result within 1800000 ms');
   const outcome = generateDelta(deps, from, to, abort.signal).then(
