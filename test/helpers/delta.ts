@@ -2,7 +2,7 @@
  * Applying ARDELTA1 and ARDELTA2 patches in memory in tests: the old file from a buffer, the patch in chunks
  * of a chosen size, the output collected and hashed as the applier wrote it.
  */
-import { createHash } from 'node:crypto';
+import { createCipheriv, createHash } from 'node:crypto';
 import {
   applyPatch,
   type ApplyTarget,
@@ -131,12 +131,11 @@ export function words(count: number): Buffer {
   return Buffer.from(out.join(''));
 }
 
-/** `n` incompressible bytes of an LCG: a suffix array has all of them to sort. */
+/**
+ * `n` incompressible bytes, the same for the same seed (AES-128-CTR's keystream under a key made
+ * of the seed): a suffix array has all of them to sort, and a ZIP stores them as they are.
+ */
 export function noise(n: number, seed: number): Buffer {
-  const out = Buffer.alloc(n);
-  for (let i = 0, x = seed; i < n; i++) {
-    x = (x * 1103515245 + 12345) & 0x7fffffff;
-    out[i] = x >>> 16;
-  }
-  return out;
+  const cipher = createCipheriv('aes-128-ctr', Buffer.alloc(16, seed), Buffer.alloc(16));
+  return Buffer.concat([cipher.update(Buffer.alloc(n)), cipher.final()]);
 }

@@ -56,7 +56,7 @@ async function upload(apiKey: string, apk: Buffer): Promise<void> {
 test('an exception report is stored while the generation thread makes the patch', async () => {
   account = await newAccount(stack);
   const { apiKey, id: accountId } = account;
-  const bulk = noise(6 << 20, 3);
+  const bulk = noise(4 << 20, 3);
   const changed = Buffer.concat([
     bulk.subarray(0, 3 << 20),
     noise(8192, 9),

@@ -25,7 +25,7 @@ const PAIR = 'acct/dev.apkrelay.thread/old-md5/new-sha256';
 
 beforeAll(async () => {
   const text = words(200_000);
-  const bulk = noise(3 << 20, 11);
+  const bulk = noise(2 << 20, 11);
   const changedBulk = Buffer.concat([
     bulk.subarray(0, 1 << 20),
     noise(4096, 5),
