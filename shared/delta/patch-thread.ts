@@ -7,6 +7,7 @@
  */
 import { isArrayBuffer } from 'node:util/types';
 import { parentPort, workerData } from 'node:worker_threads';
+import { PayloadInvalid } from '../errors';
 import { buildPatch } from './build-patch';
 import { buildPatch2 } from './build-patch2';
 
@@ -32,7 +33,7 @@ function transferable(bytes: Buffer): Uint8Array {
 
 async function build(input: PatchThreadInput): Promise<PatchThreadResult | null> {
   if (input.format !== 1 && input.format !== 2) {
-    throw new Error(`unknown patch format ${String(input.format)}`);
+    throw new PayloadInvalid('patch thread', `unknown patch format ${String(input.format)}`);
   }
   if (input.format === 1) {
     return { patch: transferable(buildPatch(input.old, input.target)), changed: 0, reproduced: 0 };

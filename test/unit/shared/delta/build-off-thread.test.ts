@@ -163,7 +163,7 @@ test('a thread that throws rejects with DELTA_GENERATION_FAILED naming the pair 
   expect(failure).toBeInstanceOf(AppError);
   expect((failure as AppError).code).toBe('DELTA_GENERATION_FAILED');
   expect((failure as AppError).message).toBe(
-    `ARDELTA3 patch ${PAIR}: the generation thread failed: unknown patch format 3`,
+    `ARDELTA3 patch ${PAIR}: the generation thread failed: patch thread: unknown patch format 3`,
   );
   expect(generationThreads()).toBe(0);
 });
