@@ -38,6 +38,9 @@ export const deltaGenerateQueue = defineQueue<
   // Generation now runs on a thread (shared/delta/build-off-thread.ts) and the lock is renewed
   // on time; the floor is kept until a fleet bench shows the default lock holds throughout.
   lockMs: 5 * MINUTE_MS,
+  // A generation takes minutes: a closing worker terminates it rather than wait (the retry
+  // makes the pair; nothing is published before its proof).
+  abortOnClose: true,
   parse(data) {
     const p = asRecord(data, 'delta-generate');
     if (typeof p.accountId !== 'string' || typeof p.appId !== 'string') {

@@ -21,8 +21,8 @@ import { generateDeltaDeps } from '../../helpers/delta-deps';
 import { registerDevices } from '../../helpers/devices';
 import { eventually } from '../../helpers/eventually';
 import { request } from '../../helpers/http';
-import { postMultipart } from '../../helpers/multipart';
 import { startStack, type TestStack } from '../../helpers/stack';
+import { uploadApk } from '../../helpers/uploads';
 import { stackTrace } from '../exceptions/fixtures';
 
 jest.setTimeout(180_000);
@@ -40,19 +40,6 @@ beforeAll(async () => {
 });
 afterAll(() => stack.close());
 
-async function upload(apiKey: string, apk: Buffer): Promise<void> {
-  const reply = await postMultipart(
-    `${stack.urls.admin}/apps/api_upload`,
-    [
-      { name: 'apiKey', value: apiKey },
-      { name: 'current', value: 'true' },
-      { name: 'apk', filename: 'busy.apk', data: apk },
-    ],
-    { ca: stack.ca },
-  );
-  if (reply.text !== 'deploy successful') throw new Error(`upload: ${reply.status} ${reply.text}`);
-}
-
 test('an exception report is stored while the generation thread makes the patch', async () => {
   account = await newAccount(stack);
   const { apiKey, id: accountId } = account;
@@ -64,10 +51,10 @@ test('an exception report is stored while the generation thread makes the patch'
   ]);
   v1 = await compressedApk(PKG, 1, { 'bulk.bin': bulk, 'data.txt': words(20_000) });
   v2 = await compressedApk(PKG, 2, { 'bulk.bin': changed, 'data.txt': words(21_000) });
-  await upload(apiKey, v1);
+  await uploadApk(stack, apiKey, { name: 'busy.apk', data: v1 });
   const device = { baseUrl: stack.urls.web, ca: stack.ca, apiKey, package: PKG };
   await registerDevices(device, ['till-1'], md5(v1));
-  await upload(apiKey, v2);
+  await uploadApk(stack, apiKey, { name: 'busy.apk', data: v2 });
 
   const pair = { accountId, fromMd5: md5(v1), toSha256: sha256(v2) };
   const deltas = deltaCollections(stack.mongo.db).deltas;
