@@ -3,7 +3,8 @@
  * main thread: one generation is seconds to minutes of CPU (suffix array, records, level-9
  * deflate; ARDELTA2's recompression search), and the main thread runs every other queue's jobs,
  * BullMQ's lock renewals and stalled-job checks, the overdue watchdog and the shutdown path.
- * - One thread at a time per process: a call waits for the previous thread to have exited.
+ * - One thread at a time per process: a call waits for the previous thread to have exited
+ *   (and rejects at once if its signal aborts meanwhile).
  * - Memory: the two APKs are passed in SharedArrayBuffers (readSealed makes them so), shared
  *   with the thread rather than copied; the patch comes back transferred, not copied.
  * - The signal (the worker closing, the job's budget spent) terminates the thread at once and
@@ -80,14 +81,30 @@ function runThread(build: OffThreadBuild, format: 1 | 2): Promise<PatchThreadRes
   });
 }
 
-/** Runs `format`'s generation on a thread once the previous thread has exited. */
+/** Resolves when `previous` does; rejects with the signal's reason as soon as it aborts. */
+function myTurn(previous: Promise<void>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(coerceError(signal.reason));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    void previous.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Runs `format`'s generation on a thread once the previous thread has exited. A call aborted
+ * while it waits rejects at once; the next call still waits for the thread before it.
+ */
 export async function offThread(build: OffThreadBuild, format: 1 | 2) {
   const previous = turn;
   let release = () => {};
-  turn = new Promise((resolve) => (release = resolve));
+  const mine = new Promise<void>((resolve) => (release = resolve));
+  turn = previous.then(() => mine);
   try {
-    await previous;
-    if (build.signal.aborted) throw coerceError(build.signal.reason);
+    await myTurn(previous, build.signal);
     return await runThread(build, format);
   } finally {
     release();

@@ -148,6 +148,27 @@ test('aborting mid-generation terminates the thread and rejects with the reason'
   expect(otherThreadsCpu(from)).toBeLessThan(startup + 0.6 * work);
 });
 
+test('a generation aborted while it waits for its turn rejects at once', async () => {
+  const first = buildPatchOffThread({ pair: PAIR, old, target, signal: never() });
+  await eventually('the first thread', () => generationThreads() === 1);
+  const abort = new AbortController();
+  const reason = new Error('closing');
+  const second = buildPatchOffThread({ pair: PAIR, old, target, signal: abort.signal });
+  const outcome = second.then(
+    () => 'resolved',
+    (err: unknown) => err,
+  );
+  let firstDone = false;
+  void first.then(() => (firstDone = true));
+  abort.abort(reason);
+  expect(await outcome).toBe(reason);
+  // Rejected while the first still ran: it did not wait for its turn.
+  expect(firstDone).toBe(false);
+  expect(generationThreads()).toBe(1);
+  expect((await first).equals(buildPatch(old, target))).toBe(true);
+  expect(generationThreads()).toBe(0);
+});
+
 test('an aborted signal starts no thread', async () => {
   const reason = new Error('closing');
   const signal = AbortSignal.abort(reason);
