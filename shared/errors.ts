@@ -176,6 +176,11 @@ export const ERRORS = {
     message: 'A lock was not acquired in time; the job is retried.',
     internal: true,
   },
+  DELTA_GENERATION_FAILED: {
+    status: 500,
+    message: 'A delta patch generation thread failed or ended without a patch; the job is retried.',
+    internal: true,
+  },
   WEBHOOK_DELIVERY_FAILED: {
     status: 500,
     message: 'A webhook delivery was not accepted by its endpoint; it is retried.',

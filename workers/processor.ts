@@ -8,7 +8,10 @@ export interface JobContext {
   /** After a failure of attempt `maxAttempts`, BullMQ gives up on the job. */
   readonly maxAttempts: number;
   readonly log: Logger;
-  /** Aborted when the worker is closing; long work should stop at the next safe point. */
+  /**
+   * Aborted when the job's budget is spent, and when the worker is closing if its queue says
+   * `abortOnClose` (shared/queues/definition.ts); long work should stop at the next safe point.
+   */
   readonly signal: AbortSignal;
   /**
    * Puts the job back to run again in `delayMs`, without counting an attempt (a resource it needs

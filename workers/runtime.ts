@@ -119,6 +119,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
         // A worker whose Redis node died (a cluster failover) may never finish closing: after
         // the grace its connections are cut, so the process still stops.
         await watchdog.stop();
+        QUEUES.forEach((q, i) => q.abortOnClose && workers[i]?.cancelAllJobs('worker closing'));
         const closed = Promise.all(workers.map((w) => w.close())).then(() => true);
         const grace = new Promise<false>((resolve) => {
           setTimeout(resolve, WORKER_CLOSE_GRACE_MS, false).unref();

@@ -1,7 +1,7 @@
 /**
  * Makes, proves and publishes the patches from one stored APK to another, in each format: both
- * APKs read from the store, ARDELTA2 (file by file) built when the APKs allow it, then ARDELTA1
- * (whole file). Each patch is dropped when larger than `maxShare` of the target, else stored encrypted, proven from the stored bytes
+ * APKs read from the store (into shared memory), ARDELTA2 (file by file) built when the APKs allow
+ * it, then ARDELTA1 (whole file), each built on a thread (build-off-thread.ts). Each patch is dropped when larger than `maxShare` of the target, else stored encrypted, proven from the stored bytes
  * with its format's applier (prove-patch.ts), and only then published by inserting its `ready`
  * document. A crash before that insert leaves a blob no document names: the next try of the same
  * pair and format deletes it first (by its metadata), so no half-stored patch is ever served.
@@ -11,8 +11,8 @@ import { MongoServerError, ObjectId, type Db } from 'mongodb';
 import type { ApkDoc } from '../catalog/types';
 import type { KeyRing } from '../crypto/keys';
 import type { BlobStore } from '../storage/blob-store';
-import { buildPatch } from './build-patch';
-import { buildPatch2, type Patch2 } from './build-patch2';
+import { buildPatch2OffThread, buildPatchOffThread } from './build-off-thread';
+import type { Patch2 } from './build-patch2';
 import {
   DELTA_BUCKET,
   deltaCollections,
@@ -41,10 +41,18 @@ export interface GenerateDeltaDeps {
   readonly keys: KeyRing;
   readonly now: () => Date;
   readonly settings: DeltaSettings;
-  /** The patch makers (tests swap in a broken one to see the proof refuse it). */
-  readonly build?: (old: Uint8Array, target: Uint8Array) => Buffer;
-  readonly build2?: (old: Uint8Array, target: Uint8Array) => Promise<Patch2 | null>;
+  /**
+   * The patch makers (tests swap in a broken one to see the proof refuse it); by default each
+   * runs on a thread of its own (build-off-thread.ts), stopped by the signal.
+   */
+  readonly build?: (old: Buffer, target: Buffer, signal: AbortSignal) => Buffer | Promise<Buffer>;
+  readonly build2?: (old: Buffer, target: Buffer, signal: AbortSignal) => Promise<Patch2 | null>;
 }
+
+const defaultBuild = (pair: string) => (old: Buffer, target: Buffer, signal: AbortSignal) =>
+  buildPatchOffThread({ pair, old, target, signal });
+const defaultBuild2 = (pair: string) => (old: Buffer, target: Buffer, signal: AbortSignal) =>
+  buildPatch2OffThread({ pair, old, target, signal });
 
 const DUPLICATE_KEY = 11000;
 
@@ -175,11 +183,12 @@ const elapsed = (started: number) => Math.round(performance.now() - started);
 async function generateFormat2(
   deps: GenerateDeltaDeps,
   made: Made,
-  files: { old: Buffer; target: Buffer },
+  files: { old: Buffer; target: Buffer; signal: AbortSignal },
 ): Promise<DeltaStatus | 'raced'> {
-  await sweepLeftovers(deps, pairKey(made.from, made.to), 2);
+  const key = pairKey(made.from, made.to);
+  await sweepLeftovers(deps, key, 2);
   const started = performance.now();
-  const built = await (deps.build2 ?? buildPatch2)(files.old, files.target);
+  const built = await (deps.build2 ?? defaultBuild2(key))(files.old, files.target, files.signal);
   if (built?.patch == null) {
     const none = docOf(made, 'none', { generateMs: elapsed(started) });
     return (await record(deps, none)) ? 'none' : 'raced';
@@ -191,6 +200,8 @@ async function generateFormat2(
 
 /**
  * Generates the patches `from` → `to` (each format not tried yet); what became of ARDELTA1.
+ * `signal` (the worker closing, the job's budget spent) stops a generation under way at once:
+ * the call rejects and nothing of that format is published.
  * ARDELTA2 first: it is usually several times smaller and quicker to make, and the devices that
  * apply it (every current client) are told "not ready yet" until it is decided, so they get it
  * rather than a larger ARDELTA1 made before it. Each is kept within DELTA_MAX_SHARE; the endpoint
@@ -200,18 +211,20 @@ export async function generateDelta(
   deps: GenerateDeltaDeps,
   from: ApkDoc,
   to: ApkDoc,
+  signal: AbortSignal = new AbortController().signal,
 ): Promise<DeltaStatus | 'raced'> {
   const [old, target] = await Promise.all([
     readSealed(deps.apkBlobs, deps.keys, from),
     readSealed(deps.apkBlobs, deps.keys, to),
   ]);
   if ((await triedDoc(deps.db, from, to, 2)) === null) {
-    await generateFormat2(deps, { format: 2, from, to }, { old, target });
+    await generateFormat2(deps, { format: 2, from, to }, { old, target, signal });
   }
   if ((await triedDoc(deps.db, from, to, 1)) !== null) return 'raced';
-  await sweepLeftovers(deps, pairKey(from, to), 1);
+  const key = pairKey(from, to);
+  await sweepLeftovers(deps, key, 1);
   const started = performance.now();
-  const bytes = (deps.build ?? buildPatch)(old, target);
+  const bytes = await (deps.build ?? defaultBuild(key))(old, target, signal);
   const limit = deps.settings.maxShare * to.size;
   const patch = { bytes, generateMs: elapsed(started), old, limit };
   return publish(deps, { format: 1, from, to }, patch);

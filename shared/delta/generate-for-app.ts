@@ -46,7 +46,7 @@ export async function generateForApp(
   deps: GenerateDeltaDeps,
   accountId: string,
   appId: string,
-  stopped: () => boolean,
+  signal: AbortSignal,
   onPlan: (pairs: string[]) => Promise<void> = () => Promise.resolve(),
 ): Promise<AppDeltaCounts> {
   const counts: AppDeltaCounts = { ready: 0, tooLarge: 0, unproven: 0, known: 0 };
@@ -58,12 +58,12 @@ export async function generateForApp(
   const pairs = await pairsOf(deps, app);
   await onPlan(pairs.map(([source, target]) => pendingPair(source.md5, target.sha256)));
   for (const [source, target] of pairs) {
-    if (stopped()) return counts;
+    if (signal.aborted) return counts;
     if (await deltaTried(deps.db, source, target)) {
       counts.known++;
       continue;
     }
-    const outcome = await generateDelta(deps, source, target);
+    const outcome = await generateDelta(deps, source, target, signal);
     if (outcome === 'ready') counts.ready++;
     else if (outcome === 'too-large') counts.tooLarge++;
     else if (outcome === 'unproven') counts.unproven++;

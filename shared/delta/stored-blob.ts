@@ -34,7 +34,10 @@ export async function openSealed(
   return decryptingSource(cipher, key, Buffer.from(ref.noncePrefix, 'base64'));
 }
 
-/** The whole plaintext of a stored blob. */
+/**
+ * The whole plaintext of a stored blob, in shared memory: a patch generation thread reads it
+ * there (build-off-thread.ts) without a copy of its own.
+ */
 export async function readSealed(
   blobs: BlobStore,
   keys: KeyRing,
@@ -42,7 +45,10 @@ export async function readSealed(
 ): Promise<Buffer> {
   const source = await openSealed(blobs, keys, ref);
   try {
-    return Buffer.from(await source.read(0, source.size));
+    const plain = await source.read(0, source.size);
+    const bytes = Buffer.from(new SharedArrayBuffer(plain.length));
+    bytes.set(plain);
+    return bytes;
   } finally {
     await source.close();
   }

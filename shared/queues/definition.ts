@@ -27,6 +27,12 @@ export interface QueueDefinition<Payload, Result, Name extends string = string> 
    * it would look crashed while it runs. A crashed worker's job is taken back only after it.
    */
   readonly lockMs?: number;
+  /**
+   * A closing worker aborts the signal of this queue's active jobs at once instead of waiting for
+   * them (workers/runtime.ts): for work that would hold a shutdown for minutes (a patch
+   * generation, whose thread is then terminated). The attempt fails and is retried.
+   */
+  readonly abortOnClose?: boolean;
   /** Type-level carrier of the result; never read. */
   readonly __result?: Result;
 }

@@ -28,14 +28,19 @@ export const deltaGenerateQueue = defineQueue<
   'delta-generate'
 >({
   name: 'delta-generate',
-  // One at a time per worker: a generation holds both APKs and a suffix array in memory.
+  // One at a time per worker: a generation holds both APKs and a suffix array in memory, and
+  // its thread takes one of the 2 cores (build-off-thread.ts also runs one thread at a time).
   concurrency: 1,
   // Whole-job budget (workers/runtime.ts): up to DELTA_MAX_SOURCES patches for two targets.
   budgetMs: 30 * MINUTE_MS,
-  // One generation is synchronous work (suffix array, records): 105 s for an 18 MB APK on the
-  // 2-core VM (docs/benchmarks.md). The lock must outlive it, or the job looks crashed meanwhile
-  // (another worker would run it again; /download/delta would stop answering "not ready yet").
+  // Raised when one generation was synchronous work on the event loop (105 s for an 18 MB APK
+  // on the 2-core VM, docs/benchmarks.md): the lock expired meanwhile, the job looked crashed.
+  // Generation now runs on a thread (shared/delta/build-off-thread.ts) and the lock is renewed
+  // on time; the floor is kept until a fleet bench shows the default lock holds throughout.
   lockMs: 5 * MINUTE_MS,
+  // A generation takes minutes: a closing worker terminates it rather than wait (the retry
+  // makes the pair; nothing is published before its proof).
+  abortOnClose: true,
   parse(data) {
     const p = asRecord(data, 'delta-generate');
     if (typeof p.accountId !== 'string' || typeof p.appId !== 'string') {

@@ -2,7 +2,7 @@
  * Applying ARDELTA1 and ARDELTA2 patches in memory in tests: the old file from a buffer, the patch in chunks
  * of a chosen size, the output collected and hashed as the applier wrote it.
  */
-import { createHash } from 'node:crypto';
+import { createCipheriv, createHash } from 'node:crypto';
 import {
   applyPatch,
   type ApplyTarget,
@@ -118,4 +118,24 @@ export function vectorTests(vectors: DeltaVector[], apply: (v: DeltaVector) => P
       expect((refusal as DeltaPatchError).code).toBe(v.error);
     },
   );
+}
+
+/** `count` words in a fixed pseudo-random order (an LCG): compressible text, like code. */
+export function words(count: number): Buffer {
+  const names = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india'];
+  const out: string[] = [];
+  for (let i = 0, x = 7; i < count; i++) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff;
+    out.push(names[x % 9]! + (i % 50 === 0 ? `\n${i} ` : ' '));
+  }
+  return Buffer.from(out.join(''));
+}
+
+/**
+ * `n` incompressible bytes, the same for the same seed (AES-128-CTR's keystream under a key made
+ * of the seed): a suffix array has all of them to sort, and a ZIP stores them as they are.
+ */
+export function noise(n: number, seed: number): Buffer {
+  const cipher = createCipheriv('aes-128-ctr', Buffer.alloc(16, seed), Buffer.alloc(16));
+  return Buffer.concat([cipher.update(Buffer.alloc(n)), cipher.final()]);
 }

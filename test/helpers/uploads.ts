@@ -17,17 +17,27 @@ export async function uploadFixture(
   name: string,
   options: { current?: boolean } = {},
 ): Promise<void> {
+  await uploadApk(stack, apiKey, { name, data: await fixture(name) }, options);
+}
+
+/** Uploads APK bytes through the legacy endpoint and requires `deploy successful`. */
+export async function uploadApk(
+  stack: TestStack,
+  apiKey: string,
+  apk: { readonly name: string; readonly data: Buffer },
+  options: { current?: boolean } = {},
+): Promise<void> {
   const reply = await postMultipart(
     `${stack.urls.admin}/apps/api_upload`,
     [
       { name: 'apiKey', value: apiKey },
       { name: 'current', value: String(options.current ?? true) },
-      { name: 'apk', filename: name, data: await fixture(name) },
+      { name: 'apk', filename: apk.name, data: apk.data },
     ],
     { ca: stack.ca },
   );
   if (reply.text !== 'deploy successful')
-    throw new Error(`upload of ${name} failed: ${reply.status} ${reply.text}`);
+    throw new Error(`upload of ${apk.name} failed: ${reply.status} ${reply.text}`);
 }
 
 /** The MD5 (hex) of a fixture APK, as devices report the APK they run. */

@@ -9,17 +9,10 @@
 import { createHash } from 'node:crypto';
 import { ObjectId } from 'mongodb';
 import { deltaCollections, DELTA_BUCKET } from '../../../shared/delta/collections';
-import {
-  DEFAULT_DELTA_SETTINGS,
-  generateDelta,
-  type GenerateDeltaDeps,
-} from '../../../shared/delta/generate-delta';
+import { generateDelta, type GenerateDeltaDeps } from '../../../shared/delta/generate-delta';
 import { storeSealed } from '../../../shared/delta/stored-blob';
 import { buildPatch } from '../../../shared/delta/build-patch';
 import { catalogCollections } from '../../../shared/catalog/collections';
-import { loadPinnedKeys } from '../../../shared/crypto/pinned-keys';
-import { createKeyRing } from '../../../shared/crypto/keys';
-import { gridFsBlobStore } from '../../../shared/storage/blob-store';
 import { newAccount } from '../../helpers/accounts';
 import { registerDevices } from '../../helpers/devices';
 import { eventually } from '../../helpers/eventually';
@@ -30,7 +23,8 @@ import { storedApk } from '../../helpers/stored-apk';
 import { openSealed, streamSealed } from '../../../shared/delta/stored-blob';
 import { ensureDeltaIndexes } from '../../../shared/delta/collections';
 import { inflatePatch } from '../../../device-client/node/inflater';
-import { applyInMemory2 } from '../../helpers/delta';
+import { applyInMemory2, words } from '../../helpers/delta';
+import { generateDeltaDeps } from '../../helpers/delta-deps';
 import type { ApkDoc } from '../../../shared/catalog/types';
 
 let stack: TestStack;
@@ -69,17 +63,7 @@ async function apkOf(name: string) {
   return apk;
 }
 
-async function deps(overrides: Partial<GenerateDeltaDeps> = {}): Promise<GenerateDeltaDeps> {
-  return {
-    db: stack.mongo.db,
-    apkBlobs: gridFsBlobStore(stack.mongo.db),
-    deltaBlobs: gridFsBlobStore(stack.mongo.db, DELTA_BUCKET),
-    keys: await loadPinnedKeys(stack.mongo.db, createKeyRing(stack.masterKey, [])),
-    now: () => new Date(),
-    settings: DEFAULT_DELTA_SETTINGS,
-    ...overrides,
-  };
-}
+const deps = (overrides: Partial<GenerateDeltaDeps> = {}) => generateDeltaDeps(stack, overrides);
 
 test('making v2 current publishes a proven patch from the v1 the fleet runs', async () => {
   const [v1, v2] = [await fixture('version-1.apk'), await fixture('version-2.apk')];
@@ -139,17 +123,6 @@ test('a blob left by a crashed try is swept before the pair is generated again',
     .toArray();
   expect(files.map((f) => String(f._id))).toEqual([doc?.blobId]);
 });
-
-/** ~770 KB of words in a fixed pseudo-random order (an LCG): compressible, like code. */
-function words(count: number): Buffer {
-  const names = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india'];
-  const out: string[] = [];
-  for (let i = 0, x = 7; i < count; i++) {
-    x = (x * 1103515245 + 12345) & 0x7fffffff;
-    out.push(names[x % 9]! + (i % 50 === 0 ? `\n${i} ` : ' '));
-  }
-  return Buffer.from(out.join(''));
-}
 
 async function asStored(apk: Buffer, appId: ObjectId): Promise<ApkDoc> {
   const keys = (await deps()).keys;
