@@ -1,14 +1,16 @@
 // Names what keeps a jest worker alive after jest asked it to exit. jest-worker's child ends by
 // dropping its message listener and waiting for the event loop to empty; jest force-exits it 500 ms
 // later ("A worker process has failed to exit gracefully"), which says nothing of the cause. In
-// each worker process this listens for jest's end message and, 400 ms after it, while the
-// process is still alive, writes its open handles, active resources, the ref'd timers still
-// pending with where each was made (timer-origins.js) and the test files the worker ran to
-// `.data/worker-exit/<pid>.log`. `npm run test:flakes` lists those files.
+// each worker process this listens for jest's end message and, 400 ms after it (or at jest's
+// SIGTERM, if the event loop was too busy for that timer), while the process is still alive,
+// writes its open handles, active resources, the ref'd timers still pending with where each was
+// made (timer-origins.js) and the test files the worker ran to `.data/worker-exit/<pid>.log`.
+// `npm run test:flakes` lists those files.
 'use strict';
 const { mkdirSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const { setTimeout } = require('node:timers');
+const { performance } = require('node:perf_hooks');
 const { pendingTimerOrigins } = require('./timer-origins');
 
 const STATE = Symbol.for('apkrelay.workerExitReport');
@@ -26,12 +28,12 @@ function describe(handle) {
   return kind;
 }
 
-function report(dir, files) {
+function report(dir, files, when) {
   const std = new Set([process.stdin, process.stdout, process.stderr]);
   const handles = process._getActiveHandles().filter((h) => !std.has(h));
   const timers = pendingTimerOrigins();
   const text = [
-    `jest worker ${process.pid} still running ${REPORT_AFTER_MS} ms after jest asked it to exit`,
+    `jest worker ${process.pid} still running ${when}`,
     `test files it ran (${files.length}):\n  ${files.join('\n  ')}`,
     `handles:\n  ${handles.map(describe).join('\n  ') || '(none)'}`,
     `resources: ${process.getActiveResourcesInfo().join(', ')}`,
@@ -52,7 +54,25 @@ function armWorkerExitReport(rootDir, testPath) {
       // A 'message' listener keeps the IPC channel referenced: this one must go too.
       process.removeListener('message', onMessage);
       const dir = path.join(rootDir, '.data', 'worker-exit');
-      setTimeout(() => report(dir, state.files), REPORT_AFTER_MS).unref();
+      const asked = performance.now();
+      let written = false;
+      const once = (when) => {
+        if (!written) report(dir, state.files, when);
+        written = true;
+      };
+      setTimeout(
+        () => once(`${REPORT_AFTER_MS} ms after it read jest's end message`),
+        REPORT_AFTER_MS,
+      ).unref();
+      // jest's force exit is a SIGTERM at 500 ms: a worker whose event loop was too busy for the
+      // timer above (a loaded machine) still says what it held, and how late it was.
+      process.once('SIGTERM', () => {
+        const late = Math.round(performance.now() - asked);
+        once(
+          `${late} ms after it read jest's end message, at jest's SIGTERM (its ${REPORT_AFTER_MS} ms timer had not run)`,
+        );
+        process.exit(143);
+      });
     };
     process.on('message', onMessage);
   }
