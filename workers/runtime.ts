@@ -15,7 +15,14 @@ import { ADOPTION_SCHEDULE, adoptionSampleQueue } from '../shared/queues/adoptio
 import { BACKUP_SCHEDULER_ID, backupQueue } from '../shared/queues/backup';
 import { ROLLOUT_HEALTH_SCHEDULER_ID, rolloutHealthQueue } from '../shared/queues/rollout-health';
 import { recordJobDuration } from '../shared/metrics/job-durations';
-import { bullPrefix, closeRedis, createWorkerRedis, type Redis } from '../shared/storage/redis';
+import {
+  bullPrefix,
+  closeRedis,
+  createWorkerRedis,
+  endRedis,
+  type Redis,
+} from '../shared/storage/redis';
+import { Redis as SingleRedis } from 'ioredis';
 import type { Processor } from './processor';
 import { coerceError } from '../shared/errors';
 import { withDeadline } from '../shared/deadline';
@@ -71,6 +78,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   connection.on('error', (err: Error) =>
     options.log.warn({ err: err.message }, 'redis (workers) connection error'),
   );
+  const links = withDuplicates(connection);
   // All or nothing: the Workers take no job until every step succeeded, and a step that throws
   // closes what was made before it (within the close grace) before the caller sees the error.
   const workers: Worker[] = [];
@@ -89,7 +97,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     if (options.schedulers ?? true) await installSchedulers(connection, options);
   } catch (err) {
     options.log.error({ err: coerceError(err).message }, 'workers did not start; closing them');
-    await closeWorkers(workers, connection, options.log);
+    await closeWorkers(workers, links, options.log);
     throw err;
   }
   // As BullMQ's autorun does: a run that fails is the Worker's error (logged by buildWorker).
@@ -108,7 +116,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
     close: () =>
       (closing ??= (async () => {
         await watchdog.stop();
-        await closeWorkers(workers, connection, options.log);
+        await closeWorkers(workers, links, options.log);
       })()),
   };
 }
@@ -116,27 +124,72 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
 /** How long workers may take to finish their jobs and close before being cut off. */
 const WORKER_CLOSE_GRACE_MS = 10_000;
 
-/**
- * Closes `workers`, letting active jobs finish, then their shared connection. A worker whose
- * Redis node died (a cluster failover) may never finish closing: after the grace its connections
- * are cut, so the process still stops.
- */
-async function closeWorkers(workers: readonly Worker[], connection: Redis, log: Logger) {
-  const closed = Promise.all(workers.map((w) => w.close())).then(() => true);
+/** `connection` and the duplicates BullMQ makes of it (each Worker's blocking connection). */
+interface Links {
+  readonly connection: Redis;
+  all(): Redis[];
+}
+
+function withDuplicates(connection: Redis): Links {
+  const duplicates: Redis[] = [];
+  if (connection instanceof SingleRedis) {
+    const duplicate = connection.duplicate.bind(connection);
+    connection.duplicate = (...args) => {
+      const made = duplicate(...args);
+      duplicates.push(made);
+      return made;
+    };
+  }
+  return { connection, all: () => [...duplicates, connection] };
+}
+
+/** Whether `work` settled within `ms` (its failure counts as settled). */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const grace = new Promise<false>((resolve) => {
-    timer = setTimeout(resolve, WORKER_CLOSE_GRACE_MS, false);
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(resolve, ms, false);
     timer.unref();
   });
   try {
-    if (!(await Promise.race([closed, grace]))) {
-      log.warn('workers did not close in time; disconnecting them');
-      await Promise.all(workers.map((w) => w.disconnect().catch(() => undefined)));
-    }
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }
-  await closeRedis(connection);
+}
+
+/**
+ * Closes `workers`, then their connections. With Redis up, active jobs may finish within the
+ * grace; past it (a worker whose Redis node died in a cluster failover) every connection is ended.
+ * With Redis down nothing can finish gracefully (a job's result cannot be stored, BullMQ's close
+ * would wait for Redis): the workers are closed without waiting for their jobs and every
+ * connection is ended at once; the jobs' locks expire and they run again elsewhere.
+ */
+async function closeWorkers(workers: readonly Worker[], links: Links, log: Logger) {
+  const up = links.connection.status === 'ready';
+  if (!up) log.warn('Redis is unavailable: closing the workers at once');
+  const closed = Promise.all(workers.map((w) => w.close(!up)));
+  if (!up || !(await within(closed, WORKER_CLOSE_GRACE_MS))) {
+    if (up) log.warn('workers did not close in time; disconnecting them');
+    for (const client of links.all()) endRedis(client);
+    if (!(await within(closed, WORKER_CLOSE_GRACE_MS))) log.warn('workers still closing; left');
+  }
+  await closeRedis(links.connection);
+  // BullMQ stops a Worker's stalled-job check at the end of close(); a check whose command was
+  // still pending then (Redis down, its command rejected when its connection ended) arms its
+  // next wait (a ref'd timer of the lock's length) after that: once it has, stop it again.
+  await new Promise((resolve) => setImmediate(resolve));
+  for (const worker of workers) stopStalledCheck(worker);
+}
+
+/** Ends a Worker's wait between stalled-job checks (BullMQ's own stopper, private in its typings). */
+function stopStalledCheck(worker: Worker): void {
+  (worker as unknown as { stalledCheckStopper?: () => void }).stalledCheckStopper?.();
 }
 
 /**
