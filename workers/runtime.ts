@@ -22,7 +22,6 @@ import {
   endRedis,
   type Redis,
 } from '../shared/storage/redis';
-import { Redis as SingleRedis } from 'ioredis';
 import type { Processor } from './processor';
 import { coerceError } from '../shared/errors';
 import { withDeadline } from '../shared/deadline';
@@ -132,14 +131,15 @@ interface Links {
 
 function withDuplicates(connection: Redis): Links {
   const duplicates: Redis[] = [];
-  if (connection instanceof SingleRedis) {
-    const duplicate = connection.duplicate.bind(connection);
-    connection.duplicate = (...args) => {
+  // BullMQ duplicates through the instance's own `duplicate` (a Redis's or a Cluster's).
+  const duplicate = connection.duplicate.bind(connection) as (...args: unknown[]) => Redis;
+  Object.assign(connection, {
+    duplicate: (...args: unknown[]) => {
       const made = duplicate(...args);
       duplicates.push(made);
       return made;
-    };
-  }
+    },
+  });
   return { connection, all: () => [...duplicates, connection] };
 }
 
