@@ -22,10 +22,11 @@ export interface Connections {
   readonly producers: ReturnType<typeof createProducers>;
   readonly ingestEvents: QueueEvents;
   /**
-   * Closes `ingestEvents` within `deadlineMs`, by force past it. BullMQ runs a QueueEvents on its
-   * own duplicate of the connection it is given (closing `eventsRedis` does not close that one),
-   * and QueueEvents.close() first waits for the duplicate to be ready: forever while Redis does
-   * not answer, the duplicate meanwhile holding its socket or its reconnect timer.
+   * Closes `ingestEvents`: gracefully within `deadlineMs` (by force past it) when its connection
+   * is ready, at once by force when it is not. BullMQ runs a QueueEvents on its own duplicate of
+   * the connection it is given (closing `eventsRedis` does not close that one), and
+   * QueueEvents.close() first waits for the duplicate to be ready: forever while Redis does not
+   * answer, the duplicate meanwhile holding its socket or its reconnect timer.
    */
   closeIngestEvents(deadlineMs: number): Promise<void>;
 }
@@ -51,30 +52,49 @@ export async function connect(options: ConnectOptions): Promise<Connections> {
   eventsRedis.on('error', (err: Error) =>
     log.warn({ err: err.message }, 'redis (api events) connection error'),
   );
-  const drops: Array<() => void> = [];
+  const made: Droppable[] = [];
   const onEventsError = (err: Error) => log.warn({ err: err.message }, 'queue events error');
   const ingestEvents = new QueueEvents(
     apkIngestQueue.name,
     { connection: eventsRedis, prefix: bullPrefix(eventsRedis, options.queuePrefix) },
-    droppable(drops, listenedConnection(onEventsError)),
+    droppable(made, listenedConnection(onEventsError)),
   );
   ingestEvents.on('error', onEventsError);
   const closeIngestEvents = async (deadlineMs: number) => {
-    const closed = await withDeadline(ingestEvents.close(), deadlineMs, 'closing queue events')
+    // Started in every case: it stops the events' read loop, which would go on otherwise.
+    const closing = ingestEvents.close();
+    if (!made.every((connection) => connection.ready())) {
+      // Nothing to close gracefully, and the close would wait for Redis to come back. It may
+      // never settle once its connection is dropped (a connection dropped between reconnect
+      // attempts ends without an 'end' event): it holds no socket or timer, nobody waits for it.
+      closing.catch(() => undefined);
+      for (const connection of made) connection.drop();
+      return;
+    }
+    const closed = await withDeadline(closing, deadlineMs, 'closing queue events')
       .then(() => true)
       .catch(() => false);
-    if (!closed) for (const drop of drops) drop();
+    if (!closed) for (const connection of made) connection.drop();
   };
   return { mongo, keys, redis, eventsRedis, producers, ingestEvents, closeIngestEvents };
 }
 
-/** BullMQ's connection class `base` (its extension point), each instance's forced close in `drops`. */
-function droppable(drops: Array<() => void>, base: typeof RedisConnection): typeof RedisConnection {
+/** A connection BullMQ made: whether its Redis client is ready, and its forced close. */
+interface Droppable {
+  ready(): boolean;
+  drop(): void;
+}
+
+/** BullMQ's connection class `base` (its extension point), each instance added to `made`. */
+function droppable(made: Droppable[], base: typeof RedisConnection): typeof RedisConnection {
   return class extends base {
     constructor(...args: ConstructorParameters<typeof RedisConnection>) {
       super(...args);
-      // At once, ready or not: ioredis never reconnects a connection closed by disconnect().
-      drops.push(() => this._client.disconnect());
+      made.push({
+        ready: () => this._client.status === 'ready',
+        // At once, ready or not: ioredis never reconnects a connection closed by disconnect().
+        drop: () => this._client.disconnect(),
+      });
     }
   };
 }

@@ -216,6 +216,29 @@ export async function redisReady(redis: Redis, timeoutMs: number): Promise<void>
   });
 }
 
+/** ioredis's own steps that end a connection (its close handler's), private in its typings. */
+interface Ending {
+  setStatus(status: 'end'): void;
+  flushQueue(error: Error): void;
+}
+
+/**
+ * Ends `redis` at once, whatever its state. A connection disconnected between reconnect attempts
+ * (Redis down) never emits 'end' (ioredis issue 1247), so whoever waits for its end (BullMQ's
+ * close of a Worker) waits forever, and commands queued on it stay pending: it is then ended the
+ * way ioredis's close handler ends one, status 'end', queued commands rejected, 'end' emitted.
+ */
+export function endRedis(redis: Redis): void {
+  if (redis.status === 'end') return;
+  const betweenAttempts = redis.status === 'reconnecting';
+  redis.disconnect();
+  if (betweenAttempts && redis instanceof SingleRedis && (redis.status as string) !== 'end') {
+    const ending = redis as unknown as Ending;
+    ending.setStatus('end');
+    ending.flushQueue(new Error('Connection is closed.'));
+  }
+}
+
 /**
  * Closes gracefully when connected (pending replies arrive first), at once otherwise: QUIT on a
  * connection that is not up would wait for Redis forever.

@@ -6,7 +6,6 @@
  * closed: the timer held the process for ioredis's default 2 s. Closed here the same way, each
  * profile and a duplicate must leave no timer of ioredis's behind.
  */
-import { createHook } from 'node:async_hooks';
 import { freePort } from '../../../ops/services/child';
 import {
   closeRedis,
@@ -14,32 +13,8 @@ import {
   createWorkerRedis,
   type Redis,
 } from '../../../shared/storage/redis';
+import { holding, timersArmedBy } from '../../helpers/armed-timers';
 import { eventually } from '../../helpers/eventually';
-
-/** The timers `work` armed (async_hooks sees ioredis's, made in its own module scope). */
-async function timersArmedBy(work: () => Promise<void>): Promise<NodeJS.Timeout[]> {
-  const armed: NodeJS.Timeout[] = [];
-  const hook = createHook({
-    init(_id, type, _trigger, resource) {
-      if (type === 'Timeout') armed.push(resource as NodeJS.Timeout);
-    },
-  });
-  hook.enable();
-  try {
-    await work();
-  } finally {
-    hook.disable();
-  }
-  return armed;
-}
-
-/** The delays of the timers still pending and keeping the process alive. */
-function holding(timers: NodeJS.Timeout[]): string[] {
-  type Internal = NodeJS.Timeout & { _destroyed?: boolean; _idleTimeout?: number };
-  return (timers as Internal[])
-    .filter((timer) => !timer._destroyed && timer.hasRef())
-    .map((timer) => `a timer of ${timer._idleTimeout} ms`);
-}
 
 async function refused(make: (url: string) => Redis): Promise<Redis> {
   const redis = make(`redis://127.0.0.1:${await freePort()}`);
