@@ -73,23 +73,19 @@ function fileId(id: string): ObjectId {
  * ranged download stream simply ends when the file's last chunk is missing (a middle one it
  * reports), and a download would then send fewer bytes than its Content-Length.
  */
-class ExactLength extends Transform {
-  private seen = 0;
-  constructor(
-    private readonly expected: number,
-    private readonly what: string,
-  ) {
-    super();
-  }
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    this.seen += chunk.length;
-    done(null, chunk);
-  }
-  override _flush(done: TransformCallback): void {
-    if (this.seen === this.expected) return done();
-    const message = `${this.what} ended after ${this.seen} of ${this.expected} bytes (a chunk is missing)`;
-    done(new AppError('BLOB_INCOMPLETE', { message }));
-  }
+function exactLength(expected: number, what: string): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
+      seen += chunk.length;
+      done(null, chunk);
+    },
+    flush(done: TransformCallback) {
+      if (seen === expected) return done();
+      const message = `${what} ended after ${seen} of ${expected} bytes (a chunk is missing)`;
+      done(new AppError('BLOB_INCOMPLETE', { message }));
+    },
+  });
 }
 
 export function gridFsBlobStore(db: Db, bucketName = APK_BUCKET): BlobStore {
@@ -139,7 +135,7 @@ export function gridFsBlobStore(db: Db, bucketName = APK_BUCKET): BlobStore {
       }
     },
     openRange(id, start, end) {
-      const exact = new ExactLength(end - start, `blob ${id}, bytes ${start}-${end}`);
+      const exact = exactLength(end - start, `blob ${id}, bytes ${start}-${end}`);
       // pipeline hands the download's own errors on to `exact` (a reader sees one stream).
       return pipeline(bucket.openDownloadStream(fileId(id), { start, end }), exact, () => {});
     },
