@@ -84,6 +84,12 @@ async function sendBytes(
     firstSegment: segments.first,
     finalIsLast: segments.last === segmentCount(size) - 1,
   });
+  // A damaged local copy is dropped as the failure happens: this listener runs before the
+  // pipeline ends the reply, so a client that retries at once is not served the same copy
+  // (the cache makes later reads wait for the drop).
+  decrypt.once('error', (err) => {
+    if (err instanceof SegmentAuthError) void deps.blobs.discardCopy?.(apk.blobId).catch(() => {});
+  });
   await pipeline(
     deps.blobs.openRange(apk.blobId, segments.cipherStart, segments.cipherEnd),
     decrypt,
@@ -160,11 +166,8 @@ export async function sendApk(
     await sendBytes(res, apk, start, end, deps);
   } catch (err) {
     deps.log.error({ err: coerceError(err), apkId: apk._id.toHexString() }, 'download aborted');
-    // A damaged local copy is dropped (before the client hears of the failure, so its retry
-    // finds it gone): the next download reads the database and copies again.
-    if (err instanceof SegmentAuthError) {
-      await deps.blobs.discardCopy?.(apk.blobId).catch(() => undefined);
-    }
+    // A damaged local copy was dropped as it failed (sendBytes): the next download reads the
+    // database and copies again.
     res.destroy();
     return { bytes: 0, reachedEnd: false };
   }

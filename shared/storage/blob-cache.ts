@@ -45,6 +45,8 @@ const PART_SUFFIX = '.part';
 
 export function cachedBlobStore(inner: BlobStore, o: BlobCacheOptions): BlobStore {
   const copying = new Map<string, Promise<boolean>>();
+  /** Copies being dropped (damaged): a read waits for the drop, so it never opens the file. */
+  const discarding = new Map<string, Promise<void>>();
   const fileOf = (id: string) => path.join(o.dir, id);
 
   /** Copies the blob into the cache: true once its file is there, false when it is not cached. */
@@ -87,6 +89,7 @@ export function cachedBlobStore(inner: BlobStore, o: BlobCacheOptions): BlobStor
 
   /** The cached file's bytes `start..end` (end exclusive), or null when it is not cached. */
   async function fromFile(id: string, start: number, end: number): Promise<Readable | null> {
+    await discarding.get(id);
     const handle = await open(fileOf(id), 'r').catch(() => null);
     if (!handle) return null;
     // Read order is the eviction order: mark the file as just used (its mtime).
@@ -114,8 +117,15 @@ export function cachedBlobStore(inner: BlobStore, o: BlobCacheOptions): BlobStor
       await rm(fileOf(id), { force: true });
     },
     listBefore: (before) => inner.listBefore(before),
-    async discardCopy(id) {
-      if (isBlobId(id)) await rm(fileOf(id), { force: true });
+    // Marked at once (before the first await), so a read asked right after waits for it.
+    discardCopy(id) {
+      if (!isBlobId(id)) return Promise.resolve();
+      let pending = discarding.get(id);
+      if (!pending) {
+        pending = rm(fileOf(id), { force: true }).finally(() => discarding.delete(id));
+        discarding.set(id, pending);
+      }
+      return pending;
     },
   };
 }

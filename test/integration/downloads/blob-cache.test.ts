@@ -5,7 +5,7 @@
  * cannot be made.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm, utimes } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -98,4 +98,23 @@ test('a copy that fails leaves no file, and the read falls back to the store', a
   // An id that is not an ObjectId never names a file: it goes to the store, which refuses it.
   expect(() => cache.openRange('../../etc/passwd', 0, 10)).toThrow(/hex string/);
   expect(await readdir(dir)).toEqual([]);
+});
+
+test('a read asked while a damaged copy is being dropped reads the store, never that file', async () => {
+  const { id, data } = await storedBlob(300_000);
+  const cache = cachedBlobStore(gridFsBlobStore(db.mongo.db), {
+    dir,
+    maxBytes: 10 * 1024 ** 2,
+    log,
+  });
+  await bytes(cache.openRange(id, 0, 10)); // copied
+  await writeFile(path.join(dir, id), randomBytes(data.length)); // the copy damaged
+  for (let i = 0; i < 20; i++) {
+    // The download that found the damage drops the copy; a client's retry arrives at once.
+    const dropping = cache.discardCopy!(id);
+    const again = await bytes(cache.openRange(id, 0, data.length));
+    expect(again.equals(data)).toBe(true);
+    await dropping;
+    await writeFile(path.join(dir, id), randomBytes(data.length)); // damaged again
+  }
 });
