@@ -7,7 +7,7 @@
 // made (timer-origins.js) and the test files the worker ran to `.data/worker-exit/<pid>.log`.
 // `npm run test:flakes` lists those files.
 'use strict';
-const { mkdirSync, writeFileSync } = require('node:fs');
+const { appendFileSync, mkdirSync, rmSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const { setTimeout } = require('node:timers');
 const { performance } = require('node:perf_hooks');
@@ -28,19 +28,51 @@ function describe(handle) {
   return kind;
 }
 
-function report(dir, files, when) {
+function report(files, when) {
   const std = new Set([process.stdin, process.stdout, process.stderr]);
   const handles = process._getActiveHandles().filter((h) => !std.has(h));
   const timers = pendingTimerOrigins();
-  const text = [
-    `jest worker ${process.pid} still running ${when}`,
+  return [
+    `still running ${when}`,
     `test files it ran (${files.length}):\n  ${files.join('\n  ')}`,
     `handles:\n  ${handles.map(describe).join('\n  ') || '(none)'}`,
     `resources: ${process.getActiveResourcesInfo().join(', ')}`,
     `ref'd timers pending (${timers.length}), where each was made:\n  ${timers.join('\n  ') || '(none recorded)'}`,
   ].join('\n');
+}
+
+/**
+ * From jest's end message on, the worker's file says what it saw: at once "end message read"
+ * (removed again if the process exits within the report's delay), then the report at 400 ms or
+ * at jest's SIGTERM, and the moment of the process's own `exit` event if it comes late. A file
+ * holding only its first line means the worker ran no JavaScript after reading the message
+ * (its event loop blocked, or its exit stuck in native code) until jest killed it.
+ */
+function onEnd(rootDir, files) {
+  const dir = path.join(rootDir, '.data', 'worker-exit');
+  const file = path.join(dir, `${process.pid}.log`);
+  const asked = performance.now();
+  const since = () => Math.round(performance.now() - asked);
+  const note = (text) => appendFileSync(file, `${text}\n`);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, `${process.pid}.log`), `${text}\n`);
+  writeFileSync(file, `jest worker ${process.pid} read jest's end message\n`);
+  let reported = false;
+  const once = (when) => {
+    if (!reported) note(report(files, when));
+    reported = true;
+  };
+  setTimeout(() => once(`${since()} ms after it read jest's end message`), REPORT_AFTER_MS).unref();
+  // jest's force exit is a SIGTERM at 500 ms: a worker whose event loop was too busy for the
+  // timer above (a loaded machine) still says what it held, and how late it was.
+  process.once('SIGTERM', () => {
+    once(`${since()} ms after it read jest's end message, at jest's SIGTERM`);
+    process.exit(143);
+  });
+  process.once('exit', () => {
+    if (reported || since() >= REPORT_AFTER_MS)
+      note(`exit event ${since()} ms after the end message`);
+    else rmSync(file, { force: true });
+  });
 }
 
 /** Arms the report once per jest worker process (nothing in band: no jest-worker parent). */
@@ -53,26 +85,7 @@ function armWorkerExitReport(rootDir, testPath) {
       if (!Array.isArray(message) || message[0] !== CHILD_MESSAGE_END) return;
       // A 'message' listener keeps the IPC channel referenced: this one must go too.
       process.removeListener('message', onMessage);
-      const dir = path.join(rootDir, '.data', 'worker-exit');
-      const asked = performance.now();
-      let written = false;
-      const once = (when) => {
-        if (!written) report(dir, state.files, when);
-        written = true;
-      };
-      setTimeout(
-        () => once(`${REPORT_AFTER_MS} ms after it read jest's end message`),
-        REPORT_AFTER_MS,
-      ).unref();
-      // jest's force exit is a SIGTERM at 500 ms: a worker whose event loop was too busy for the
-      // timer above (a loaded machine) still says what it held, and how late it was.
-      process.once('SIGTERM', () => {
-        const late = Math.round(performance.now() - asked);
-        once(
-          `${late} ms after it read jest's end message, at jest's SIGTERM (its ${REPORT_AFTER_MS} ms timer had not run)`,
-        );
-        process.exit(143);
-      });
+      onEnd(rootDir, state.files);
     };
     process.on('message', onMessage);
   }
