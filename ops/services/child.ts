@@ -18,10 +18,28 @@ export async function freePort(): Promise<number> {
   if (below !== null && below > PORT_FLOOR + 1_000) {
     for (let attempt = 0; attempt < 20; attempt++) {
       const port = PORT_FLOOR + Math.floor(Math.random() * (below - PORT_FLOOR));
-      if (await canListen(port)) return port;
+      if (!handedOut.includes(port) && (await canListen(port))) return handOut(port);
     }
   }
-  return kernelPort();
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = await kernelPort();
+    if (!handedOut.includes(port)) return handOut(port);
+  }
+  return handOut(await kernelPort());
+}
+
+/**
+ * The ports this process handed out lately: none is free-to-listen-on-yet twice. A caller that
+ * asks for several before listening on any (PORT, WEB_PORT, PUSH_PORT) gets distinct ones; a
+ * random pick repeated one about once in 6,000 such starts.
+ */
+const handedOut: number[] = [];
+const REMEMBERED_PORTS = 256;
+
+function handOut(port: number): number {
+  handedOut.push(port);
+  if (handedOut.length > REMEMBERED_PORTS) handedOut.shift();
+  return port;
 }
 
 /** Lowest port freePort picks: above the registered well-known services most machines run. */
