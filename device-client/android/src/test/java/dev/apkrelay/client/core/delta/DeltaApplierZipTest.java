@@ -40,6 +40,18 @@ class DeltaApplierZipTest {
     return s.toString().getBytes(StandardCharsets.US_ASCII);
   }
 
+  /**
+   * Every entry's time, fixed: ZipOutputStream stamps the current time (2 s steps) otherwise, and
+   * the test builds the new ZIP twice, which then differed when a step passed between them.
+   */
+  static final long ENTRY_TIME = 1_700_000_000_000L;
+
+  static ZipEntry entryAt(String name) {
+    ZipEntry e = new ZipEntry(name);
+    e.setTime(ENTRY_TIME);
+    return e;
+  }
+
   static byte[] zip(int version, int level, int strategy) throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (ZipOutputStream z = new ZipOutputStream(bytes) {
@@ -49,7 +61,7 @@ class DeltaApplierZipTest {
     }) {
       z.setLevel(level);
       byte[] stored = ("resources, version " + version).getBytes(StandardCharsets.US_ASCII);
-      ZipEntry s = new ZipEntry("resources.arsc");
+      ZipEntry s = entryAt("resources.arsc");
       s.setMethod(ZipEntry.STORED);
       s.setSize(stored.length);
       CRC32 crc = new CRC32();
@@ -57,9 +69,9 @@ class DeltaApplierZipTest {
       s.setCrc(crc.getValue());
       z.putNextEntry(s);
       z.write(stored);
-      z.putNextEntry(new ZipEntry("classes.dex"));
+      z.putNextEntry(entryAt("classes.dex"));
       z.write(dex(version));
-      z.putNextEntry(new ZipEntry("assets/same.txt"));
+      z.putNextEntry(entryAt("assets/same.txt"));
       z.write("the same in both versions, the same in both versions".getBytes(StandardCharsets.US_ASCII));
     }
     return bytes.toByteArray();
