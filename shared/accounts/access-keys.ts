@@ -3,8 +3,8 @@
  * the apps they are for, listed, revoked. Stored like the account key: an HMAC of the secret under
  * the master key's `api-key-lookup` sub-key (the lookup index) and an AES-GCM sealed copy (bound to
  * the record by its AAD), so `apkrelay keys reseal` moves them with the rest. The secret is
- * returned once, by `create`; nothing else ever answers it. Each records who made it. Last use is written at most once a
- * minute per key and process, not once per request.
+ * returned once, by `create`; nothing else ever answers it. Each records who made it. Last use is
+ * recorded apart from the key (key-uses.ts): no request but a revocation rewrites a key's document.
  */
 import { ObjectId, type Db } from 'mongodb';
 import { recordAudit, type AuditChange } from '../audit/record';
@@ -19,11 +19,16 @@ import {
   sealApiKey,
   unsealApiKey,
 } from './api-keys';
+import { createKeyUses } from './key-uses';
 import { principalOf, type Principal } from './principal';
-import { accountsCollections, type AccessKeyKind, type AccessKeyDoc } from './collections';
+import {
+  accountsCollections,
+  type AccessKeyDoc,
+  type AccessKeyKind,
+  type AccessKeyUseDoc,
+} from './collections';
 
 const PACKAGE_PATTERN = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;
-const LAST_USE_EVERY_MS = 60_000;
 const MAX_NAME = 100;
 const MAX_APPS = 50;
 
@@ -73,7 +78,12 @@ export function unsealAccessKey(keys: KeyRing, id: string, sealed: string): stri
   return unsealApiKey(keys, accessKeyAad(id), sealed);
 }
 
-export function viewOf(doc: AccessKeyDoc): AccessKeyView {
+/** The owner's view of `doc`, last used at the later of its own record and `use`'s. */
+export function viewOf(doc: AccessKeyDoc, use?: AccessKeyUseDoc | null): AccessKeyView {
+  const lastUsedAt = [doc.lastUsedAt, use?.lastUsedAt].reduce<Date | null>(
+    (a, b) => (b && (!a || b > a) ? b : a),
+    null,
+  );
   return {
     id: doc._id.toHexString(),
     kind: doc.kind,
@@ -83,7 +93,7 @@ export function viewOf(doc: AccessKeyDoc): AccessKeyView {
     createdBy: doc.createdBy
       ? { kind: doc.createdBy.kind, id: doc.createdBy.id, name: doc.createdBy.name }
       : null,
-    lastUsedAt: doc.lastUsedAt?.toISOString() ?? null,
+    lastUsedAt: lastUsedAt?.toISOString() ?? null,
     revokedAt: doc.revokedAt?.toISOString() ?? null,
   };
 }
@@ -129,18 +139,7 @@ export function createAccessKeys(
   now: () => Date = () => new Date(),
 ): AccessKeys {
   const c = accountsCollections(db).accessKeys;
-  const lastWritten = new Map<string, number>();
-
-  function noteUse(doc: AccessKeyDoc): void {
-    const id = doc._id.toHexString();
-    const at = now();
-    const last = lastWritten.get(id) ?? doc.lastUsedAt?.getTime() ?? 0;
-    if (at.getTime() - last < LAST_USE_EVERY_MS) return;
-    lastWritten.set(id, at.getTime());
-    // Best effort, off the request's path: a lost write only makes "last use" older.
-    void c.updateOne({ _id: doc._id }, { $set: { lastUsedAt: at } }).catch(() => undefined);
-  }
-
+  const uses = createKeyUses(db, now);
   return {
     async create(accountId, input, ctx) {
       const { kind, name, apps } = validateAccessKey(input);
@@ -165,8 +164,11 @@ export function createAccessKeys(
     },
 
     async list(accountId) {
-      const docs = await c.find({ accountId }).sort({ createdAt: 1 }).toArray();
-      return docs.map(viewOf);
+      const [docs, used] = await Promise.all([
+        c.find({ accountId }).sort({ createdAt: 1 }).toArray(),
+        uses.of(accountId),
+      ]);
+      return docs.map((doc) => viewOf(doc, used.get(doc._id.toHexString())));
     },
 
     async revoke(accountId, id, ctx) {
@@ -180,14 +182,14 @@ export function createAccessKeys(
       if (!doc) throw new AppError('NOT_FOUND', { message: 'no such key or token' });
       if (revoked?.modifiedCount === 1)
         await recordAudit(db, ctx, accessKeyChange('access-key.revoked', doc), at);
-      return viewOf(doc);
+      return viewOf(doc, (await uses.of(accountId, [doc._id])).get(id));
     },
 
     async authenticate(secret) {
       const lookups = apiKeyLookups(keys, secret);
       const doc = await c.findOne({ lookup: { $in: lookups } });
       if (!doc || doc.revokedAt || !lookups.some((l) => lookupMatches(l, doc.lookup))) return null;
-      noteUse(doc);
+      uses.note(doc);
       return principalOf({
         accountId: doc.accountId,
         kind: doc.kind,

@@ -12,6 +12,7 @@ import type { AccountDoc } from './types';
 
 export const ACCOUNTS_COLLECTION = 'accounts';
 export const ACCESS_KEYS_COLLECTION = 'access_keys';
+export const ACCESS_KEY_USES_COLLECTION = 'access_key_uses';
 export const INVITATIONS_COLLECTION = 'invitations';
 export const MEMBERS_COLLECTION = 'members';
 export const TOTP_FACTORS_COLLECTION = 'totp_factors';
@@ -30,8 +31,23 @@ export interface AccessKeyDoc {
   createdAt: Date;
   /** Who made it (the audit log's actor); absent on keys made before it was stored (issue 31). */
   createdBy?: Actor;
+  /**
+   * Last use as written before it moved to `access_key_uses` (never written now: see
+   * AccessKeyUseDoc); null on keys made since.
+   */
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+}
+
+/**
+ * When a key was last used, apart from the key's document: on FerretDB v1 two concurrent updates
+ * of one document can lose one another, so the frequent last-use write must never share a
+ * document with the revocation it could undo. `_id` is the key's id.
+ */
+export interface AccessKeyUseDoc {
+  _id: ObjectId;
+  accountId: string;
+  lastUsedAt: Date;
 }
 
 export interface InvitationDoc {
@@ -87,6 +103,7 @@ export function accountsCollections(db: Db) {
   return collectionsOf<{
     accounts: AccountDoc;
     accessKeys: AccessKeyDoc;
+    accessKeyUses: AccessKeyUseDoc;
     invitations: InvitationDoc;
     members: MemberDoc;
     totpFactors: TotpFactorDoc;
@@ -94,6 +111,7 @@ export function accountsCollections(db: Db) {
   }>(db, {
     accounts: ACCOUNTS_COLLECTION,
     accessKeys: ACCESS_KEYS_COLLECTION,
+    accessKeyUses: ACCESS_KEY_USES_COLLECTION,
     invitations: INVITATIONS_COLLECTION,
     members: MEMBERS_COLLECTION,
     totpFactors: TOTP_FACTORS_COLLECTION,
@@ -102,11 +120,12 @@ export function accountsCollections(db: Db) {
 }
 
 export async function ensureAccountsIndexes(db: Db): Promise<void> {
-  const { accounts, accessKeys, members, invitations } = accountsCollections(db);
+  const { accounts, accessKeys, accessKeyUses, members, invitations } = accountsCollections(db);
   await accounts.createIndex({ email: 1 }, { unique: true, name: 'email_unique' });
   await accounts.createIndex({ apiKeyLookup: 1 }, { unique: true, name: 'api_key_lookup_unique' });
   await accessKeys.createIndex({ lookup: 1 }, { unique: true, name: 'access_key_lookup_unique' });
   await accessKeys.createIndex({ accountId: 1, createdAt: 1 }, { name: 'access_keys_of_account' });
+  await accessKeyUses.createIndex({ accountId: 1 }, { name: 'access_key_uses_of_account' });
   await members.createIndex({ email: 1 }, { unique: true, name: 'member_email_unique' });
   await members.createIndex({ accountId: 1, createdAt: 1 }, { name: 'members_of_account' });
   await invitations.createIndex({ tokenHash: 1 }, { unique: true, name: 'invitation_token' });
