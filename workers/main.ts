@@ -13,6 +13,7 @@ import { webhookDeliveryQueue } from '../shared/queues/webhook-delivery';
 import { listenedQueue } from '../shared/queues/listened-connection';
 import { gridFsBlobStore } from '../shared/storage/blob-store';
 import { ensureIndexes } from '../shared/indexes';
+import type { Logger } from '../shared/log';
 import type { ConnectOptions } from '../shared/storage/connect-options';
 import { connectMongo, type Mongo } from '../shared/storage/mongo';
 import { bullPrefix, closeRedis, createWorkerRedis } from '../shared/storage/redis';
@@ -64,6 +65,8 @@ const PROCESSOR_REDIS_COMMAND_MS = 10_000;
 export interface WorkerProcess {
   /** Waits for active jobs; the process-level deadline (ops/process/shutdown.ts) cuts it short. */
   close(): Promise<void>;
+  /** What the close is doing (`running` before it starts, `closed` after): for a close that hangs. */
+  closingStep(): string;
 }
 
 export async function startWorkers(options: WorkerOptions): Promise<WorkerProcess> {
@@ -127,19 +130,39 @@ export async function startWorkers(options: WorkerOptions): Promise<WorkerProces
       ...(options.lockMs ? { lockMs: options.lockMs } : {}),
     });
     const looks = startLooks(options, mongo, deliveryQueue);
-    let closing: Promise<void> | undefined;
-    return {
-      close: () =>
-        (closing ??= (async () => {
-          await looks.stop();
-          await runtime.close();
-          await closeAll();
-        })()),
-    };
+    return stepwiseClose(options.log, [
+      ['stopping the store and webhook watches', () => looks.stop()],
+      ['closing the queue workers', () => runtime.close()],
+      ['closing the Redis and MongoDB connections', closeAll],
+    ]);
   } catch (err) {
     await closeAll();
     throw err;
   }
+}
+
+/**
+ * The worker process's close: once, step by step, each step said as it starts, so that past the
+ * shutdown deadline the log names the one that hung (and `closingStep` does for a caller).
+ */
+function stepwiseClose(
+  log: Logger,
+  steps: ReadonlyArray<readonly [string, () => Promise<void>]>,
+): WorkerProcess {
+  let closing: Promise<void> | undefined;
+  let step = 'running';
+  return {
+    close: () =>
+      (closing ??= (async () => {
+        for (const [name, run] of steps) {
+          step = name;
+          log.info({ step }, 'workers closing');
+          await run();
+        }
+        step = 'closed';
+      })()),
+    closingStep: () => step,
+  };
 }
 
 /** The worker process's own repeated looks: its MongoDB client, and stranded webhook deliveries. */

@@ -10,6 +10,7 @@
  * client fails too, the server is down: nothing to do but wait.
  */
 import { MongoClient } from 'mongodb';
+import { withDeadline } from '../shared/deadline';
 import type { Logger } from '../shared/log';
 import { repeat } from './every';
 
@@ -24,17 +25,26 @@ export interface StoreWatchOptions {
 }
 
 export interface StoreWatch {
-  /** One look (the timer does the same). */
+  /** One look (the timer does the same); joins the look in flight, if any. */
   check(): Promise<StoreState>;
-  /** No more looks; waits for one in flight (a ping answers at once when the store is up). */
+  /**
+   * No more looks; waits for one in flight (a ping answers at once when the store is up) at most
+   * STOP_WAIT_MS: a shutdown must not wait on a server that stopped answering. A reconnection
+   * still under way then closes the client again when it ends.
+   */
   stop(): Promise<void>;
 }
 
 const PING_MS = 5_000;
+const STOP_WAIT_MS = 5_000;
+const noop = (): void => undefined;
 
+/** Whether a ping through `client` is answered within PING_MS (any socket timeout it has aside). */
 async function pings(client: MongoClient): Promise<boolean> {
   try {
-    await client.db('admin').command({ ping: 1 });
+    await withDeadline({ ms: PING_MS, what: 'store watch: ping' }, () =>
+      client.db('admin').command({ ping: 1 }),
+    );
     return true;
   } catch {
     return false;
@@ -46,6 +56,7 @@ async function reachable(url: string): Promise<boolean> {
   const fresh = new MongoClient(url, {
     serverSelectionTimeoutMS: PING_MS,
     connectTimeoutMS: PING_MS,
+    socketTimeoutMS: PING_MS,
     appName: 'apkrelay-store-watch',
   });
   try {
@@ -76,17 +87,31 @@ export function startStoreWatch(options: StoreWatchOptions): StoreWatch {
     options.log.warn('the MongoDB client fails while the server answers; reconnecting it');
     await options.client.close();
     await options.client.connect();
+    // Stopped meanwhile: the owner closes (or has closed) the client; it must not stay connected.
+    if (stopped) await options.client.close();
     return 'reconnected';
   };
-  const looks = repeat(options.everyMs, check, (err) =>
+  // One look at a time, the timer's or a caller's.
+  let running: Promise<StoreState> | undefined;
+  const look = () =>
+    (running ??= check().finally(() => {
+      running = undefined;
+    }));
+  const looks = repeat(options.everyMs, look, (err) =>
     options.log.warn({ err: err.message }, 'store watch failed'),
   );
   return {
-    check,
+    check: look,
     async stop() {
       stopped = true;
       looks.stop();
-      await looks.inFlight();
+      const inFlight = running?.then(noop, noop) ?? Promise.resolve();
+      await withDeadline(
+        { ms: STOP_WAIT_MS, what: 'store watch: look in flight' },
+        () => inFlight,
+      ).catch(() =>
+        options.log.warn('store watch: a look still in flight at stop; not waited for'),
+      );
     },
   };
 }

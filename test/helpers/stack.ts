@@ -23,6 +23,26 @@ import { track } from './resources';
 import { isolation, serviceUrls, testLogger } from './services';
 
 let tls: TlsMaterial | undefined;
+/**
+ * How long the workers may take to close before the stack's close names what they were doing:
+ * their own graces (10 s for jobs, 10 s more once disconnected, 5 s for the store watch) and a
+ * margin, under the 60 s hook timeout. A CI run once found them never closed, with no clue why.
+ */
+const WORKERS_CLOSE_MS = 40_000;
+
+/** `work`, or an error naming what it was still doing after `ms`. */
+async function closeWithin(ms: number, work: Promise<void>, doing: () => string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`still closing after ${ms} ms: ${doing()}`)), ms);
+  });
+  try {
+    await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function testTls(): TlsMaterial {
   return (tls ??= selfSignedCertificate(['localhost'], new Date()));
 }
@@ -140,9 +160,11 @@ export async function startStack(
       ...(options.workerTmpDir ? { tmpDir: options.workerTmpDir } : {}),
       ...(options.now ? { now: options.now } : {}),
     });
-    const close = track('workers', () => workers.close());
+    const close = track('workers', () =>
+      closeWithin(WORKERS_CLOSE_MS, workers.close(), () => `workers: ${workers.closingStep()}`),
+    );
     closers.push(close);
-    return { close };
+    return { close, closingStep: () => workers.closingStep() };
   };
   if (options.workers ?? true) await launchWorkers();
   const url = (port: number) => `https://localhost:${port}`;

@@ -30,6 +30,8 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
   let delayMs = 0;
   let port = 0;
   let closed = false;
+  // Ends the waits of held chunks at close, so a long hold leaves no timer behind.
+  const closing = new AbortController();
   const cutAll = (refuseMs: number) => {
     cuts += 1;
     refuseUntil = Date.now() + refuseMs;
@@ -65,10 +67,13 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
       }
       // Each chunk is due `delayMs` after it came, and written after the chunks before it.
       const due = Date.now() + delayMs;
-      held = held.then(async () => {
-        if (due > Date.now()) await sleep(due - Date.now());
-        if (!upstream.destroyed) upstream.write(chunk);
-      });
+      held = held
+        .then(async () => {
+          if (due > Date.now())
+            await sleep(due - Date.now(), undefined, { signal: closing.signal });
+          if (!upstream.destroyed) upstream.write(chunk);
+        })
+        .catch(() => undefined);
     });
     upstream.on('data', (chunk: Buffer) => client.write(chunk));
     for (const s of [client, upstream]) {
@@ -97,6 +102,7 @@ export async function startTcpProxy(targetPort: number): Promise<TcpProxy> {
     },
     close: track('tcp proxy', async () => {
       closed = true;
+      closing.abort();
       for (const s of sockets) s.destroy();
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     }),

@@ -2,7 +2,9 @@
  * The store watch (workers/store-watch.ts) on the real MongoDB-protocol server: a client whose
  * view of the server is wedged (here its topology closed under it; after a restart it was a
  * server selection failing with a long-closed connection's error) is reconnected on the second
- * look, and the handles taken before work again; a server nobody reaches is left alone.
+ * look, and the handles taken before work again; a server nobody reaches is left alone; a server
+ * that stops answering neither holds a look past its deadline nor the watch's stop (a CI run's
+ * workers never closed, their store watch waiting on a look in flight).
  */
 import { MongoClient } from 'mongodb';
 import { freePort } from '../../../ops/services/child';
@@ -10,6 +12,7 @@ import { createLogger } from '../../../shared/log';
 import { connectMongo, type Mongo } from '../../../shared/storage/mongo';
 import { startStoreWatch, type StoreWatch } from '../../../workers/store-watch';
 import { isolation, serviceUrls } from '../../helpers/services';
+import { startTcpProxy } from '../../helpers/tcp-proxy';
 
 const log = createLogger('silent');
 let mongo: Mongo;
@@ -71,6 +74,28 @@ test('when no client reaches the server, the server is down: the client is not t
       dead,
     );
   } finally {
+    await client.close();
+  }
+});
+
+test('a server that stops answering: the look ends as "down" and stop does not wait on a look', async () => {
+  const proxy = await startTcpProxy(Number(new URL(serviceUrls().mongoUrl).port));
+  const url = `mongodb://127.0.0.1:${proxy.port}`;
+  // No socket timeout: only the watch's own deadlines can end its waits.
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: 2_000 });
+  try {
+    await client.db('admin').command({ ping: 1 });
+    // From now on nothing reaches the server: connected sockets and new ones wait forever.
+    proxy.delay(3_600_000);
+    await withWatch(async (watch) => expect(await watch.check()).toBe('down'), client, url);
+    const watch = startStoreWatch({ client, url, log, everyMs: 3_600_000 });
+    const look = watch.check();
+    // The look takes two deadlines (the ping's, then a new client's); stop waits for one at most.
+    const first = await Promise.race([watch.stop().then(() => 'stop'), look.then(() => 'look')]);
+    expect(first).toBe('stop');
+    expect(await look).toBe('down');
+  } finally {
+    await proxy.close();
     await client.close();
   }
 });
