@@ -40,8 +40,8 @@ export interface AccessKeyDoc {
 }
 
 /**
- * When a key was last used, apart from the key's document: on FerretDB v1 two concurrent updates
- * of one document can lose one another, so the frequent last-use write must never share a
+ * When a key was last used, apart from the key's document: on the default store two concurrent
+ * updates of one document can lose one another (shared/storage/claims.ts), so the frequent last-use write must never share a
  * document with the revocation it could undo. `_id` is the key's id.
  */
 export interface AccessKeyUseDoc {

@@ -1,8 +1,8 @@
 /**
  * When each access key was last used (docs/keys.md, "Last use"): written at most once a minute per
  * key and process, off the request's path, to `access_key_uses` and never to the key's document,
- * which no request but its revocation rewrites (FerretDB v1 rewrites whole documents: a last-use write racing
- * a revocation used to undo it).
+ * which no request but its revocation rewrites: the default store rewrites whole documents
+ * (shared/storage/claims.ts), and a last-use write racing a revocation used to undo it.
  */
 import type { Db, ObjectId } from 'mongodb';
 import { accountsCollections, type AccessKeyDoc, type AccessKeyUseDoc } from './collections';
