@@ -13,6 +13,7 @@ import { ensureAdoptionIndexes } from './adoption/collections';
 import { ensureFunnelIndexes } from './funnel/collections';
 import { ensureExceptionsIndexes } from './exceptions/collections';
 import { ensureDeltaIndexes } from './delta/collections';
+import { ensureClaimsIndexes } from './storage/claims';
 
 /** Every feature's index declaration, in the order they are created. */
 const FEATURE_INDEXES: readonly ((db: Db) => Promise<void>)[] = [
@@ -25,6 +26,7 @@ const FEATURE_INDEXES: readonly ((db: Db) => Promise<void>)[] = [
   ensureAuditIndexes,
   ensureWebhooksIndexes,
   ensureDeltaIndexes,
+  ensureClaimsIndexes,
 ];
 
 export async function ensureIndexes(db: Db): Promise<void> {

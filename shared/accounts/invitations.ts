@@ -1,9 +1,12 @@
 /**
  * Invitations by link (docs/teams.md): a random 256-bit token, shown once as /ui/join/<token> and
- * stored only as its SHA-256; valid 7 days, single use (claimed in one atomic update), revocable.
+ * stored only as its SHA-256; valid 7 days, single use, revocable. Using one and revoking one both
+ * claim it first (shared/storage/claims.ts), so of two joins, or of a join and a revocation, one
+ * wins: a conditional update alone lets both win on the default store.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { ObjectId, type Db } from 'mongodb';
+import { claimOnce, releaseClaim } from '../storage/claims';
 import type { MemberRole } from './principal';
 import { accountsCollections, type InvitationDoc } from './collections';
 
@@ -74,11 +77,35 @@ export async function revokePending(
   now: Date,
 ): Promise<InvitationDoc | null> {
   if (!ObjectId.isValid(id)) return null;
-  return accountsCollections(db).invitations.findOneAndUpdate(
-    { _id: new ObjectId(id), accountId, usedAt: null, revokedAt: null, expiresAt: { $gt: now } },
-    { $set: { revokedAt: now } },
-    { returnDocument: 'after' },
+  const _id = new ObjectId(id);
+  return claimed(db, _id, now, () =>
+    accountsCollections(db).invitations.findOneAndUpdate(
+      { _id, accountId, usedAt: null, revokedAt: null, expiresAt: { $gt: now } },
+      { $set: { revokedAt: now } },
+      { returnDocument: 'after' },
+    ),
   );
+}
+
+const claimKey = (id: ObjectId) => `invitation:${id.toHexString()}`;
+
+/**
+ * `change` (a use or a revocation) under the invitation's claim: null, and the claim kept by its
+ * holder, when another use or revocation has it; the claim given back when `change` finds no
+ * pending invitation.
+ */
+async function claimed(
+  db: Db,
+  id: ObjectId,
+  now: Date,
+  change: () => Promise<InvitationDoc | null>,
+): Promise<InvitationDoc | null> {
+  // Kept as long as an invitation made now could be pending: past that, none is.
+  const until = new Date(now.getTime() + INVITATION_TTL_MS);
+  if (!(await claimOnce(db, claimKey(id), now, until))) return null;
+  const doc = await change();
+  if (!doc) await releaseClaim(db, claimKey(id));
+  return doc;
 }
 
 /** The pending invitations one member made (issue 31: revoked when the member may no longer). */
@@ -99,16 +126,19 @@ export async function pendingInvitationsBy(
     .toArray();
 }
 
-/** Uses a pending invitation up, atomically: of two joins with one link, one gets it. */
+/** Uses a pending invitation up: of two joins with one link, or a join and a revocation, one wins. */
 export async function claimInvitation(db: Db, id: ObjectId, now: Date) {
-  return accountsCollections(db).invitations.findOneAndUpdate(
-    { _id: id, usedAt: null, revokedAt: null, expiresAt: { $gt: now } },
-    { $set: { usedAt: now } },
-    { returnDocument: 'after' },
+  return claimed(db, id, now, () =>
+    accountsCollections(db).invitations.findOneAndUpdate(
+      { _id: id, usedAt: null, revokedAt: null, expiresAt: { $gt: now } },
+      { $set: { usedAt: now } },
+      { returnDocument: 'after' },
+    ),
   );
 }
 
 /** Gives a claimed invitation back (the join failed after claiming it). */
 export async function releaseInvitation(db: Db, id: ObjectId): Promise<void> {
   await accountsCollections(db).invitations.updateOne({ _id: id }, { $set: { usedAt: null } });
+  await releaseClaim(db, claimKey(id));
 }

@@ -4,8 +4,10 @@
  * covers it), whether it is on, and the last step accepted (a code is never accepted twice). A
  * user is the founding owner (`owner:<accountId>`) or a member (`member:<memberId>`).
  */
+import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { KeyRing } from '../crypto/keys';
+import { claimOnce } from '../storage/claims';
 import { seal, unseal } from '../crypto/seal';
 import { acceptedStep, newTotpSecret } from './totp';
 import { accountsCollections, type TotpFactorDoc } from './collections';
@@ -62,9 +64,13 @@ export async function pendingSeed(db: Db, keys: KeyRing, user: string): Promise<
   return doc ? unsealSeed(keys, doc) : null;
 }
 
+/** How long a used step stays claimed: well past the steps a code is accepted for. */
+const STEP_CLAIM_MS = 10 * 60_000;
+
 /**
  * Checks `code` against the user's factor (`enabled`: on, or pending confirmation) and records
- * its step as the last one accepted, in one conditional update: of two uses of a code, one wins.
+ * its step as the last one accepted: of two uses of a code, one wins, by the step's claim (a
+ * conditional update alone lets both win on the default store: shared/storage/claims.ts).
  */
 export async function useTotpCode(
   db: Db,
@@ -80,6 +86,11 @@ export async function useTotpCode(
   if (!doc) return false;
   const step = acceptedStep(unsealSeed(keys, doc), code, state.nowMs, doc.lastStep);
   if (step === null) return false;
+  // Keyed by the seed too: a factor set up again reuses step numbers.
+  const seedId = createHash('sha256').update(doc.seedSealed).digest('base64url').slice(0, 16);
+  const at = new Date(state.nowMs);
+  const until = new Date(state.nowMs + STEP_CLAIM_MS);
+  if (!(await claimOnce(db, `totp:${user}:${seedId}:${step}`, at, until))) return false;
   const result = await accountsCollections(db).totpFactors.updateOne(
     { _id: user, enabled: state.enabled, seedSealed: doc.seedSealed, lastStep: doc.lastStep },
     { $set: { lastStep: step } },
@@ -116,11 +127,26 @@ export async function switchTotp(
   return ('modifiedCount' in result ? result.modifiedCount : result.deletedCount) === 1;
 }
 
+/** How long a used recovery code stays claimed; its hash is gone from the factor by then. */
+const RECOVERY_CLAIM_MS = 24 * 3_600_000;
+
 /**
- * Uses one recovery code of a user whose factor is on: true once, as the conditional update that
- * removes its hash is one (of two uses of a code, one wins).
+ * Uses one recovery code of a user whose factor is on: true once (of two uses of a code, one
+ * wins, by the code's claim), and its hash is removed from the factor.
  */
-export async function useRecoveryCode(db: Db, user: string, codeHash: string): Promise<boolean> {
+export async function useRecoveryCode(
+  db: Db,
+  user: string,
+  codeHash: string,
+  now: Date = new Date(),
+): Promise<boolean> {
+  const has = await accountsCollections(db).totpFactors.countDocuments({
+    _id: user,
+    enabled: true,
+    recoveryHashes: codeHash,
+  });
+  const until = new Date(now.getTime() + RECOVERY_CLAIM_MS);
+  if (has === 0 || !(await claimOnce(db, `recovery:${user}:${codeHash}`, now, until))) return false;
   const result = await accountsCollections(db).totpFactors.updateOne(
     { _id: user, enabled: true, recoveryHashes: codeHash },
     { $pull: { recoveryHashes: codeHash } },

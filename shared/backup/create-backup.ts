@@ -35,6 +35,7 @@ import {
 } from './manifest';
 import { tarStream, type TarInput } from './tar';
 import { coerceError } from '../errors';
+import { CLAIMS_COLLECTION } from '../storage/claims';
 
 const { EJSON } = BSON;
 
@@ -61,7 +62,9 @@ export interface CreateBackupOptions {
 export async function listContents(db: Db): Promise<{ plain: string[]; buckets: string[] }> {
   const names = (await db.listCollections({}, { nameOnly: true }).toArray())
     .map((c) => c.name)
-    .filter((n) => !n.startsWith('system.'))
+    // Claims guard races under way, not data: restored, they would hold back moves they no longer
+    // match (a rollout's next revision) until they expire.
+    .filter((n) => !n.startsWith('system.') && n !== CLAIMS_COLLECTION)
     .sort();
   const buckets = names
     .filter((n) => n.endsWith('.files') && names.includes(`${n.slice(0, -6)}.chunks`))

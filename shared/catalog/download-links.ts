@@ -11,6 +11,7 @@ import { ObjectId, type Db } from 'mongodb';
 import type { KeyRing } from '../crypto/keys';
 import type { ApkDoc, AppDoc } from './types';
 import { AppError } from '../errors';
+import { withDocLock } from '../storage/doc-lock';
 import { catalogCollections, type DownloadLinkDoc } from './collections';
 
 function mac(keys: KeyRing, id: string): Buffer {
@@ -72,8 +73,13 @@ export async function finishDownload(
   );
 }
 
+/** Every write of a link document runs under its lock (shared/storage/doc-lock.ts). */
+function underLinkLock<T>(db: Db, id: ObjectId, write: () => Promise<T>): Promise<T> {
+  return withDocLock(db, `download-link:${id.toHexString()}`, write);
+}
+
 /**
- * Counts one download atomically and records it as a transfer under way (until its last byte is
+ * Counts one download exactly (under the link's lock) and records it as a transfer under way (until its last byte is
  * sent: finishDownload); null when the link was used up (or revoked) meanwhile. The only update
  * of the link document besides its revocation, and conditional: a revoked link counts nothing.
  */
@@ -92,7 +98,10 @@ export async function countDownload(
           downloads: { $lt: link.maxDownloads },
         };
   const { downloadLinks, downloadTransfers } = catalogCollections(db);
-  const result = await downloadLinks.updateOne(filter, { $inc: { downloads: 1 } });
+  // Under the link's lock: two downloads counted at once would both pass the filter and count one.
+  const result = await underLinkLock(db, link._id, () =>
+    downloadLinks.updateOne(filter, { $inc: { downloads: 1 } }),
+  );
   if (result.modifiedCount !== 1) return null;
   const transferId = new ObjectId();
   await downloadTransfers.insertOne({ _id: transferId, linkId: link._id, startedAt: now });
@@ -143,13 +152,16 @@ export async function revokeDownloadLink(
   const _id = new ObjectId(id);
   let revokedHere = false;
   // On a store that rewrites a whole document per update (the embedded one does), a download
-  // counted at the same moment can overwrite the revocation: it is read back, and set again
-  // until it holds (a transfer's end is written elsewhere: DownloadTransferDoc). Revoked here, or already: a revoked link keeps
+  // counted at the same moment could overwrite the revocation: both write under the link's lock,
+  // and the revocation is still read back, and set again until it holds (a transfer's end is
+  // written elsewhere: DownloadTransferDoc). Revoked here, or already: a revoked link keeps
   // its first revocation (and its one audit entry).
   for (let attempt = 1; ; attempt++) {
-    const result = await catalogCollections(db).downloadLinks.updateOne(
-      { _id, accountId, revokedAt: null },
-      { $set: { revokedAt: now } },
+    const result = await underLinkLock(db, _id, () =>
+      catalogCollections(db).downloadLinks.updateOne(
+        { _id, accountId, revokedAt: null },
+        { $set: { revokedAt: now } },
+      ),
     );
     revokedHere ||= result.modifiedCount === 1;
     const link = await catalogCollections(db).downloadLinks.findOne(

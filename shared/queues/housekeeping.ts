@@ -16,6 +16,8 @@ export interface HousekeepingPayload {
 
 export interface HousekeepingResult {
   readonly removed: number;
+  /** Expired one-time claims deleted (shared/storage/claims.ts). */
+  readonly claimsPurged: number;
 }
 
 export const housekeepingQueue = defineQueue<

@@ -1,6 +1,6 @@
 /**
- * Setting an app's current APK: one atomic update of the app document (the pointer moves and the
- * app's `currentVersion` goes up by one), then a version notice. Idempotent: making the current
+ * Setting an app's current APK: one update of the app document under its lock (the pointer moves
+ * and the app's `currentVersion` goes up by one; shared/catalog/app-lock.ts), then a version notice. Idempotent: making the current
  * APK current again changes nothing and re-sends the same notice, which the append skips as
  * already present (by the app's currentVersion: shared/notices/append-notice.ts).
  *
@@ -11,6 +11,7 @@
  * a superseded rollout as a `halt` with the reason `superseded`.
  */
 import type { Db } from 'mongodb';
+import { underAppLock } from '../catalog/app-lock';
 import type { ApkDoc, AppDoc } from '../catalog/types';
 import type { NoticeSink } from '../notices/notice-sink';
 import { applyAction, findRollout, isActive } from './store';
@@ -46,10 +47,12 @@ export async function setCurrentApk(
 /** Moves the app's pointer to `apk` (no notice); the app as it is afterwards. */
 export async function moveCurrent(db: Db, apk: ApkDoc, now: Date): Promise<AppDoc> {
   const { apps } = catalogCollections(db);
-  const moved = await apps.findOneAndUpdate(
-    { _id: apk.appId, currentApkId: { $ne: apk._id } },
-    { $set: { currentApkId: apk._id, updatedAt: now }, $inc: { currentVersion: 1 } },
-    { returnDocument: 'after' },
+  const moved = await underAppLock(db, apk.appId, () =>
+    apps.findOneAndUpdate(
+      { _id: apk.appId, currentApkId: { $ne: apk._id } },
+      { $set: { currentApkId: apk._id, updatedAt: now }, $inc: { currentVersion: 1 } },
+      { returnDocument: 'after' },
+    ),
   );
   const app = moved ?? (await apps.findOne({ _id: apk.appId }));
   if (!app) {
@@ -82,10 +85,12 @@ export async function announceTargets(
   app: Pick<AppDoc, '_id'>,
   now: Date,
 ): Promise<AppDoc> {
-  const bumped = await catalogCollections(db).apps.findOneAndUpdate(
-    { _id: app._id },
-    { $set: { updatedAt: now }, $inc: { currentVersion: 1 } },
-    { returnDocument: 'after' },
+  const bumped = await underAppLock(db, app._id, () =>
+    catalogCollections(db).apps.findOneAndUpdate(
+      { _id: app._id },
+      { $set: { updatedAt: now }, $inc: { currentVersion: 1 } },
+      { returnDocument: 'after' },
+    ),
   );
   if (!bumped) {
     throw new AppError('STORE_INCONSISTENT', { message: `app ${app._id.toHexString()} not found` });

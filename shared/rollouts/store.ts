@@ -1,10 +1,13 @@
 /**
  * The rollouts collection: one document per app, read by `_id` and account, changed by conditional
  * single-document updates on `revision` (a concurrent change makes the loser retry or fail with
- * ROLLOUT_STATE_CONFLICT, never a lost update). No transactions, no TTL, no `$slice`.
+ * ROLLOUT_STATE_CONFLICT, never a lost update). The move on from a revision is claimed first
+ * (shared/storage/claims.ts): on the default store a conditional update alone lets both racers
+ * win, the last write undoing the first. No transactions, no TTL, no `$slice`.
  */
 import type { Db, ObjectId } from 'mongodb';
 import { AppError } from '../errors';
+import { claimOnce } from '../storage/claims';
 import type { HealthReport } from './health';
 import { percentOf, transition, type RolloutAction, type RolloutState } from './rollout';
 import { HISTORY_KEPT, type HealthWindow, type HistoryEntry, type RolloutDoc } from './types';
@@ -74,9 +77,15 @@ async function swap(db: Db, prev: RolloutDoc | null, next: RolloutDoc): Promise<
     }
   }
   const { _id, ...rest } = next;
+  const now = new Date();
+  const key = `rollout:${_id.toHexString()}:${prev.revision}`;
+  if (!(await claimOnce(db, key, now, new Date(now.getTime() + REVISION_CLAIM_MS)))) return false;
   const res = await col.replaceOne({ _id, revision: prev.revision }, rest);
   return res.modifiedCount === 1;
 }
+
+/** How long a revision's move stays claimed: past any racer still holding that revision. */
+const REVISION_CLAIM_MS = 24 * 3_600_000;
 
 const lostRace = () =>
   new AppError('ROLLOUT_STATE_CONFLICT', {

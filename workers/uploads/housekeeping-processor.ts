@@ -1,10 +1,12 @@
 /**
  * Processor of `housekeeping`. Idempotent: a blob is deleted only when no APK record owns it and
- * its upload is decided or stale, and deleting an already deleted blob is a no-op.
+ * its upload is decided or stale, and deleting an already deleted blob is a no-op; expired
+ * one-time claims are deleted too.
  */
 import type { Db } from 'mongodb';
 import type { HousekeepingPayload, HousekeepingResult } from '../../shared/queues/housekeeping';
 import type { BlobStore } from '../../shared/storage/blob-store';
+import { purgeExpiredClaims } from '../../shared/storage/claims';
 import { rejection } from '../../shared/uploads/verdicts';
 import type { Processor } from '../processor';
 import { catalogCollections } from '../../shared/catalog/collections';
@@ -39,6 +41,7 @@ export function housekeepingProcessor(
       removed += 1;
     }
     if (removed > 0) ctx.log.info({ removed }, 'swept orphan blobs');
-    return { removed };
+    const claimsPurged = await purgeExpiredClaims(deps.db, deps.now());
+    return { removed, claimsPurged };
   };
 }

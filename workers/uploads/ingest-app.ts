@@ -1,5 +1,6 @@
 /** The app an upload belongs to: created on its first upload, with that APK's signer. */
 import { MongoServerError, ObjectId, type Db } from 'mongodb';
+import { underAppLock } from '../../shared/catalog/app-lock';
 import type { AppDoc } from '../../shared/catalog/types';
 import type { AcceptableApk } from '../../shared/uploads/judge-apk';
 import { catalogCollections } from '../../shared/catalog/collections';
@@ -16,7 +17,9 @@ export async function upsertApp(
   const existing = await apps.findOne(filter);
   if (existing) {
     if (label && label !== existing.label) {
-      await apps.updateOne({ _id: existing._id }, { $set: { label, updatedAt: now } });
+      await underAppLock(db, existing._id, () =>
+        apps.updateOne({ _id: existing._id }, { $set: { label, updatedAt: now } }),
+      );
     }
     return existing;
   }

@@ -43,6 +43,7 @@ import { coerceError } from '../../shared/errors';
 import { emitEvent, type EmitDeps } from '../../shared/webhooks/deliveries';
 import { uploadActor } from '../../shared/audit/types';
 import { rolloutRecorder } from '../../shared/rollouts/changes';
+import { underAppLock } from '../../shared/catalog/app-lock';
 import { catalogCollections } from '../../shared/catalog/collections';
 
 export interface ApkIngestDeps {
@@ -125,9 +126,11 @@ export function apkIngestProcessor(
       return decide(p, rejection('APK_DUPLICATE'));
     }
     if (continuity === 'rotated') {
-      await catalogCollections(deps.db).apps.updateOne(
-        { _id: app._id, signerSha256: app.signerSha256 },
-        { $set: { signerSha256: apk.signerSha256, updatedAt: deps.now() } },
+      await underAppLock(deps.db, app._id, () =>
+        catalogCollections(deps.db).apps.updateOne(
+          { _id: app._id, signerSha256: app.signerSha256 },
+          { $set: { signerSha256: apk.signerSha256, updatedAt: deps.now() } },
+        ),
       );
     }
     return finish(p, doc);

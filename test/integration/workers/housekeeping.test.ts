@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { appendNotice } from '../../../shared/notices/append-notice';
 import { redisKeys } from '../../../shared/redis-keys';
 import { gridFsBlobStore } from '../../../shared/storage/blob-store';
+import { claimOnce } from '../../../shared/storage/claims';
 import { housekeepingProcessor } from '../../../workers/uploads/housekeeping-processor';
 import { jobContext } from '../../helpers/job-context';
 import { track } from '../../helpers/resources';
@@ -27,6 +28,7 @@ test('sweeps blobs no APK owns once they are old enough; keeps owned and young o
   const young = housekeepingProcessor({ db: db.mongo.db, blobs, now: () => new Date() });
   expect(await young({ task: 'sweep-orphan-blobs', olderThanMs: 3_600_000 }, ctx)).toEqual({
     removed: 0,
+    claimsPurged: 0,
   });
 
   const later = housekeepingProcessor({
@@ -36,6 +38,7 @@ test('sweeps blobs no APK owns once they are old enough; keeps owned and young o
   });
   expect(await later({ task: 'sweep-orphan-blobs', olderThanMs: 3_600_000 }, ctx)).toEqual({
     removed: 1,
+    claimsPurged: 0,
   });
   expect(await blobs.size(orphan)).toBeNull();
   expect(
@@ -49,7 +52,25 @@ test('sweeps blobs no APK owns once they are old enough; keeps owned and young o
   // Idempotent.
   expect(await later({ task: 'sweep-orphan-blobs', olderThanMs: 3_600_000 }, ctx)).toEqual({
     removed: 0,
+    claimsPurged: 0,
   });
+});
+
+test('expired one-time claims are deleted, live ones kept', async () => {
+  const blobs = gridFsBlobStore(db.mongo.db);
+  const now = new Date('2026-11-29T12:00:00Z');
+  const minutes = (n: number) => new Date(now.getTime() + n * 60_000);
+  expect(await claimOnce(db.mongo.db, 'test:expired', minutes(-20), minutes(-10))).toBe(true);
+  expect(await claimOnce(db.mongo.db, 'test:at-now', minutes(-20), now)).toBe(true);
+  expect(await claimOnce(db.mongo.db, 'test:live', minutes(-20), minutes(10))).toBe(true);
+  const sweep = housekeepingProcessor({ db: db.mongo.db, blobs, now: () => now });
+  expect(await sweep({ task: 'sweep-orphan-blobs', olderThanMs: 3_600_000 }, ctx)).toEqual({
+    removed: 0,
+    claimsPurged: 2,
+  });
+  // Purged: claimable again; live: still held.
+  expect(await claimOnce(db.mongo.db, 'test:expired', now, minutes(10))).toBe(true);
+  expect(await claimOnce(db.mongo.db, 'test:live', now, minutes(10))).toBe(false);
 });
 
 test('a version notice is appended once per version, however often the job runs', async () => {
