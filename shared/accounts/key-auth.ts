@@ -10,6 +10,7 @@ import type { KeyRing } from '../crypto/keys';
 import { AppError } from '../errors';
 import type { AccessKeys } from './access-keys';
 import { apiKeyLookups, looksLikeApiKey, lookupMatches } from './api-keys';
+import { underAccountLock } from './doc-locks';
 import { principalOf, type Principal } from './principal';
 import { toAccount, type Account, type AccountDoc } from './types';
 
@@ -64,9 +65,9 @@ export function keyAuthMethods(
     },
     async setApiKeyDeviceOnly(accountId, deviceOnly, ctx) {
       const at = new Date();
-      const result = await accounts.updateOne(
-        { _id: new ObjectId(accountId) },
-        { $set: { apiKeyDeviceOnly: deviceOnly, updatedAt: at } },
+      const _id = new ObjectId(accountId);
+      const result = await underAccountLock(db, _id, () =>
+        accounts.updateOne({ _id }, { $set: { apiKeyDeviceOnly: deviceOnly, updatedAt: at } }),
       );
       if (result.matchedCount === 0)
         throw new AppError('NOT_FOUND', { message: 'account not found' });

@@ -8,6 +8,7 @@ import { toMember, type Member } from './member-types';
 import { hashPassword, needsRehash, verifyPassword } from './passwords';
 import { normaliseEmail, passwordProblems } from './service';
 import { type MemberDoc, accountsCollections } from './collections';
+import { underMemberLock } from './doc-locks';
 
 /** The member of an email (any account), or null. */
 export async function memberByEmail(db: Db, email: string): Promise<Member | null> {
@@ -17,9 +18,12 @@ export async function memberByEmail(db: Db, email: string): Promise<Member | nul
 
 /** Stores a hash of `password` unless the stored hash changed meanwhile (one update). */
 async function storeHash(db: Db, doc: MemberDoc, password: string): Promise<boolean> {
-  const result = await accountsCollections(db).members.updateOne(
-    { _id: doc._id, passwordHash: doc.passwordHash },
-    { $set: { passwordHash: await hashPassword(password), updatedAt: new Date() } },
+  const passwordHash = await hashPassword(password);
+  const result = await underMemberLock(db, doc._id, () =>
+    accountsCollections(db).members.updateOne(
+      { _id: doc._id, passwordHash: doc.passwordHash },
+      { $set: { passwordHash, updatedAt: new Date() } },
+    ),
   );
   return result.modifiedCount === 1;
 }

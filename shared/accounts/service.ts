@@ -2,7 +2,7 @@
  * Accounts: sign-up, API-key authentication, plan changes. Used by the JSON API, the web sign-up
  * and the operator CLI alike, so every path applies the same rules.
  */
-import { MongoServerError, ObjectId, type Collection, type Db } from 'mongodb';
+import { MongoServerError, ObjectId, type Db } from 'mongodb';
 import type { AuditContext } from '../audit/types';
 import type { KeyRing } from '../crypto/keys';
 import { AppError } from '../errors';
@@ -10,8 +10,9 @@ import { apiKeyLookup, generateApiKey, sealApiKey, unsealApiKey } from './api-ke
 import { createAccessKeys, type AccessKeys } from './access-keys';
 import { hashPassword, needsRehash, verifyPassword } from './passwords';
 import { keyAuthMethods, type Authenticated } from './key-auth';
+import { underAccountLock } from './doc-locks';
 import { FREE_PLAN, toAccount, type Account, type AccountDoc, type Plan, type Role } from './types';
-import { type MemberDoc, accountsCollections } from './collections';
+import { accountsCollections } from './collections';
 
 export const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
 export const MIN_PASSWORD_LENGTH = 8;
@@ -106,16 +107,18 @@ function refuseProblems(problems: string[]): void {
 }
 
 /** Login and password change: hashes checked in constant time, rehashed when parameters rose. */
-function passwordMethods(
-  accounts: Collection<AccountDoc>,
-): Pick<AccountsService, 'verifyLogin' | 'changePassword'> {
+function passwordMethods(db: Db): Pick<AccountsService, 'verifyLogin' | 'changePassword'> {
+  const { accounts } = accountsCollections(db);
   let dummyHash: string | undefined;
 
   /** Stores a new hash of `password` unless the stored hash changed meanwhile (one update). */
   async function storeHash(doc: AccountDoc, password: string): Promise<boolean> {
-    const result = await accounts.updateOne(
-      { _id: doc._id, passwordHash: doc.passwordHash },
-      { $set: { passwordHash: await hashPassword(password), updatedAt: new Date() } },
+    const passwordHash = await hashPassword(password);
+    const result = await underAccountLock(db, doc._id, () =>
+      accounts.updateOne(
+        { _id: doc._id, passwordHash: doc.passwordHash },
+        { $set: { passwordHash, updatedAt: new Date() } },
+      ),
     );
     return result.modifiedCount === 1;
   }
@@ -143,10 +146,10 @@ function passwordMethods(
 
 /** Sign-up and the API key: created, checked, revealed and replaced. */
 function apiKeyMethods(
-  accounts: Collection<AccountDoc>,
-  members: Collection<MemberDoc>,
+  db: Db,
   keys: KeyRing,
 ): Pick<AccountsService, 'create' | 'revealApiKey' | 'regenerateApiKey'> {
+  const { accounts, members } = accountsCollections(db);
   return {
     async create(input) {
       const { email, password } = validateSignUp(input);
@@ -190,21 +193,37 @@ function apiKeyMethods(
 
     async regenerateApiKey(accountId) {
       const apiKey = generateApiKey();
-      const result = await accounts.updateOne(
-        { _id: new ObjectId(accountId) },
-        {
-          $set: {
-            apiKeyLookup: apiKeyLookup(keys, apiKey),
-            apiKeySealed: sealApiKey(keys, accountId, apiKey),
-            updatedAt: new Date(),
+      const _id = new ObjectId(accountId);
+      const result = await underAccountLock(db, _id, () =>
+        accounts.updateOne(
+          { _id },
+          {
+            $set: {
+              apiKeyLookup: apiKeyLookup(keys, apiKey),
+              apiKeySealed: sealApiKey(keys, accountId, apiKey),
+              updatedAt: new Date(),
+            },
           },
-        },
+        ),
       );
       if (result.matchedCount === 0)
         throw new AppError('NOT_FOUND', { message: 'account not found' });
       return apiKey;
     },
   };
+}
+
+/** `write` of the account of `email` under its lock; null when there is no such account. */
+async function byEmailLocked(
+  db: Db,
+  email: string,
+  write: (id: ObjectId) => Promise<AccountDoc | null>,
+): Promise<AccountDoc | null> {
+  const found = await accountsCollections(db).accounts.findOne(
+    { email: normaliseEmail(email) },
+    { projection: { _id: 1 } },
+  );
+  return found ? underAccountLock(db, found._id, () => write(found._id)) : null;
 }
 
 /** The account of an email, or a 404 naming it. */
@@ -218,8 +237,9 @@ function foundByEmail(doc: AccountDoc | null, email: string): Account {
 
 /** An account found by email, and what the operator CLI changes by email (plan, roles). */
 function operatorMethods(
-  accounts: Collection<AccountDoc>,
+  db: Db,
 ): Pick<AccountsService, 'findByEmail' | 'findById' | 'setPlan' | 'setRole'> {
+  const { accounts } = accountsCollections(db);
   return {
     async findByEmail(email) {
       const doc = await accounts.findOne({ email: normaliseEmail(email) });
@@ -234,22 +254,26 @@ function operatorMethods(
 
     async setPlan(email, plan) {
       const valid = validatePlan(plan.installations);
-      const doc = await accounts.findOneAndUpdate(
-        { email: normaliseEmail(email) },
-        { $set: { plan: valid, updatedAt: new Date() } },
-        { returnDocument: 'after' },
+      const doc = await byEmailLocked(db, email, (_id) =>
+        accounts.findOneAndUpdate(
+          { _id },
+          { $set: { plan: valid, updatedAt: new Date() } },
+          { returnDocument: 'after' },
+        ),
       );
       return foundByEmail(doc, email);
     },
 
     async setRole(email, role, granted) {
-      const doc = await accounts.findOneAndUpdate(
-        { email: normaliseEmail(email) },
-        {
-          ...(granted ? { $addToSet: { roles: role } } : { $pull: { roles: role } }),
-          $set: { updatedAt: new Date() },
-        },
-        { returnDocument: 'after' },
+      const doc = await byEmailLocked(db, email, (_id) =>
+        accounts.findOneAndUpdate(
+          { _id },
+          {
+            ...(granted ? { $addToSet: { roles: role } } : { $pull: { roles: role } }),
+            $set: { updatedAt: new Date() },
+          },
+          { returnDocument: 'after' },
+        ),
       );
       return foundByEmail(doc, email);
     },
@@ -261,9 +285,9 @@ export function createAccountsService(db: Db, keys: KeyRing): AccountsService {
   const accessKeys = createAccessKeys(db, keys);
   return {
     accessKeys,
-    ...passwordMethods(accounts),
-    ...apiKeyMethods(accounts, accountsCollections(db).members, keys),
+    ...passwordMethods(db),
+    ...apiKeyMethods(db, keys),
     ...keyAuthMethods(db, accounts, keys, accessKeys),
-    ...operatorMethods(accounts),
+    ...operatorMethods(db),
   };
 }

@@ -24,6 +24,7 @@ import { MEMBER_ROLES, type MemberRole } from './principal';
 import { hashPassword } from './passwords';
 import { EMAIL_PATTERN, normaliseEmail, passwordProblems } from './service';
 import { type InvitationDoc, type MemberDoc, accountsCollections } from './collections';
+import { underMemberLock } from './doc-locks';
 
 export const WEB_SESSIONS_COLLECTION = 'web_sessions';
 
@@ -218,9 +219,11 @@ export async function changeRole(
   const doc = await memberOf(db, accountId, id);
   refuseOwnerChange(acting, doc.role, role);
   if (doc.role === role) return;
-  const result = await accountsCollections(db).members.updateOne(
-    { _id: doc._id, role: doc.role },
-    { $set: { role, updatedAt: now } },
+  const result = await underMemberLock(db, doc._id, () =>
+    accountsCollections(db).members.updateOne(
+      { _id: doc._id, role: doc.role },
+      { $set: { role, updatedAt: now } },
+    ),
   );
   if (result.modifiedCount !== 1) throw new AppError('NOT_FOUND', { message: 'No such member.' });
   await teamAudit(db, acting.ctx, now, {

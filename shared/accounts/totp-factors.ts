@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { KeyRing } from '../crypto/keys';
 import { claimOnce } from '../storage/claims';
+import { underFactorLock } from './doc-locks';
 import { seal, unseal } from '../crypto/seal';
 import { acceptedStep, newTotpSecret } from './totp';
 import { accountsCollections, type TotpFactorDoc } from './collections';
@@ -91,9 +92,11 @@ export async function useTotpCode(
   const at = new Date(state.nowMs);
   const until = new Date(state.nowMs + STEP_CLAIM_MS);
   if (!(await claimOnce(db, `totp:${user}:${seedId}:${step}`, at, until))) return false;
-  const result = await accountsCollections(db).totpFactors.updateOne(
-    { _id: user, enabled: state.enabled, seedSealed: doc.seedSealed, lastStep: doc.lastStep },
-    { $set: { lastStep: step } },
+  const result = await underFactorLock(db, user, () =>
+    accountsCollections(db).totpFactors.updateOne(
+      { _id: user, enabled: state.enabled, seedSealed: doc.seedSealed, lastStep: doc.lastStep },
+      { $set: { lastStep: step } },
+    ),
   );
   return result.modifiedCount === 1;
 }
@@ -119,9 +122,11 @@ export async function switchTotp(
   const factors = accountsCollections(db).totpFactors;
   const recoveryHashes = [...(request.recoveryHashes ?? [])];
   const result = on
-    ? await factors.updateOne(
-        { _id: user, enabled: false },
-        { $set: { enabled: true, recoveryHashes } },
+    ? await underFactorLock(db, user, () =>
+        factors.updateOne(
+          { _id: user, enabled: false },
+          { $set: { enabled: true, recoveryHashes } },
+        ),
       )
     : await factors.deleteOne({ _id: user, enabled: true });
   return ('modifiedCount' in result ? result.modifiedCount : result.deletedCount) === 1;
@@ -147,9 +152,11 @@ export async function useRecoveryCode(
   });
   const until = new Date(now.getTime() + RECOVERY_CLAIM_MS);
   if (has === 0 || !(await claimOnce(db, `recovery:${user}:${codeHash}`, now, until))) return false;
-  const result = await accountsCollections(db).totpFactors.updateOne(
-    { _id: user, enabled: true, recoveryHashes: codeHash },
-    { $pull: { recoveryHashes: codeHash } },
+  const result = await underFactorLock(db, user, () =>
+    accountsCollections(db).totpFactors.updateOne(
+      { _id: user, enabled: true, recoveryHashes: codeHash },
+      { $pull: { recoveryHashes: codeHash } },
+    ),
   );
   return result.modifiedCount === 1;
 }

@@ -27,6 +27,7 @@ import { webhooksCollections } from '../webhooks/collections';
 import { catalogCollections } from '../catalog/collections';
 import { cryptoCollections } from '../crypto/collections';
 import { accountsCollections } from '../accounts/collections';
+import { underAccountLock, underFactorLock } from '../accounts/doc-locks';
 
 export interface ResealReport {
   /** The current master key's id: every value is under it now. */
@@ -67,9 +68,11 @@ async function resealAccounts(db: Db, keys: KeyRing): Promise<number> {
     const apiKey = unsealApiKey(keys, id, doc.apiKeySealed);
     const lookup = apiKeyLookup(keys, apiKey);
     if (sealedUnderCurrent(keys, doc.apiKeySealed) && doc.apiKeyLookup === lookup) continue;
-    const result = await accounts.updateOne(
-      { _id: doc._id, apiKeySealed: doc.apiKeySealed },
-      { $set: { apiKeySealed: sealApiKey(keys, id, apiKey), apiKeyLookup: lookup } },
+    const result = await underAccountLock(db, doc._id, () =>
+      accounts.updateOne(
+        { _id: doc._id, apiKeySealed: doc.apiKeySealed },
+        { $set: { apiKeySealed: sealApiKey(keys, id, apiKey), apiKeyLookup: lookup } },
+      ),
     );
     n += result.modifiedCount;
   }
@@ -136,9 +139,11 @@ async function resealTotpSeeds(db: Db, keys: KeyRing): Promise<number> {
     if (sealedUnderCurrent(keys, doc.seedSealed)) continue;
     const seedSealed = sealSeed(keys, doc._id, seed);
     n += (
-      await accountsCollections(db).totpFactors.updateOne(
-        { _id: doc._id, seedSealed: doc.seedSealed },
-        { $set: { seedSealed } },
+      await underFactorLock(db, doc._id, () =>
+        accountsCollections(db).totpFactors.updateOne(
+          { _id: doc._id, seedSealed: doc.seedSealed },
+          { $set: { seedSealed } },
+        ),
       )
     ).modifiedCount;
   }

@@ -5,11 +5,13 @@
  * recovery code used twice, an invitation used and revoked at once, a rollout moved on twice from
  * one revision (the last write undoing the others), a single-use download link counted twice. And
  * an app document written by several paths
- * at once keeps every write (shared/catalog/app-lock.ts).
+ * at once keeps every write (shared/catalog/app-lock.ts), as do an account's and a TOTP factor's
+ * (shared/accounts/doc-locks.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { ObjectId } from 'mongodb';
-import { ensureAccountsIndexes } from '../../../shared/accounts/collections';
+import { accountsCollections, ensureAccountsIndexes } from '../../../shared/accounts/collections';
+import { createAccountsService } from '../../../shared/accounts/service';
 import {
   claimInvitation,
   insertInvitation,
@@ -227,4 +229,50 @@ test('a single-use download link is counted once', async () => {
     return async () => (await countDownload(db, link, now)) !== null;
   });
   expect(wins).toEqual(ONCE);
+});
+
+test("an account's regenerated key and its device-only switch, written at once, both hold", async () => {
+  const db = store.mongo.db;
+  const accounts = createAccountsService(db, keys);
+  const ctx = { actor: { kind: 'account-key' as const, id: 'test', name: 'test' }, address: null };
+  const held: Array<{ key: boolean; deviceOnly: boolean }> = [];
+  for (let round = 0; round < 10; round += 1) {
+    const { account } = await accounts.create({
+      email: `race-${round}-${randomBytes(4).toString('hex')}@example.com`,
+      password: 'password-123',
+    });
+    const [apiKey] = await Promise.all([
+      accounts.regenerateApiKey(account.id),
+      accounts.setApiKeyDeviceOnly(account.id, true, ctx),
+    ]);
+    held.push({
+      key: (await accounts.authenticateApiKey(apiKey)) !== null,
+      deviceOnly: await accounts.apiKeyDeviceOnly(account.id),
+    });
+  }
+  expect(held).toEqual(Array.from({ length: 10 }, () => ({ key: true, deviceOnly: true })));
+});
+
+test("a TOTP code and a recovery code used at once: the code's step and the removal both hold", async () => {
+  const db = store.mongo.db;
+  const held: Array<{ lastStep: number | null; recoveryLeft: number }> = [];
+  for (let round = 0; round < 10; round += 1) {
+    const user = `member:both-${round}`;
+    const recovery = `both-${round}`;
+    const seed = await factorOn(user, T0, recovery);
+    const nowMs = T0 + 30_000;
+    const code = referenceTotp(seed, stepOf(nowMs));
+    await Promise.all([
+      useTotpCode(db, keys, user, code, { enabled: true, nowMs }),
+      useRecoveryCode(db, user, hashRecoveryCode(recovery)),
+    ]);
+    const factor = await accountsCollections(db).totpFactors.findOne({ _id: user });
+    held.push({
+      lastStep: factor?.lastStep ?? null,
+      recoveryLeft: factor?.recoveryHashes?.length ?? -1,
+    });
+  }
+  expect(held).toEqual(
+    Array.from({ length: 10 }, () => ({ lastStep: stepOf(T0 + 30_000), recoveryLeft: 0 })),
+  );
 });
