@@ -22,7 +22,7 @@ import { unwrapDataKey, wrapDataKey } from '../crypto/data-keys';
 import type { KeyRing } from '../crypto/keys';
 import { pinnedAad } from '../crypto/pinned-keys';
 import { seal, sealedUnderCurrent, unseal } from '../crypto/seal';
-import { secretAad } from '../webhooks/endpoints';
+import { secretAad, underEndpointLock } from '../webhooks/endpoints';
 import { webhooksCollections } from '../webhooks/collections';
 import { catalogCollections } from '../catalog/collections';
 import { cryptoCollections } from '../crypto/collections';
@@ -120,9 +120,11 @@ async function resealWebhooks(db: Db, keys: KeyRing): Promise<number> {
     if (sealedUnderCurrent(keys, doc.secretSealed)) continue;
     const secretSealed = seal(keys, 'webhook-secret-seal', secret, secretAad(doc._id));
     n += (
-      await webhooksCollections(db).endpoints.updateOne(
-        { _id: doc._id, secretSealed: doc.secretSealed },
-        { $set: { secretSealed } },
+      await underEndpointLock(db, doc._id, () =>
+        webhooksCollections(db).endpoints.updateOne(
+          { _id: doc._id, secretSealed: doc.secretSealed },
+          { $set: { secretSealed } },
+        ),
       )
     ).modifiedCount;
   }

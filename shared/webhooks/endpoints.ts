@@ -10,6 +10,7 @@ import { seal, unseal } from '../crypto/seal';
 import { recordAudit } from '../audit/record';
 import type { AuditContext } from '../audit/types';
 import { AppError } from '../errors';
+import { withDocLock } from '../storage/doc-lock';
 import { WEBHOOK_EVENTS, type EndpointDoc, type WebhookEvent } from './types';
 import { webhooksCollections } from './collections';
 
@@ -140,9 +141,8 @@ export async function updateEndpoint(
     set.disabledReason = body.enabled ? null : 'owner';
     set.failingSince = null;
   }
-  await webhooksCollections(deps.db).endpoints.updateOne(
-    { _id: doc._id, accountId },
-    { $set: set },
+  await underEndpointLock(deps.db, doc._id, () =>
+    webhooksCollections(deps.db).endpoints.updateOne({ _id: doc._id, accountId }, { $set: set }),
   );
   const updated = { ...doc, ...set };
   await noteChange(deps, ctx, 'webhook.updated', updated);
@@ -173,4 +173,14 @@ export function presentEndpoint(doc: EndpointDoc) {
     failingSince: doc.failingSince?.toISOString() ?? null,
     createdAt: doc.createdAt.toISOString(),
   };
+}
+
+/**
+ * Every update of an endpoint document runs under its lock (shared/storage/doc-lock.ts): the
+ * owner's changes (its URL, events, or switching it off) and the deliveries' failure run are
+ * written by different paths, and on the default store two updates of one document at once can
+ * undo each other: a delivery that succeeded just then could switch a disabled endpoint back on.
+ */
+export function underEndpointLock<T>(db: Db, id: ObjectId, write: () => Promise<T>): Promise<T> {
+  return withDocLock(db, `webhook-endpoint:${id.toHexString()}`, write);
 }

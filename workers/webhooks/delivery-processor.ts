@@ -18,7 +18,7 @@ import type {
 } from '../../shared/queues/webhook-delivery';
 import { recordAttempt } from '../../shared/webhooks/deliveries';
 import { pinnedAddress, postPinned, type DeliverOptions } from '../../shared/webhooks/deliver';
-import { openSecret } from '../../shared/webhooks/endpoints';
+import { openSecret, underEndpointLock } from '../../shared/webhooks/endpoints';
 import { SIGNATURE_HEADER, signDelivery, TIMESTAMP_HEADER } from '../../shared/webhooks/signature';
 import type { DeliveryDoc, EndpointDoc } from '../../shared/webhooks/types';
 import type { AccountSlots } from '../../shared/webhooks/account-slots';
@@ -55,15 +55,20 @@ const DAY_MS = 86_400_000;
 
 /** A failure: starts the endpoint's failing run, and disables it once the run is too long. */
 async function noteFailure(deps: WebhookDeliveryDeps, ep: EndpointDoc, at: Date): Promise<boolean> {
-  await webhooksCollections(deps.db).endpoints.updateOne(
-    { _id: ep._id, failingSince: null },
-    { $set: { failingSince: at } },
-  );
+  if (ep.failingSince === null)
+    await underEndpointLock(deps.db, ep._id, () =>
+      webhooksCollections(deps.db).endpoints.updateOne(
+        { _id: ep._id, failingSince: null },
+        { $set: { failingSince: at } },
+      ),
+    );
   const since = ep.failingSince ?? at;
   if (at.getTime() - since.getTime() < deps.webhooks.disableAfterDays * DAY_MS) return false;
-  const disabled = await webhooksCollections(deps.db).endpoints.updateOne(
-    { _id: ep._id, enabled: true },
-    { $set: { enabled: false, disabledReason: 'failing', updatedAt: at } },
+  const disabled = await underEndpointLock(deps.db, ep._id, () =>
+    webhooksCollections(deps.db).endpoints.updateOne(
+      { _id: ep._id, enabled: true },
+      { $set: { enabled: false, disabledReason: 'failing', updatedAt: at } },
+    ),
   );
   // One entry, by the delivery that switched it off (a concurrent one finds it off already).
   if (disabled.modifiedCount === 1) {
@@ -160,10 +165,14 @@ async function deliverOnce(
   };
   if (ok) {
     await recordAttempt(deps.db, delivery._id, log, 'delivered');
-    await webhooksCollections(deps.db).endpoints.updateOne(
-      { _id: ep._id },
-      { $set: { failingSince: null } },
-    );
+    // Only when a failing run ends: a write per delivery would be a write racing the owner's.
+    if (ep.failingSince !== null)
+      await underEndpointLock(deps.db, ep._id, () =>
+        webhooksCollections(deps.db).endpoints.updateOne(
+          { _id: ep._id },
+          { $set: { failingSince: null } },
+        ),
+      );
     return { outcome: 'delivered', statusCode: r.statusCode };
   }
   // The failure is noted first: an attempt that disables the endpoint is its delivery's last
