@@ -19,6 +19,7 @@ import {
   sealApiKey,
   unsealApiKey,
 } from './api-keys';
+import { underAccessKeyLock } from './doc-locks';
 import { createKeyUses } from './key-uses';
 import { principalOf, type Principal } from './principal';
 import {
@@ -175,7 +176,9 @@ export function createAccessKeys(
       const _id = ObjectId.isValid(id) && /^[0-9a-f]{24}$/.test(id) ? new ObjectId(id) : null;
       const at = now();
       const revoked = _id
-        ? await c.updateOne({ _id, accountId, revokedAt: null }, { $set: { revokedAt: at } })
+        ? await underAccessKeyLock(db, _id, () =>
+            c.updateOne({ _id, accountId, revokedAt: null }, { $set: { revokedAt: at } }),
+          )
         : null;
       // Revoking twice answers the first revocation.
       const doc = _id ? await c.findOne({ _id, accountId }) : null;

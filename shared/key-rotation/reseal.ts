@@ -27,7 +27,7 @@ import { webhooksCollections } from '../webhooks/collections';
 import { catalogCollections } from '../catalog/collections';
 import { cryptoCollections } from '../crypto/collections';
 import { accountsCollections } from '../accounts/collections';
-import { underAccountLock, underFactorLock } from '../accounts/doc-locks';
+import { underAccessKeyLock, underAccountLock, underFactorLock } from '../accounts/doc-locks';
 
 export interface ResealReport {
   /** The current master key's id: every value is under it now. */
@@ -87,9 +87,11 @@ async function resealAccessKeys(db: Db, keys: KeyRing): Promise<number> {
     const secret = unsealAccessKey(keys, id, doc.sealed);
     const lookup = apiKeyLookup(keys, secret);
     if (sealedUnderCurrent(keys, doc.sealed) && doc.lookup === lookup) continue;
-    const result = await c.updateOne(
-      { _id: doc._id, sealed: doc.sealed },
-      { $set: { sealed: sealAccessKey(keys, id, secret), lookup } },
+    const result = await underAccessKeyLock(db, doc._id, () =>
+      c.updateOne(
+        { _id: doc._id, sealed: doc.sealed },
+        { $set: { sealed: sealAccessKey(keys, id, secret), lookup } },
+      ),
     );
     n += result.modifiedCount;
   }
