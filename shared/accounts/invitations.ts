@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { ObjectId, type Db } from 'mongodb';
-import { claimOnce, releaseClaim } from '../storage/claims';
+import { releaseClaim, underClaim } from '../storage/claims';
 import type { MemberRole } from './principal';
 import { accountsCollections, type InvitationDoc } from './collections';
 
@@ -92,7 +92,7 @@ const claimKey = (id: ObjectId) => `invitation:${id.toHexString()}`;
 /**
  * `change` (a use or a revocation) under the invitation's claim: null, and the claim kept by its
  * holder, when another use or revocation has it; the claim given back when `change` finds no
- * pending invitation.
+ * pending invitation or fails.
  */
 async function claimed(
   db: Db,
@@ -102,10 +102,12 @@ async function claimed(
 ): Promise<InvitationDoc | null> {
   // Kept as long as an invitation made now could be pending: past that, none is.
   const until = new Date(now.getTime() + INVITATION_TTL_MS);
-  if (!(await claimOnce(db, claimKey(id), now, until))) return null;
-  const doc = await change();
-  if (!doc) await releaseClaim(db, claimKey(id));
-  return doc;
+  const changed = async () => {
+    const doc = await change();
+    if (!doc) await releaseClaim(db, claimKey(id));
+    return doc;
+  };
+  return underClaim(db, claimKey(id), now, until, changed, null);
 }
 
 /** The pending invitations one member made (issue 31: revoked when the member may no longer). */

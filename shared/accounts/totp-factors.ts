@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { KeyRing } from '../crypto/keys';
-import { claimOnce } from '../storage/claims';
+import { underClaim } from '../storage/claims';
 import { underFactorLock } from './doc-locks';
 import { seal, unseal } from '../crypto/seal';
 import { acceptedStep, newTotpSecret } from './totp';
@@ -91,14 +91,17 @@ export async function useTotpCode(
   const seedId = createHash('sha256').update(doc.seedSealed).digest('base64url').slice(0, 16);
   const at = new Date(state.nowMs);
   const until = new Date(state.nowMs + STEP_CLAIM_MS);
-  if (!(await claimOnce(db, `totp:${user}:${seedId}:${step}`, at, until))) return false;
-  const result = await underFactorLock(db, user, () =>
-    accountsCollections(db).totpFactors.updateOne(
-      { _id: user, enabled: state.enabled, seedSealed: doc.seedSealed, lastStep: doc.lastStep },
-      { $set: { lastStep: step } },
-    ),
-  );
-  return result.modifiedCount === 1;
+  const key = `totp:${user}:${seedId}:${step}`;
+  const recordStep = async () =>
+    (
+      await underFactorLock(db, user, () =>
+        accountsCollections(db).totpFactors.updateOne(
+          { _id: user, enabled: state.enabled, seedSealed: doc.seedSealed, lastStep: doc.lastStep },
+          { $set: { lastStep: step } },
+        ),
+      )
+    ).modifiedCount === 1;
+  return underClaim(db, key, at, until, recordStep, false);
 }
 
 /**
@@ -151,14 +154,17 @@ export async function useRecoveryCode(
     recoveryHashes: codeHash,
   });
   const until = new Date(now.getTime() + RECOVERY_CLAIM_MS);
-  if (has === 0 || !(await claimOnce(db, `recovery:${user}:${codeHash}`, now, until))) return false;
-  const result = await underFactorLock(db, user, () =>
-    accountsCollections(db).totpFactors.updateOne(
-      { _id: user, enabled: true, recoveryHashes: codeHash },
-      { $pull: { recoveryHashes: codeHash } },
-    ),
-  );
-  return result.modifiedCount === 1;
+  if (has === 0) return false;
+  const removeCode = async () =>
+    (
+      await underFactorLock(db, user, () =>
+        accountsCollections(db).totpFactors.updateOne(
+          { _id: user, enabled: true, recoveryHashes: codeHash },
+          { $pull: { recoveryHashes: codeHash } },
+        ),
+      )
+    ).modifiedCount === 1;
+  return underClaim(db, `recovery:${user}:${codeHash}`, now, until, removeCode, false);
 }
 
 /** Turns a user's second factor off whatever its state (the operator's reset); true if it was there. */

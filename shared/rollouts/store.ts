@@ -7,7 +7,7 @@
  */
 import type { Db, ObjectId } from 'mongodb';
 import { AppError } from '../errors';
-import { claimOnce } from '../storage/claims';
+import { underClaim } from '../storage/claims';
 import type { HealthReport } from './health';
 import { percentOf, transition, type RolloutAction, type RolloutState } from './rollout';
 import { HISTORY_KEPT, type HealthWindow, type HistoryEntry, type RolloutDoc } from './types';
@@ -79,9 +79,10 @@ async function swap(db: Db, prev: RolloutDoc | null, next: RolloutDoc): Promise<
   const { _id, ...rest } = next;
   const now = new Date();
   const key = `rollout:${_id.toHexString()}:${prev.revision}`;
-  if (!(await claimOnce(db, key, now, new Date(now.getTime() + REVISION_CLAIM_MS)))) return false;
-  const res = await col.replaceOne({ _id, revision: prev.revision }, rest);
-  return res.modifiedCount === 1;
+  const until = new Date(now.getTime() + REVISION_CLAIM_MS);
+  const replace = async () =>
+    (await col.replaceOne({ _id, revision: prev.revision }, rest)).modifiedCount === 1;
+  return underClaim(db, key, now, until, replace, false);
 }
 
 /** How long a revision's move stays claimed: past any racer still holding that revision. */

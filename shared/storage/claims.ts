@@ -50,6 +50,28 @@ export async function claimOnce(
   }
 }
 
+/**
+ * `work` for the one caller that claims `key`, `lost` for every other. A `work` that throws gives
+ * the claim back (a store that failed mid-way must not leave a rollout unable to move, or a code
+ * unusable, until the claim expires), then throws.
+ */
+export async function underClaim<T>(
+  db: Db,
+  key: string,
+  at: Date,
+  expiresAt: Date,
+  work: () => Promise<T>,
+  lost: T,
+): Promise<T> {
+  if (!(await claimOnce(db, key, at, expiresAt))) return lost;
+  try {
+    return await work();
+  } catch (err) {
+    await releaseClaim(db, key).catch(() => undefined);
+    throw err;
+  }
+}
+
 /** Gives `key` back (the claimed step failed and may be tried again); only `holder`'s, if named. */
 export async function releaseClaim(db: Db, key: string, holder?: string): Promise<void> {
   await claims(db).deleteOne({ _id: key, ...(holder ? { holder } : {}) });

@@ -32,7 +32,7 @@ import { announceTargets, moveCurrent } from '../../../shared/rollouts/current-a
 import type { AcceptableApk } from '../../../shared/uploads/judge-apk';
 import { upsertApp } from '../../../workers/uploads/ingest-app';
 import { freshWindow, insertRollout, saveHealth } from '../../../shared/rollouts/store';
-import { claimOnce, ensureClaimsIndexes } from '../../../shared/storage/claims';
+import { claimOnce, ensureClaimsIndexes, underClaim } from '../../../shared/storage/claims';
 import { useIsolatedMongo } from '../../helpers/services';
 import { referenceTotp, stepOf } from '../../helpers/totp-reference';
 
@@ -87,6 +87,22 @@ test('a key is claimed once', async () => {
     Promise.resolve(() => claimOnce(store.mongo.db, `test:${round}`, at, until)),
   );
   expect(wins).toEqual(ONCE);
+});
+
+test('a claim whose work failed is given back; a done one is kept', async () => {
+  const db = store.mongo.db;
+  const at = new Date(T0);
+  const until = new Date(T0 + 60_000);
+  const failing = () => Promise.reject(new Error('the store went away'));
+  await expect(underClaim(db, 'test:failed', at, until, failing, false)).rejects.toThrow(
+    'went away',
+  );
+  expect(await underClaim(db, 'test:failed', at, until, () => Promise.resolve(true), false)).toBe(
+    true,
+  );
+  expect(await underClaim(db, 'test:failed', at, until, () => Promise.resolve(true), false)).toBe(
+    false,
+  );
 });
 
 test('a TOTP code is accepted once', async () => {
