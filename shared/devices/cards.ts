@@ -15,12 +15,17 @@
  * Pushes, heartbeats, exception reports and downloads all read the status from the card. It can be
  * stale only if Redis fails between a status change's document write and its card write: the
  * owner's request then fails (503) and its retry sets the card.
+ *
+ * The status on a card comes from the seat, never from the document alone: on the default store a
+ * write of the document can carry back the status it read before the owner's change. So every
+ * writer and every backfilling reader looks at the seat after the document (`mirrorSeat`), and the
+ * owner's change reads the document back after the seat changed.
  */
 import type { Db, ObjectId } from 'mongodb';
 import type { Account } from '../accounts/types';
 import type { InstallationLookup } from '../exceptions/installations';
 import { TtlCache } from '../ttl-cache';
-import { installationId, setInstallationStatus } from './installations';
+import { installationId, mirrorSeat, setInstallationStatus } from './installations';
 import { cardOf, type AppScope, type InstallationCard, type LiveState } from './live-state';
 import type { InstallationDoc, InstallationStatus } from './types';
 import { devicesCollections } from './collections';
@@ -40,8 +45,9 @@ export async function installationCard(
 ): Promise<InstallationCard | null> {
   const entry = await deps.live.cardEntry(app, id.toHexString());
   if (entry?.card) return entry.card;
-  const doc = await devicesCollections(deps.db).installations.findOne({ _id: id });
-  if (!doc) return null;
+  const found = await devicesCollections(deps.db).installations.findOne({ _id: id });
+  if (!found) return null;
+  const doc = await mirrorSeat(deps.db, found);
   if (!entry) await deps.live.backfillCard(app, id.toHexString(), cardOf(doc));
   else if (entry.registeringUntilMs <= Date.now()) {
     await deps.live.replacePlaceholder(app, id.toHexString(), entry.raw, cardOf(doc));
@@ -120,8 +126,10 @@ export async function writeInstallation(
   write: () => Promise<InstallationDoc | null>,
 ): Promise<InstallationDoc | null> {
   await deps.live.dropCard(app, id.toHexString());
-  const doc = await write();
-  if (doc) await deps.live.backfillCard(app, id.toHexString(), cardOf(doc));
+  const written = await write();
+  if (!written) return null;
+  const doc = await mirrorSeat(deps.db, written);
+  await deps.live.backfillCard(app, id.toHexString(), cardOf(doc));
   return doc;
 }
 

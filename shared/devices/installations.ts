@@ -1,8 +1,11 @@
 /**
- * Installations: registration (one document per account + package + device id, created by an
- * atomic upsert), heartbeat, and the owner's enable/disable. A new installation is enabled when it
- * can claim a seat (see seats.ts); the `status` field mirrors seat ownership and is reconciled on
- * every registration, so a crash between claiming and recording heals itself.
+ * Installations: registration (one document per account + package + device id, found else
+ * inserted, never upserted: store.ts), heartbeat, and the owner's enable/disable. A new
+ * installation is enabled when it can claim a seat (see seats.ts); the `status` field mirrors seat
+ * ownership and is reconciled after every write of the document (`mirrorSeat`), so a crash between
+ * claiming and recording heals itself, and so does a status put back by a racing write (the default
+ * store writes a whole document back on each update: a device's report racing the owner's disable
+ * could re-enable it).
  */
 import { createHash } from 'node:crypto';
 import { MongoServerError, ObjectId, type Collection, type Db } from 'mongodb';
@@ -253,6 +256,17 @@ async function syncStatus(
   return { ...doc, status };
 }
 
+/**
+ * `doc` (just written or read) with the status its seat says, put right in the store when it
+ * differs. The seat is the truth: it is claimed by an insert and freed by a delete, which are
+ * exclusive on every store, while a write of the document may carry an older status back. A writer
+ * that looks at the seat after its own write sees every seat change made before that write landed.
+ */
+export async function mirrorSeat(db: Db, doc: InstallationDoc): Promise<InstallationDoc> {
+  const status = (await holdsSeat(db, doc._id)) ? 'enabled' : 'disabled';
+  return syncStatus(devicesCollections(db).installations, doc, status);
+}
+
 /** The owner enables (claims a seat; 409 when the plan is full) or disables (frees it). */
 export async function setInstallationStatus(
   db: Db,
@@ -266,15 +280,20 @@ export async function setInstallationStatus(
   const col = devicesCollections(db).installations;
   const doc = await col.findOne({ _id: installationId(account.id, pkg, deviceId) });
   if (!doc) throw new AppError('NOT_FOUND', { message: 'no such installation' });
+  let updated: InstallationDoc;
   if (status === 'disabled') {
-    // Status first: a crash in between leaves a disabled installation holding a seat, which the
-    // next registration reconciles; the other order could briefly let N+1 receive updates.
-    const updated = await syncStatus(col, doc, 'disabled');
+    // Status first: a crash in between leaves the seat held, so the installation stays enabled
+    // (the next write mirrors the seat) until the owner's retry; the other order could briefly let
+    // N+1 receive updates.
+    updated = await syncStatus(col, doc, 'disabled');
     await releaseSeat(db, doc._id);
-    return updated;
+  } else {
+    if (!(await claimSeat(db, account.id, account.plan.installations, doc._id, now, seatCursor))) {
+      throw new AppError('PLAN_FULL');
+    }
+    updated = await syncStatus(col, doc, 'enabled');
   }
-  if (!(await claimSeat(db, account.id, account.plan.installations, doc._id, now, seatCursor))) {
-    throw new AppError('PLAN_FULL');
-  }
-  return syncStatus(col, doc, 'enabled');
+  // Read back after the seat changed: a device's write that landed since carried the old status
+  // back (and one landing later looks at the seat itself, cards.ts).
+  return mirrorSeat(db, (await col.findOne({ _id: doc._id })) ?? updated);
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { newAccount } from '../../helpers/accounts';
+import { registerDevices } from '../../helpers/devices';
 import { request, type Reply } from '../../helpers/http';
 import { fixture, uploadFixture } from '../../helpers/uploads';
 import { startStack, type TestStack } from '../../helpers/stack';
@@ -108,26 +109,23 @@ test('with a deviceId the download is recorded; a disabled installation gets no 
   const { apiKey: key, id } = await newAccount(stack);
   await uploadFixture(stack, key, 'version-1.apk');
   const installations = stack.mongo.db.collection('installations');
-  const base = {
+  // 'on' registers as a device does (and takes a seat); 'off' holds none.
+  const target = {
+    baseUrl: stack.urls.web,
+    ca: stack.ca,
+    apiKey: key,
+    package: 'dev.apkrelay.sample',
+  };
+  expect(await registerDevices(target, ['on'])).toEqual(['enabled']);
+  await installations.insertOne({
+    _id: installationId(id, 'dev.apkrelay.sample', 'off'),
     accountId: id,
     package: 'dev.apkrelay.sample',
+    deviceId: 'off',
+    status: 'disabled',
     lastDownloadedMd5: null,
     lastSeenAt: new Date(),
-  };
-  await installations.insertMany([
-    {
-      ...base,
-      _id: installationId(id, 'dev.apkrelay.sample', 'on'),
-      deviceId: 'on',
-      status: 'enabled',
-    },
-    {
-      ...base,
-      _id: installationId(id, 'dev.apkrelay.sample', 'off'),
-      deviceId: 'off',
-      status: 'disabled',
-    },
-  ]);
+  });
   const ok = await get('admin', `${q(key, 'dev.apkrelay.sample')}&deviceId=on`);
   expect(ok.status).toBe(200);
   const md5 = createHash('md5').update(ok.body).digest('hex');

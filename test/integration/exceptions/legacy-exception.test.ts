@@ -131,13 +131,8 @@ test('each rejection reason has its exact text, and nothing is stored for reject
     deviceId: 'disabled-device',
     status: 'disabled',
   });
-  await stack.mongo.db.collection('installations').insertOne({
-    _id: installationId(account.id, app.package, 'enabled-device'),
-    accountId: account.id,
-    package: app.package,
-    deviceId: 'enabled-device',
-    status: 'enabled',
-  });
+  const target = { baseUrl: stack.urls.web, ca: stack.ca, apiKey: account.apiKey, ...app };
+  expect(await registerDevices(target, ['enabled-device'])).toEqual(['enabled']);
   expectText(
     await send({ ...base(1), api_key: `ak_${'Z'.repeat(32)}` }),
     'Exception sent but rejected: Invalid API Key. Probably caused by the wrong configuration.',
