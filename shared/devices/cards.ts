@@ -18,14 +18,17 @@
  *
  * The status on a card comes from the seat, never from the document alone: on the default store a
  * write of the document can carry back the status it read before the owner's change. So every
- * writer and every backfilling reader looks at the seat after the document (`mirrorSeat`), and the
- * owner's change reads the document back after the seat changed.
+ * writer looks at the seat after its write and puts the document right (`mirrorSeat`), a reader
+ * that fills a card takes the status from the seat without writing (`withSeatStatus`: a reader
+ * writing a status it saw before the owner's change would carry it back itself), and the owner's
+ * change reads the document back after the seat changed. What can remain is a document whose
+ * status lags its seat until the next write; never a card.
  */
 import type { Db, ObjectId } from 'mongodb';
 import type { Account } from '../accounts/types';
 import type { InstallationLookup } from '../exceptions/installations';
 import { TtlCache } from '../ttl-cache';
-import { installationId, mirrorSeat, setInstallationStatus } from './installations';
+import { installationId, mirrorSeat, setInstallationStatus, withSeatStatus } from './installations';
 import { cardOf, type AppScope, type InstallationCard, type LiveState } from './live-state';
 import type { InstallationDoc, InstallationStatus } from './types';
 import { devicesCollections } from './collections';
@@ -47,7 +50,7 @@ export async function installationCard(
   if (entry?.card) return entry.card;
   const found = await devicesCollections(deps.db).installations.findOne({ _id: id });
   if (!found) return null;
-  const doc = await mirrorSeat(deps.db, found);
+  const doc = await withSeatStatus(deps.db, found);
   if (!entry) await deps.live.backfillCard(app, id.toHexString(), cardOf(doc));
   else if (entry.registeringUntilMs <= Date.now()) {
     await deps.live.replacePlaceholder(app, id.toHexString(), entry.raw, cardOf(doc));

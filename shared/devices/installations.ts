@@ -263,8 +263,14 @@ async function syncStatus(
  * that looks at the seat after its own write sees every seat change made before that write landed.
  */
 export async function mirrorSeat(db: Db, doc: InstallationDoc): Promise<InstallationDoc> {
-  const status = (await holdsSeat(db, doc._id)) ? 'enabled' : 'disabled';
+  const { status } = await withSeatStatus(db, doc);
   return syncStatus(devicesCollections(db).installations, doc, status);
+}
+
+/** `doc` with the status its seat says, written nowhere (a reader's view: cards.ts). */
+export async function withSeatStatus(db: Db, doc: InstallationDoc): Promise<InstallationDoc> {
+  const status = (await holdsSeat(db, doc._id)) ? 'enabled' : 'disabled';
+  return doc.status === status ? doc : { ...doc, status };
 }
 
 /** The owner enables (claims a seat; 409 when the plan is full) or disables (frees it). */
@@ -282,11 +288,12 @@ export async function setInstallationStatus(
   if (!doc) throw new AppError('NOT_FOUND', { message: 'no such installation' });
   let updated: InstallationDoc;
   if (status === 'disabled') {
-    // Status first: a crash in between leaves the seat held, so the installation stays enabled
-    // (the next write mirrors the seat) until the owner's retry; the other order could briefly let
-    // N+1 receive updates.
-    updated = await syncStatus(col, doc, 'disabled');
+    // Seat first, as an enable claims first: in between, the document holds the old status and
+    // the seat the new one, so a writer that looks at the seat meanwhile writes the new status
+    // (never the old one back), and cards take the seat's. A crash in between leaves the status
+    // to the next write.
     await releaseSeat(db, doc._id);
+    updated = await syncStatus(col, doc, 'disabled');
   } else {
     if (!(await claimSeat(db, account.id, account.plan.installations, doc._id, now, seatCursor))) {
       throw new AppError('PLAN_FULL');
