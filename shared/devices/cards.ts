@@ -21,8 +21,7 @@
  * writer looks at the seat after its write and puts the document right (`mirrorSeat`), a reader
  * that fills a card takes the status from the seat without writing (`withSeatStatus`: a reader
  * writing a status it saw before the owner's change would carry it back itself), and the owner's
- * change reads the document back after the seat changed. What can remain is a document whose
- * status lags its seat until the next write; never a card.
+ * change writes the status after the seat (`setInstallationStatus`).
  */
 import type { Db, ObjectId } from 'mongodb';
 import type { Account } from '../accounts/types';

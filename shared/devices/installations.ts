@@ -286,21 +286,17 @@ export async function setInstallationStatus(
   const col = devicesCollections(db).installations;
   const doc = await col.findOne({ _id: installationId(account.id, pkg, deviceId) });
   if (!doc) throw new AppError('NOT_FOUND', { message: 'no such installation' });
-  let updated: InstallationDoc;
+  // The seat first, then the status, whatever the document said: in between, the document holds
+  // the old status and the seat the new one, so a device's write that looks at the seat meanwhile
+  // writes the new status (never the old one back), and cards take the seat's. A crash in between
+  // leaves the status to the next write.
   if (status === 'disabled') {
-    // Seat first, as an enable claims first: in between, the document holds the old status and
-    // the seat the new one, so a writer that looks at the seat meanwhile writes the new status
-    // (never the old one back), and cards take the seat's. A crash in between leaves the status
-    // to the next write.
     await releaseSeat(db, doc._id);
-    updated = await syncStatus(col, doc, 'disabled');
-  } else {
-    if (!(await claimSeat(db, account.id, account.plan.installations, doc._id, now, seatCursor))) {
-      throw new AppError('PLAN_FULL');
-    }
-    updated = await syncStatus(col, doc, 'enabled');
+  } else if (
+    !(await claimSeat(db, account.id, account.plan.installations, doc._id, now, seatCursor))
+  ) {
+    throw new AppError('PLAN_FULL');
   }
-  // Read back after the seat changed: a device's write that landed since carried the old status
-  // back (and one landing later looks at the seat itself, cards.ts).
-  return mirrorSeat(db, (await col.findOne({ _id: doc._id })) ?? updated);
+  await col.updateOne({ _id: doc._id }, { $set: { status } });
+  return { ...doc, status };
 }
