@@ -240,10 +240,10 @@ export async function settleRegistration(
   now: Date,
   seatCursor?: SeatCursor,
 ): Promise<InstallationDoc> {
-  const enabled = created
-    ? await claimSeat(db, account.id, account.plan.installations, doc._id, now, seatCursor)
-    : await holdsSeat(db, doc._id);
-  return syncStatus(devicesCollections(db).installations, doc, enabled ? 'enabled' : 'disabled');
+  if (!created) return mirrorSeat(db, doc);
+  const plan = account.plan.installations;
+  const claimed = await claimSeat(db, account.id, plan, doc._id, now, seatCursor);
+  return syncStatus(devicesCollections(db).installations, doc, claimed ? 'enabled' : 'disabled');
 }
 
 async function syncStatus(
@@ -257,8 +257,7 @@ async function syncStatus(
 }
 
 /**
- * `doc` (just written or read) with the status its seat says, put right in the store when it
- * differs. The seat is the truth: it is claimed by an insert and freed by a delete, which are
+ * `doc`, just written, with the status its seat says, put right in the store when it differs. The seat is the truth: it is claimed by an insert and freed by a delete, which are
  * exclusive on every store, while a write of the document may carry an older status back. A writer
  * that looks at the seat after its own write sees every seat change made before that write landed.
  */

@@ -6,9 +6,8 @@
  * is disabled though it holds a seat. The seat (an insert or a delete, which are exclusive) is the
  * truth; every write of the document is followed by a look at the seat (shared/devices/cards.ts).
  * Each round: the owner flips the status while RACERS devices write one after another until it is
- * done; then the document,
- * the card the device routes read, and the card after one more device write all say what the owner
- * asked for.
+ * done; then the document, the card the device routes read, and the card after one more device
+ * write all say what the owner asked for.
  */
 import { randomBytes } from 'node:crypto';
 import type { Account } from '../../../shared/accounts/types';
